@@ -1,0 +1,64 @@
+/**
+ * The one error type of @ipintel/core. Every failure the library reports is an
+ * `IpIntelError` with a stable `code`, so callers branch on `err.code`, never
+ * on message text.
+ *
+ * @module
+ */
+
+/** Stable error codes. Adding one is a minor change; renaming one is breaking. */
+export type IpIntelErrorCode =
+  /** The input is not an IPv4 or IPv6 address in an accepted text form. */
+  | 'invalid_ip'
+  /** An option has a value outside its documented set (e.g. `format`). */
+  | 'invalid_format'
+  /** The snapshot bytes are truncated, altered or inconsistent. */
+  | 'snapshot_corrupt'
+  /** The snapshot was written by a newer (or unknown) format version. */
+  | 'snapshot_version'
+  /** A call's argument has the wrong type (e.g. a batch that is not iterable). */
+  | 'invalid_input'
+  /** No snapshot file at the given or default path. */
+  | 'snapshot_not_found';
+
+/** Longest part of a caller's input quoted back in a message. */
+const QUOTE_LIMIT = 64;
+
+/** Quotes untrusted input for an error message: JSON-escaped and truncated. */
+export function quoteInput(input: unknown): string {
+  if (typeof input !== 'string') return `a value of type ${input === null ? 'null' : typeof input}`;
+  const cut = input.length > QUOTE_LIMIT ? `${input.slice(0, QUOTE_LIMIT)}…` : input;
+  return JSON.stringify(cut);
+}
+
+/**
+ * @example
+ * try { intel.check('1.2.3') } catch (e) { if (e instanceof IpIntelError) e.code } // => 'invalid_ip'
+ */
+export class IpIntelError extends Error {
+  override readonly name = 'IpIntelError';
+  readonly code: IpIntelErrorCode;
+  /** Where the problem was found (a section name, an input index, a path). */
+  readonly at: string | undefined;
+
+  constructor(code: IpIntelErrorCode, message: string, at?: string) {
+    super(message);
+    this.code = code;
+    this.at = at;
+  }
+
+  /** Plain form for JSON bodies and batch elements. */
+  toJSON(): { code: IpIntelErrorCode; message: string } {
+    return { code: this.code, message: this.message };
+  }
+}
+
+/** The error for input that is not an address; the message quotes the input. */
+export function invalidIp(input: unknown, why: string): IpIntelError {
+  return new IpIntelError('invalid_ip', `${quoteInput(input)} is not a valid IP address: ${why}`);
+}
+
+/** The error for a snapshot that cannot be trusted. */
+export function corrupt(why: string, at?: string): IpIntelError {
+  return new IpIntelError('snapshot_corrupt', `snapshot is corrupt: ${why}`, at);
+}

@@ -1,0 +1,215 @@
+/**
+ * `IpIntel`: a loaded snapshot that answers checks. Pure: it works on the bytes
+ * it was given, in any JS runtime.
+ *
+ * @module
+ */
+import { IpIntelError, invalidIp, quoteInput } from './errors.js';
+import { addressToBigInt, explainInvalid, parseAddress } from './ip/address.js';
+import { bigIntToText } from './ip/address.js';
+import { formatIPv4, formatIPv6 } from './ip/format.js';
+import { isV4Mapped, parseIPv4, parseIPv6 } from './ip/parse.js';
+import { toThirdParty } from './result/thirdparty.js';
+import { decodeSnapshot, type Inflate } from './snapshot/decode.js';
+import { RangeIndex } from './snapshot/lookup.js';
+import { RecordTables, utcDay } from './snapshot/tables.js';
+import type {
+  BatchError,
+  CheckOptions,
+  CheckResult,
+  MatchInfo,
+  ResultFormat,
+  SnapshotInfo,
+  ThirdPartyResult,
+} from './types.js';
+
+export interface LoadOptions {
+  /** Inflater for the payload; the Node entry passes the native zlib one. */
+  readonly inflate?: Inflate;
+  /** Clock in ms since the epoch, for `allocation_age_days` (default `Date.now`). */
+  readonly now?: () => number;
+  /** Overrides the snapshot's attribution URL (a server sets its own `/attribution`). */
+  readonly attributionUrl?: string;
+}
+
+function checkFormat(format: unknown): ResultFormat {
+  if (format === undefined || format === 'native') return 'native';
+  if (format === 'thirdparty') return 'thirdparty';
+  throw new IpIntelError('invalid_format', `format must be "native" or "thirdparty", got ${quoteInput(String(format))}`);
+}
+
+/** Largest CIDR block holding `addr` that lies inside [start, end]. */
+function blockWithin(bits: number, addr: bigint, start: bigint, end: bigint): number {
+  for (let len = 0; len <= bits; len++) {
+    const size = 1n << BigInt(bits - len);
+    const first = addr - (addr % size);
+    if (first >= start && first + size - 1n <= end) return len;
+  }
+  return bits;
+}
+
+export class IpIntel {
+  private readonly index: RangeIndex;
+  private readonly tables: RecordTables;
+  private readonly leafGeo: Uint32Array;
+  private readonly leafNet: Uint32Array;
+  private readonly leafSig: Uint32Array;
+  private readonly scratch = new Uint32Array(4);
+  private readonly now: () => number;
+  private readonly attribution: string;
+  /** What the snapshot holds: build date, sources, counts. */
+  readonly info: SnapshotInfo;
+
+  constructor(bytes: Uint8Array, options: LoadOptions = {}) {
+    const decoded = decodeSnapshot(bytes, options.inflate);
+    const c = decoded.columns;
+    this.index = new RangeIndex({
+      v4Offsets: c['v4.offsets'],
+      v4Low: c['v4.low'],
+      v4Leaf: c['v4.leaf'],
+      v6W0: c['v6.w0'],
+      v6Groups: c['v6.groups'],
+      v6W1: c['v6.w1'],
+      v6Leaf: c['v6.leaf'],
+      v6Sub: c['v6.sub'],
+      v6SubW: c['v6.subw'],
+      v6SubLeaf: c['v6.subleaf'],
+    });
+    this.tables = new RecordTables(decoded);
+    this.leafGeo = c['leaf.geo'];
+    this.leafNet = c['leaf.net'];
+    this.leafSig = c['leaf.sig'];
+    this.now = options.now ?? Date.now;
+    const m = decoded.meta;
+    this.attribution = options.attributionUrl ?? m.attribution_url;
+    this.info = Object.freeze({
+      format_version: m.format_version,
+      build_date: m.build_date,
+      attribution_url: this.attribution,
+      sources: Object.freeze(m.sources.map((s) => Object.freeze({ ...s }))),
+      counts: Object.freeze({
+        ipv4_ranges: c['v4.leaf'].length,
+        ipv6_ranges: c['v6.leaf'].length + c['v6.subleaf'].length,
+        leaves: c['leaf.geo'].length,
+        geo_records: c['geo.country'].length,
+        network_records: c['net.asn'].length,
+        signal_sets: c['sig.flags'].length,
+      }),
+      has_rpki: m.has_rpki === true,
+    });
+  }
+
+  /**
+   * Checks one address. Throws `IpIntelError` `invalid_ip` for input that is
+   * not an address and `invalid_format` for an unknown format.
+   *
+   * @example
+   * intel.check('8.8.8.8').network.asn // => 15169
+   * intel.check('8.8.8.8', { format: 'thirdparty' }).org // => 'AS15169 Google LLC'
+   */
+  check(ip: string, options?: CheckOptions<'native'>): CheckResult;
+  check(ip: string, options: CheckOptions<'thirdparty'>): ThirdPartyResult;
+  check(ip: string, options?: CheckOptions): CheckResult | ThirdPartyResult;
+  check(ip: string, options?: CheckOptions): CheckResult | ThirdPartyResult {
+    const format = options === undefined ? 'native' : checkFormat(options.format);
+    const result = this.checkNative(ip);
+    return format === 'native' ? result : toThirdParty(result);
+  }
+
+  /**
+   * Checks many addresses, in input order. Never throws for one bad element:
+   * it carries `{ ip, error: { code, message } }` in place. Accepts any iterable.
+   *
+   * @example
+   * intel.checkBatch(['1.1.1.1', 'nope']).map((r) => 'error' in r) // => [false, true]
+   */
+  checkBatch(ips: Iterable<unknown>, options?: CheckOptions<'native'>): (CheckResult | BatchError)[];
+  checkBatch(ips: Iterable<unknown>, options: CheckOptions<'thirdparty'>): (ThirdPartyResult | BatchError)[];
+  checkBatch(ips: Iterable<unknown>, options?: CheckOptions): (CheckResult | ThirdPartyResult | BatchError)[];
+  checkBatch(ips: Iterable<unknown>, options?: CheckOptions): (CheckResult | ThirdPartyResult | BatchError)[] {
+    const format = options === undefined ? 'native' : checkFormat(options.format);
+    if (ips === null || typeof ips !== 'object' || typeof (ips as Iterable<unknown>)[Symbol.iterator] !== 'function') {
+      throw new IpIntelError('invalid_input', `checkBatch expects an iterable of strings, got ${quoteInput(ips)}`);
+    }
+    const out: (CheckResult | ThirdPartyResult | BatchError)[] = [];
+    for (const ip of ips) {
+      try {
+        const r = this.checkNative(ip as string);
+        out.push(format === 'native' ? r : toThirdParty(r));
+      } catch (e) {
+        if (!(e instanceof IpIntelError)) throw e;
+        out.push({ ip: typeof ip === 'string' ? ip : String(ip), error: e.toJSON() });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Which prefix answered: the largest CIDR block around the address whose
+   * addresses all get the same result, so a caller may cache by it.
+   *
+   * @example
+   * intel.match('8.8.8.8').prefix // => '8.8.8.0/24'
+   */
+  match(ip: string): MatchInfo {
+    const a = parseAddress(ip);
+    const x = addressToBigInt(a);
+    const [start, end] = a.version === 4 ? this.index.bounds4(this.index.rangeOf4(a.value)) : this.index.bounds6(a.words);
+    const bits = a.version === 4 ? 32 : 128;
+    const len = blockWithin(bits, x, start, end);
+    const first = x - (x % (1n << BigInt(bits - len)));
+    return { ip: a.text, version: a.version, prefix: `${bigIntToText(a.version, first)}/${len}`, prefix_length: len };
+  }
+
+  /** Raw index lookup for an IPv4 address as an unsigned 32-bit number: the leaf id (for benchmarks and tools). */
+  leafOfIPv4(addr: number): number {
+    return this.index.lookup4(addr >>> 0);
+  }
+
+  /** Native result for a leaf id with the given address text (for tools that iterate leaves). */
+  resultForLeaf(leaf: number, ip: string, version: 4 | 6): CheckResult {
+    if (!Number.isInteger(leaf) || leaf < 0 || leaf >= this.leafGeo.length) {
+      throw new IpIntelError('invalid_input', `leaf id ${leaf} is out of range`);
+    }
+    return this.assemble(leaf, ip, version);
+  }
+
+  private checkNative(ip: string): CheckResult {
+    if (typeof ip !== 'string') throw invalidIp(ip, explainInvalid(ip));
+    // 1. IPv4 dotted decimal: the common case, no allocation but the result.
+    const a = parseIPv4(ip);
+    if (a >= 0) return this.assemble(this.index.lookup4(a), ip, 4);
+    // 2. IPv6 (IPv4-mapped is answered as IPv4).
+    const w = this.scratch;
+    if (!parseIPv6(ip, w)) throw invalidIp(ip, explainInvalid(ip));
+    if (isV4Mapped(w)) return this.assemble(this.index.lookup4(w[3]!), formatIPv4(w[3]!), 4);
+    return this.assemble(this.index.lookup6(w[0]!, w[1]!, w[2]!, w[3]!), formatIPv6(w), 6);
+  }
+
+  private assemble(leaf: number, ip: string, version: 4 | 6): CheckResult {
+    const t = this.tables;
+    const parts = t.signalParts(this.leafSig[leaf]!);
+    return {
+      ip,
+      version,
+      geo: t.geo(this.leafGeo[leaf]!),
+      network: t.network(this.leafNet[leaf]!, utcDay(this.now())),
+      signals: parts.signals,
+      evidence: parts.evidence,
+      risk: parts.risk,
+      attribution: this.attribution,
+    };
+  }
+}
+
+/**
+ * Loads a snapshot from bytes (any runtime). Throws `IpIntelError`
+ * `snapshot_corrupt` / `snapshot_version`.
+ *
+ * @example
+ * const intel = loadSnapshot(new Uint8Array(await (await fetch(url)).arrayBuffer()));
+ */
+export function loadSnapshot(bytes: Uint8Array, options?: LoadOptions): IpIntel {
+  if (!(bytes instanceof Uint8Array)) throw new IpIntelError('invalid_input', 'loadSnapshot expects a Uint8Array');
+  return new IpIntel(bytes, options);
+}

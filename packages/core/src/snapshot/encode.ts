@@ -1,0 +1,313 @@
+/**
+ * The snapshot writer: SnapshotModel -> file bytes (format.ts, version 1).
+ * Deterministic: the same model gives byte-identical output.
+ *
+ * @module
+ */
+import { deflateSync } from 'fflate';
+import type { Ranges } from './flatten.js';
+import { murmur3 } from './checksum.js';
+import {
+  COLUMN_ALIGN,
+  COLUMNS,
+  CONNECTION_CODES,
+  EVIDENCE_CODES,
+  FLAG_DEFLATE,
+  HEADER_SIZE,
+  NET_ANNOUNCED,
+  NET_BOGON,
+  NULL_DAY,
+  NULL_STRING,
+  RPKI_CODES,
+  SIG_ABUSE,
+  SIG_BOT,
+  SIG_DROP,
+  SIG_PROXY,
+  SIG_RELAY,
+  SIG_RESOLVER,
+  SIG_TOR,
+  SIG_VPN,
+  SNAPSHOT_MAGIC,
+  SNAPSHOT_VERSION,
+  SUB_TABLE_BIT,
+  type ColumnName,
+  type ColumnRef,
+  type SnapshotMeta,
+} from './format.js';
+import type { SnapshotModel } from './model.js';
+
+export interface EncodeOptions {
+  /** Deflate the payload (default true). */
+  readonly compress?: boolean;
+  /** Deflate level 0..9 (default 6). */
+  readonly level?: 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+}
+
+const MASK32 = 0xffffffffn;
+const MASK64 = (1n << 64n) - 1n;
+
+/** Days since 1970-01-01 of a `YYYY-MM-DD` date. */
+export function dayNumber(date: string): number {
+  const ms = Date.parse(`${date}T00:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(ms)) throw new RangeError(`not a YYYY-MM-DD date: ${date}`);
+  return Math.floor(ms / 86_400_000);
+}
+
+class StringTable {
+  private readonly ids = new Map<string, number>();
+  private readonly list: string[] = [];
+  id(s: string | null): number {
+    if (s === null) return NULL_STRING;
+    let id = this.ids.get(s);
+    if (id === undefined) {
+      id = this.list.length;
+      this.ids.set(s, id);
+      this.list.push(s);
+    }
+    return id;
+  }
+  columns(): { offsets: Uint32Array; bytes: Uint8Array } {
+    const enc = new TextEncoder();
+    const parts = this.list.map((s) => enc.encode(s));
+    const offsets = new Uint32Array(parts.length + 1);
+    let total = 0;
+    parts.forEach((p, i) => {
+      offsets[i] = total;
+      total += p.length;
+    });
+    offsets[parts.length] = total;
+    const bytes = new Uint8Array(total);
+    parts.forEach((p, i) => bytes.set(p, offsets[i]!));
+    return { offsets, bytes };
+  }
+}
+
+function checkRanges(name: string, r: Ranges<number>, bits: number, leaves: number): void {
+  if (r.starts.length === 0 || r.starts[0] !== 0n) throw new RangeError(`${name}: ranges must start at address 0`);
+  if (r.starts.length !== r.values.length) throw new RangeError(`${name}: starts and values differ in length`);
+  const max = 1n << BigInt(bits);
+  for (let i = 0; i < r.starts.length; i++) {
+    if (i > 0 && r.starts[i]! <= r.starts[i - 1]!) throw new RangeError(`${name}: starts must strictly increase`);
+    if (r.starts[i]! >= max) throw new RangeError(`${name}: start beyond the address space`);
+    const v = r.values[i]!;
+    if (!Number.isInteger(v) || v < 0 || v >= leaves) throw new RangeError(`${name}: leaf id ${v} out of range`);
+  }
+}
+
+function encodeV4(r: Ranges<number>): { offsets: Uint32Array; low: Uint16Array; leaf: Uint32Array } {
+  const n = r.starts.length;
+  const offsets = new Uint32Array(65537);
+  const low = new Uint16Array(n);
+  const leaf = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const s = Number(r.starts[i]!);
+    offsets[(s >>> 16) + 1]!++;
+    low[i] = s & 0xffff;
+    leaf[i] = r.values[i]!;
+  }
+  for (let b = 1; b <= 65536; b++) offsets[b]! += offsets[b - 1]!;
+  return { offsets, low, leaf };
+}
+
+function pushMerged(starts: bigint[], values: number[], start: bigint, value: number): void {
+  const n = starts.length;
+  if (n > 0 && starts[n - 1] === start) {
+    values[n - 1] = value;
+    if (n > 1 && values[n - 2] === value) {
+      starts.pop();
+      values.pop();
+    }
+  } else if (n === 0 || values[n - 1] !== value) {
+    starts.push(start);
+    values.push(value);
+  }
+}
+
+/** Splits IPv6 ranges into a main table keyed by the upper 64 bits and sub-tables for finer /64 blocks. */
+function encodeV6(r: Ranges<number>) {
+  const n = r.starts.length;
+  const fine = new Set<bigint>();
+  for (const s of r.starts) if ((s & MASK64) !== 0n) fine.add(s >> 64n);
+  const mainStarts: bigint[] = [];
+  const mainLeaves: number[] = [];
+  const subOffsets: number[] = [0];
+  const subW: number[] = [];
+  const subLeaf: number[] = [];
+  let i = 0;
+  while (i < n) {
+    const hi = r.starts[i]! >> 64n;
+    if (!fine.has(hi)) {
+      pushMerged(mainStarts, mainLeaves, hi, r.values[i]!);
+      i++;
+      continue;
+    }
+    // 1. A /64 block with finer boundaries: its own table keyed by the lower 64 bits.
+    const sStarts: bigint[] = [];
+    const sValues: number[] = [];
+    const first = (r.starts[i]! & MASK64) === 0n;
+    pushMerged(sStarts, sValues, 0n, first ? r.values[i]! : r.values[i - 1]!);
+    if (first) i++;
+    while (i < n && r.starts[i]! >> 64n === hi) {
+      pushMerged(sStarts, sValues, r.starts[i]! & MASK64, r.values[i]!);
+      i++;
+    }
+    const k = subOffsets.length - 1;
+    sStarts.forEach((s, j) => {
+      subW.push(Number(s >> 32n), Number(s & MASK32));
+      subLeaf.push(sValues[j]!);
+    });
+    subOffsets.push(subLeaf.length);
+    pushMerged(mainStarts, mainLeaves, hi, SUB_TABLE_BIT + k);
+    // 2. The address after the block continues with the block's last value.
+    if (hi < MASK64) pushMerged(mainStarts, mainLeaves, hi + 1n, sValues[sValues.length - 1]!);
+  }
+  // 3. Group the main starts by their first word.
+  const w0: number[] = [];
+  const groups: number[] = [];
+  const w1 = new Uint32Array(mainStarts.length);
+  mainStarts.forEach((s, j) => {
+    const a = Number(s >> 32n);
+    if (w0.length === 0 || w0[w0.length - 1] !== a) {
+      w0.push(a);
+      groups.push(j);
+    }
+    w1[j] = Number(s & MASK32);
+  });
+  groups.push(mainStarts.length);
+  return {
+    w0: Uint32Array.from(w0),
+    groups: Uint32Array.from(groups),
+    w1,
+    leaf: Uint32Array.from(mainLeaves),
+    sub: Uint32Array.from(subOffsets),
+    subw: Uint32Array.from(subW),
+    subleaf: Uint32Array.from(subLeaf),
+  };
+}
+
+function typeOf(a: ArrayBufferView): ColumnRef['type'] {
+  if (a instanceof Uint8Array) return 'u8';
+  if (a instanceof Uint16Array) return 'u16';
+  if (a instanceof Float32Array) return 'f32';
+  return 'u32';
+}
+
+/** Encodes a snapshot. Throws RangeError on an inconsistent model (a writer bug, not user input). */
+export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}): Uint8Array {
+  const nLeaves = model.leaves.length;
+  checkRanges('v4', model.v4, 32, nLeaves);
+  checkRanges('v6', model.v6, 128, nLeaves);
+  const strings = new StringTable();
+  const cols = new Map<ColumnName, ArrayBufferView>();
+  const u32 = (xs: readonly number[]): Uint32Array => Uint32Array.from(xs);
+
+  // 1. Record tables, strings interned in table order (deterministic).
+  const g = model.geo;
+  cols.set('geo.country', u32(g.map((r) => strings.id(r.country))));
+  cols.set('geo.country_code', u32(g.map((r) => strings.id(r.country_code))));
+  cols.set('geo.region', u32(g.map((r) => strings.id(r.region))));
+  cols.set('geo.city', u32(g.map((r) => strings.id(r.city))));
+  cols.set('geo.timezone', u32(g.map((r) => strings.id(r.timezone))));
+  cols.set('geo.latitude', Float32Array.from(g.map((r) => r.latitude ?? Number.NaN)));
+  cols.set('geo.longitude', Float32Array.from(g.map((r) => r.longitude ?? Number.NaN)));
+  const nets = model.networks;
+  cols.set('net.asn', u32(nets.map((r) => r.asn)));
+  cols.set('net.as_org', u32(nets.map((r) => strings.id(r.as_org))));
+  cols.set('net.flags', Uint8Array.from(nets.map((r) => (r.is_announced ? NET_ANNOUNCED : 0) | (r.is_bogon ? NET_BOGON : 0))));
+  cols.set('net.rpki', Uint8Array.from(nets.map((r) => RPKI_CODES.indexOf(r.rpki))));
+  cols.set('net.allocation_day', u32(nets.map((r) => (r.allocation_date === null ? NULL_DAY : dayNumber(r.allocation_date)))));
+  cols.set('net.registration_country', u32(nets.map((r) => strings.id(r.registration_country))));
+  const sigs = model.signals;
+  cols.set(
+    'sig.flags',
+    Uint16Array.from(
+      sigs.map(
+        (s) =>
+          (s.is_relay ? SIG_RELAY : 0) |
+          (s.is_tor ? SIG_TOR : 0) |
+          (s.is_vpn ? SIG_VPN : 0) |
+          (s.is_proxy ? SIG_PROXY : 0) |
+          (s.is_public_resolver ? SIG_RESOLVER : 0) |
+          (s.is_drop_listed ? SIG_DROP : 0) |
+          (s.recent_abuse ? SIG_ABUSE : 0) |
+          (s.is_verified_bot ? SIG_BOT : 0),
+      ),
+    ),
+  );
+  cols.set('sig.connection_type', Uint8Array.from(sigs.map((s) => CONNECTION_CODES.indexOf(s.connection_type))));
+  cols.set('sig.connection_evidence', Uint8Array.from(sigs.map((s) => EVIDENCE_CODES.indexOf(s.connection_evidence))));
+  cols.set('sig.datacenter_provider', u32(sigs.map((s) => strings.id(s.datacenter_provider))));
+  cols.set('sig.relay_provider', u32(sigs.map((s) => strings.id(s.relay_provider))));
+  cols.set('sig.verified_bot_name', u32(sigs.map((s) => strings.id(s.verified_bot_name))));
+  for (const [name, col] of cols) {
+    if (name.startsWith('net.rpki') || name.startsWith('sig.connection')) {
+      if ((col as Uint8Array).some((x) => x === 255)) throw new RangeError(`${name}: value outside its enum`);
+    }
+  }
+  const leaves = model.leaves;
+  for (const l of leaves) {
+    if (l.geo >= g.length || l.net >= nets.length || l.sig >= sigs.length) throw new RangeError('leaf refers past a table');
+  }
+  cols.set('leaf.geo', u32(leaves.map((l) => l.geo)));
+  cols.set('leaf.net', u32(leaves.map((l) => l.net)));
+  cols.set('leaf.sig', u32(leaves.map((l) => l.sig)));
+  const str = strings.columns();
+  cols.set('str.offsets', str.offsets);
+  cols.set('str.bytes', str.bytes);
+
+  // 2. The index.
+  const v4 = encodeV4(model.v4);
+  cols.set('v4.offsets', v4.offsets);
+  cols.set('v4.low', v4.low);
+  cols.set('v4.leaf', v4.leaf);
+  const v6 = encodeV6(model.v6);
+  cols.set('v6.w0', v6.w0);
+  cols.set('v6.groups', v6.groups);
+  cols.set('v6.w1', v6.w1);
+  cols.set('v6.leaf', v6.leaf);
+  cols.set('v6.sub', v6.sub);
+  cols.set('v6.subw', v6.subw);
+  cols.set('v6.subleaf', v6.subleaf);
+
+  // 3. Lay out columns (offsets relative to the first aligned byte after the meta).
+  const refs: Record<string, ColumnRef> = {};
+  let at = 0;
+  for (const name of Object.keys(COLUMNS) as ColumnName[]) {
+    const col = cols.get(name)!;
+    refs[name] = { type: typeOf(col), offset: at, count: col.byteLength / ((col as Uint8Array).BYTES_PER_ELEMENT ?? 1) };
+    at += Math.ceil(col.byteLength / COLUMN_ALIGN) * COLUMN_ALIGN;
+  }
+  const meta: SnapshotMeta = {
+    format_version: SNAPSHOT_VERSION,
+    build_date: model.build_date,
+    attribution_url: model.attribution_url,
+    has_rpki: model.has_rpki,
+    sources: model.sources,
+    columns: refs,
+  };
+  const metaBytes = new TextEncoder().encode(JSON.stringify(meta));
+  const base = Math.ceil((4 + metaBytes.length) / COLUMN_ALIGN) * COLUMN_ALIGN;
+  const raw = new Uint8Array(base + at);
+  new DataView(raw.buffer).setUint32(0, metaBytes.length, true);
+  raw.set(metaBytes, 4);
+  for (const name of Object.keys(COLUMNS) as ColumnName[]) {
+    const col = cols.get(name)!;
+    raw.set(new Uint8Array(col.buffer, col.byteOffset, col.byteLength), base + refs[name]!.offset);
+  }
+
+  // 4. Compress, then the header with both checksums.
+  const compress = options.compress ?? true;
+  const stored = compress ? deflateSync(raw, { level: options.level ?? 6 }) : raw;
+  const file = new Uint8Array(HEADER_SIZE + stored.length);
+  const dv = new DataView(file.buffer);
+  file.set(SNAPSHOT_MAGIC, 0);
+  dv.setUint16(8, SNAPSHOT_VERSION, true);
+  dv.setUint16(10, compress ? FLAG_DEFLATE : 0, true);
+  dv.setUint32(12, HEADER_SIZE, true);
+  dv.setUint32(16, stored.length, true);
+  dv.setUint32(20, raw.length, true);
+  dv.setUint32(24, murmur3(stored), true);
+  dv.setUint32(28, murmur3(file.subarray(0, 28)), true);
+  file.set(stored, HEADER_SIZE);
+  return file;
+}

@@ -1,0 +1,115 @@
+/**
+ * Constants of the snapshot file format, version 1. Owned by core; the writer
+ * (encode.ts) and the reader (decode.ts) both import them, and
+ * docs/snapshot-format.md describes the same layout in prose.
+ *
+ * File = 32-byte header + stored payload:
+ *
+ *   offset size  field
+ *   0      8     magic "IPINTEL\0"
+ *   8      2     format version (u16 LE)
+ *   10     2     flags (u16 LE): bit 0 = payload is deflate-raw compressed
+ *   12     4     header size (u32 LE) = 32
+ *   16     4     stored payload size (u32 LE)
+ *   20     4     raw payload size (u32 LE)
+ *   24     4     checksum of the stored payload (murmur3_32, seed 0)
+ *   28     4     checksum of header bytes 0..27 (murmur3_32, seed 0)
+ *
+ * Raw payload = u32 meta length M, M bytes of UTF-8 JSON (SnapshotMeta), then
+ * columns (typed arrays, little-endian, each 8-byte aligned) at the offsets the
+ * meta names.
+ *
+ * @module
+ */
+
+export const SNAPSHOT_MAGIC = new Uint8Array([0x49, 0x50, 0x49, 0x4e, 0x54, 0x45, 0x4c, 0x00]); // "IPINTEL\0"
+export const SNAPSHOT_VERSION = 1;
+export const HEADER_SIZE = 32;
+export const FLAG_DEFLATE = 1;
+/** Flags this reader understands; any other bit set means a newer writer. */
+export const KNOWN_FLAGS = FLAG_DEFLATE;
+export const COLUMN_ALIGN = 8;
+
+/** Leaf value in the IPv6 main table that points to a sub-table (low 31 bits = its index). */
+export const SUB_TABLE_BIT = 0x80000000;
+/** String id for "no string" (null). */
+export const NULL_STRING = 0xffffffff;
+/** Day number for "no date" (null). */
+export const NULL_DAY = 0xffffffff;
+
+export type ColumnType = 'u8' | 'u16' | 'u32' | 'f32';
+
+export interface ColumnRef {
+  readonly type: ColumnType;
+  readonly offset: number;
+  readonly count: number;
+}
+
+/** Every column a version-1 snapshot holds, with its element type. */
+export const COLUMNS = {
+  'str.offsets': 'u32',
+  'str.bytes': 'u8',
+  'geo.country': 'u32',
+  'geo.country_code': 'u32',
+  'geo.region': 'u32',
+  'geo.city': 'u32',
+  'geo.timezone': 'u32',
+  'geo.latitude': 'f32',
+  'geo.longitude': 'f32',
+  'net.asn': 'u32',
+  'net.as_org': 'u32',
+  'net.flags': 'u8',
+  'net.rpki': 'u8',
+  'net.allocation_day': 'u32',
+  'net.registration_country': 'u32',
+  'sig.flags': 'u16',
+  'sig.connection_type': 'u8',
+  'sig.connection_evidence': 'u8',
+  'sig.datacenter_provider': 'u32',
+  'sig.relay_provider': 'u32',
+  'sig.verified_bot_name': 'u32',
+  'leaf.geo': 'u32',
+  'leaf.net': 'u32',
+  'leaf.sig': 'u32',
+  'v4.offsets': 'u32',
+  'v4.low': 'u16',
+  'v4.leaf': 'u32',
+  'v6.w0': 'u32',
+  'v6.groups': 'u32',
+  'v6.w1': 'u32',
+  'v6.leaf': 'u32',
+  'v6.sub': 'u32',
+  'v6.subw': 'u32',
+  'v6.subleaf': 'u32',
+} as const satisfies Record<string, ColumnType>;
+
+export type ColumnName = keyof typeof COLUMNS;
+
+/** net.flags bits. */
+export const NET_ANNOUNCED = 1;
+export const NET_BOGON = 2;
+
+/** sig.flags bits. */
+export const SIG_RELAY = 1 << 0;
+export const SIG_TOR = 1 << 1;
+export const SIG_VPN = 1 << 2;
+export const SIG_PROXY = 1 << 3;
+export const SIG_RESOLVER = 1 << 4;
+export const SIG_DROP = 1 << 5;
+export const SIG_ABUSE = 1 << 6;
+export const SIG_BOT = 1 << 7;
+
+/** Enum tables: the stored byte is the index. */
+export const RPKI_CODES = [null, 'valid', 'invalid', 'not-found', 'unknown'] as const;
+export const CONNECTION_CODES = ['unknown', 'datacenter', 'satellite', 'mobile', 'isp'] as const;
+export const EVIDENCE_CODES = ['authoritative', 'inferred', 'beta'] as const;
+
+/** The JSON at the head of the payload. */
+export interface SnapshotMeta {
+  readonly format_version: number;
+  readonly build_date: string;
+  readonly attribution_url: string;
+  readonly has_rpki: boolean;
+  readonly sources: readonly import('../types.js').SourceInfo[];
+  readonly columns: Readonly<Record<string, ColumnRef>>;
+}

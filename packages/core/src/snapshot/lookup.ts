@@ -1,0 +1,200 @@
+/**
+ * The longest-prefix-match index: the hot path. See docs/design.md for why.
+ *
+ * The builder resolves nesting (longest prefix wins) into a flat list of
+ * contiguous ranges covering the whole address space, each with a leaf id.
+ * A lookup finds the last range whose start is <= the address.
+ *
+ * IPv4: a 2^16-entry table (`offsets`) gives, per /16, the slice of ranges
+ * that start inside it; only the low 16 bits of each start are stored
+ * (`low`, Uint16). A lookup is one table read plus a binary search over
+ * ~60 entries on average.
+ *
+ * IPv6: ranges are keyed by the upper 64 bits. Starts are grouped by their
+ * first 32-bit word (`w0`, one entry per distinct word, `groups` = slice of
+ * each group), and only the second word is stored per range (`w1`). A
+ * 2^16-entry jump table built at load narrows the group search. The ~0.2% of
+ * /64 blocks that hold boundaries finer than /64 get a leaf with
+ * SUB_TABLE_BIT set, pointing to a sub-table keyed by the lower 64 bits.
+ *
+ * Invariants (checked by decode.ts at load): the first range of each family
+ * starts at address 0; starts strictly increase; every leaf id is in range.
+ * Nothing here allocates.
+ *
+ * @module
+ */
+import { SUB_TABLE_BIT } from './format.js';
+
+export interface IndexArrays {
+  readonly v4Offsets: Uint32Array;
+  readonly v4Low: Uint16Array;
+  readonly v4Leaf: Uint32Array;
+  readonly v6W0: Uint32Array;
+  readonly v6Groups: Uint32Array;
+  readonly v6W1: Uint32Array;
+  readonly v6Leaf: Uint32Array;
+  readonly v6Sub: Uint32Array;
+  readonly v6SubW: Uint32Array;
+  readonly v6SubLeaf: Uint32Array;
+}
+
+/** Builds the IPv6 jump table: for each top-16-bit value t, the first group with w0 >>> 16 >= t. */
+export function buildV6Jump(w0: Uint32Array): Uint32Array {
+  const jump = new Uint32Array(65537);
+  let g = 0;
+  for (let t = 0; t <= 65536; t++) {
+    while (g < w0.length && w0[g]! >>> 16 < t) g++;
+    jump[t] = g;
+  }
+  return jump;
+}
+
+export class RangeIndex {
+  private readonly o4: Uint32Array;
+  private readonly low4: Uint16Array;
+  private readonly leaf4: Uint32Array;
+  private readonly w0: Uint32Array;
+  private readonly groups: Uint32Array;
+  private readonly w1: Uint32Array;
+  private readonly leaf6: Uint32Array;
+  private readonly sub: Uint32Array;
+  private readonly subW: Uint32Array;
+  private readonly subLeaf: Uint32Array;
+  private readonly jump6: Uint32Array;
+
+  constructor(a: IndexArrays) {
+    this.o4 = a.v4Offsets;
+    this.low4 = a.v4Low;
+    this.leaf4 = a.v4Leaf;
+    this.w0 = a.v6W0;
+    this.groups = a.v6Groups;
+    this.w1 = a.v6W1;
+    this.leaf6 = a.v6Leaf;
+    this.sub = a.v6Sub;
+    this.subW = a.v6SubW;
+    this.subLeaf = a.v6SubLeaf;
+    this.jump6 = buildV6Jump(a.v6W0);
+  }
+
+  /** Index of the IPv4 range holding `addr` (an unsigned 32-bit number). */
+  rangeOf4(addr: number): number {
+    // 1. The ranges starting in this /16.
+    const hi = addr >>> 16;
+    const low = addr & 0xffff;
+    const lowArr = this.low4;
+    let l = this.o4[hi]!;
+    let r = this.o4[hi + 1]!;
+    // 2. Last start <= addr; none in the /16 means the range started before it (index l - 1).
+    while (l < r) {
+      const m = (l + r) >>> 1;
+      if (lowArr[m]! <= low) l = m + 1;
+      else r = m;
+    }
+    return l - 1;
+  }
+
+  /** Leaf id of an IPv4 address. */
+  lookup4(addr: number): number {
+    return this.leaf4[this.rangeOf4(addr)]!;
+  }
+
+  /** Index of the IPv6 main-table range holding the address whose upper words are (w0, w1). */
+  rangeOf6(a0: number, a1: number): number {
+    const w0 = this.w0;
+    // 1. Narrow the groups by the top 16 bits, then find the last group with w0 <= a0.
+    const t = a0 >>> 16;
+    let l = this.jump6[t]!;
+    let r = this.jump6[t + 1]!;
+    while (l < r) {
+      const m = (l + r) >>> 1;
+      if (w0[m]! <= a0) l = m + 1;
+      else r = m;
+    }
+    const g = l - 1;
+    // 2. Another /32 than the address's: the answer is that group's last range.
+    if (w0[g] !== a0) return this.groups[g + 1]! - 1;
+    // 3. Same /32: last range in the group with w1 <= a1 (or the range before the group).
+    const w1 = this.w1;
+    l = this.groups[g]!;
+    r = this.groups[g + 1]!;
+    while (l < r) {
+      const m = (l + r) >>> 1;
+      if (w1[m]! <= a1) l = m + 1;
+      else r = m;
+    }
+    return l - 1;
+  }
+
+  /** Leaf id of an IPv6 address given as four words. */
+  lookup6(a0: number, a1: number, a2: number, a3: number): number {
+    const leaf = this.leaf6[this.rangeOf6(a0, a1)]!;
+    if (leaf < SUB_TABLE_BIT) return leaf;
+    return this.subLeaf[this.subRangeOf(leaf - SUB_TABLE_BIT, a2, a3)]!;
+  }
+
+  /** Index in the sub-table arrays of the range holding lower words (a2, a3) in sub-table k. */
+  subRangeOf(k: number, a2: number, a3: number): number {
+    const sw = this.subW;
+    let l = this.sub[k]!;
+    let r = this.sub[k + 1]!;
+    while (l < r) {
+      const m = (l + r) >>> 1;
+      const x = sw[2 * m]!;
+      if (x < a2 || (x === a2 && sw[2 * m + 1]! <= a3)) l = m + 1;
+      else r = m;
+    }
+    return l - 1;
+  }
+
+  /** Bounds [start, end] of the IPv4 range `i` (off the hot path). */
+  bounds4(i: number): [bigint, bigint] {
+    return [BigInt(this.start4(i)), i + 1 < this.leaf4.length ? BigInt(this.start4(i + 1)) - 1n : 0xffffffffn];
+  }
+
+  private start4(i: number): number {
+    // The /16 of range i: last bucket whose offset is <= i.
+    let l = 0;
+    let r = 65536;
+    while (l < r) {
+      const m = (l + r) >>> 1;
+      if (this.o4[m + 1]! <= i) l = m + 1;
+      else r = m;
+    }
+    return l * 65536 + this.low4[i]!;
+  }
+
+  /** Bounds of the IPv6 range holding the address (off the hot path). */
+  bounds6(a: readonly [number, number, number, number]): [bigint, bigint] {
+    const i = this.rangeOf6(a[0], a[1]);
+    const hi = (x: number): bigint => BigInt(this.start6hi(x)) << 64n;
+    const mainStart = hi(i);
+    const mainEnd = i + 1 < this.leaf6.length ? hi(i + 1) - 1n : (1n << 128n) - 1n;
+    const leaf = this.leaf6[i]!;
+    if (leaf < SUB_TABLE_BIT) return [mainStart, mainEnd];
+    const k = leaf - SUB_TABLE_BIT;
+    const j = this.subRangeOf(k, a[2], a[3]);
+    const block = (BigInt(a[0]) << 96n) | (BigInt(a[1]) << 64n);
+    const lo = (x: number): bigint => (BigInt(this.subW[2 * x]!) << 32n) | BigInt(this.subW[2 * x + 1]!);
+    const end = j + 1 < this.sub[k + 1]! ? block + lo(j + 1) - 1n : block + (1n << 64n) - 1n;
+    return [block + lo(j), end];
+  }
+
+  private start6hi(i: number): bigint {
+    let l = 0;
+    let r = this.w0.length;
+    while (l < r) {
+      const m = (l + r) >>> 1;
+      if (this.groups[m]! <= i) l = m + 1;
+      else r = m;
+    }
+    return (BigInt(this.w0[l - 1]!) << 32n) | BigInt(this.w1[i]!);
+  }
+
+  get ranges4(): number {
+    return this.leaf4.length;
+  }
+
+  get ranges6(): number {
+    return this.leaf6.length;
+  }
+}

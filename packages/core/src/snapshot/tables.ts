@@ -1,0 +1,155 @@
+/**
+ * Record tables: turns table rows into the frozen sub-objects of a result,
+ * each built once on first use and shared by every result that needs it.
+ * Network objects hold `allocation_age_days`, which depends on the day of the
+ * lookup, so their cache is dropped when the UTC day changes.
+ *
+ * @module
+ */
+import { evidenceFor } from '../result/evidence.js';
+import { scoreSignals } from '../result/score.js';
+import type { Evidence, Geo, Network, Risk, Signals } from '../types.js';
+import type { DecodedSnapshot } from './decode.js';
+import {
+  CONNECTION_CODES,
+  EVIDENCE_CODES,
+  NET_ANNOUNCED,
+  NET_BOGON,
+  NULL_DAY,
+  NULL_STRING,
+  RPKI_CODES,
+  SIG_ABUSE,
+  SIG_BOT,
+  SIG_DROP,
+  SIG_PROXY,
+  SIG_RELAY,
+  SIG_RESOLVER,
+  SIG_TOR,
+  SIG_VPN,
+} from './format.js';
+
+const DAY_MS = 86_400_000;
+
+/** Coordinates keep 4 decimals: the precision DB-IP publishes (the stored float32 adds noise beyond it). */
+function coordinate(x: number): number | null {
+  return Number.isNaN(x) ? null : Math.round(x * 1e4) / 1e4;
+}
+
+function isoDay(day: number): string {
+  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** Per-signal-set parts of a result: all depend only on the set. */
+export interface SignalParts {
+  readonly signals: Signals;
+  readonly evidence: Evidence;
+  readonly risk: Risk;
+}
+
+export class RecordTables {
+  private readonly c: DecodedSnapshot['columns'];
+  private readonly decoder = new TextDecoder();
+  private readonly strings: (string | undefined)[];
+  private readonly geoCache: (Geo | undefined)[];
+  private readonly sigCache: (SignalParts | undefined)[];
+  private netCache: (Network | undefined)[];
+  private netDay = -1;
+
+  constructor(decoded: DecodedSnapshot) {
+    this.c = decoded.columns;
+    this.strings = new Array<string | undefined>(this.c['str.offsets'].length - 1);
+    this.geoCache = new Array<Geo | undefined>(this.c['geo.country'].length);
+    this.sigCache = new Array<SignalParts | undefined>(this.c['sig.flags'].length);
+    this.netCache = new Array<Network | undefined>(this.c['net.asn'].length);
+  }
+
+  str(id: number): string | null {
+    if (id === NULL_STRING) return null;
+    let s = this.strings[id];
+    if (s === undefined) {
+      const o = this.c['str.offsets'];
+      s = this.decoder.decode(this.c['str.bytes'].subarray(o[id]!, o[id + 1]!));
+      this.strings[id] = s;
+    }
+    return s;
+  }
+
+  geo(i: number): Geo {
+    let g = this.geoCache[i];
+    if (g === undefined) {
+      const c = this.c;
+      g = Object.freeze({
+        country: this.str(c['geo.country'][i]!),
+        country_code: this.str(c['geo.country_code'][i]!),
+        region: this.str(c['geo.region'][i]!),
+        city: this.str(c['geo.city'][i]!),
+        latitude: coordinate(c['geo.latitude'][i]!),
+        longitude: coordinate(c['geo.longitude'][i]!),
+        timezone: this.str(c['geo.timezone'][i]!),
+      });
+      this.geoCache[i] = g;
+    }
+    return g;
+  }
+
+  /** The network object of row `i` as of UTC day `today` (days since 1970-01-01). */
+  network(i: number, today: number): Network {
+    if (today !== this.netDay) {
+      this.netCache = new Array<Network | undefined>(this.netCache.length);
+      this.netDay = today;
+    }
+    let n = this.netCache[i];
+    if (n === undefined) {
+      const c = this.c;
+      const flags = c['net.flags'][i]!;
+      const day = c['net.allocation_day'][i]!;
+      n = Object.freeze({
+        asn: c['net.asn'][i]!,
+        as_org: this.str(c['net.as_org'][i]!) ?? '',
+        is_announced: (flags & NET_ANNOUNCED) !== 0,
+        is_bogon: (flags & NET_BOGON) !== 0,
+        rpki: RPKI_CODES[c['net.rpki'][i]!]!,
+        allocation_date: day === NULL_DAY ? null : isoDay(day),
+        allocation_age_days: day === NULL_DAY ? null : Math.max(0, today - day),
+        registration_country: this.str(c['net.registration_country'][i]!),
+      });
+      this.netCache[i] = n;
+    }
+    return n;
+  }
+
+  signalParts(i: number): SignalParts {
+    let p = this.sigCache[i];
+    if (p === undefined) {
+      const c = this.c;
+      const f = c['sig.flags'][i]!;
+      const connection = CONNECTION_CODES[c['sig.connection_type'][i]!]!;
+      const signals: Signals = Object.freeze({
+        connection_type: connection,
+        is_datacenter: connection === 'datacenter',
+        datacenter_provider: this.str(c['sig.datacenter_provider'][i]!),
+        relay_provider: this.str(c['sig.relay_provider'][i]!),
+        is_relay: (f & SIG_RELAY) !== 0,
+        is_tor: (f & SIG_TOR) !== 0,
+        is_vpn: (f & SIG_VPN) !== 0,
+        is_proxy: (f & SIG_PROXY) !== 0,
+        is_public_resolver: (f & SIG_RESOLVER) !== 0,
+        is_drop_listed: (f & SIG_DROP) !== 0,
+        recent_abuse: (f & SIG_ABUSE) !== 0,
+        is_verified_bot: (f & SIG_BOT) !== 0,
+        verified_bot_name: this.str(c['sig.verified_bot_name'][i]!),
+      });
+      p = {
+        signals,
+        evidence: evidenceFor(EVIDENCE_CODES[c['sig.connection_evidence'][i]!]!),
+        risk: scoreSignals(signals),
+      };
+      this.sigCache[i] = p;
+    }
+    return p;
+  }
+}
+
+export function utcDay(ms: number): number {
+  return Math.floor(ms / DAY_MS);
+}
