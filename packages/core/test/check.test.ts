@@ -1,0 +1,134 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { IpIntelError, loadSnapshot } from '../src/portable.js';
+import { encodeSnapshot, flattenPrefixes } from '../src/writer.js';
+import { EMPTY_SIGNALS, modelFromPrefixes } from './helpers.js';
+
+fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 300) });
+
+const base = modelFromPrefixes([{ start: 0x08080800n, length: 24, value: 1 }], [{ start: 0x20014860n << 96n, length: 32, value: 1 }], 2);
+// Leaf 1: a Tor exit on a network allocated 2020-01-01.
+const model = {
+  ...base,
+  signals: [EMPTY_SIGNALS, { ...EMPTY_SIGNALS, is_tor: true, connection_type: 'datacenter' as const, connection_evidence: 'authoritative' as const, datacenter_provider: 'Example Cloud' }],
+  leaves: [{ geo: 0, net: 0, sig: 0 }, { geo: 1, net: 0, sig: 1 }],
+};
+const NOW = Date.parse('2026-11-22T12:00:00Z');
+const intel = loadSnapshot(encodeSnapshot(model), { now: () => NOW });
+
+describe('check()', () => {
+  it('answers IPv4, IPv6 and IPv4-mapped IPv6 alike', () => {
+    const a = intel.check('8.8.8.8');
+    expect(a.version).toBe(4);
+    expect(a.signals.is_tor).toBe(true);
+    expect(a.risk).toEqual({ score: 80, level: 'high', reasons: ['is_tor', 'is_datacenter'] });
+    const m = intel.check('::ffff:8.8.8.8');
+    expect(m.ip).toBe('8.8.8.8');
+    expect(m).toEqual(a);
+    const b = intel.check('2001:4860:0000::1');
+    expect(b.ip).toBe('2001:4860::1');
+    expect(b.version).toBe(6);
+    expect(b.geo.city).toBe('city-1');
+  });
+
+  it('computes allocation age on the day of the lookup', () => {
+    expect(intel.check('8.8.8.8').network.allocation_date).toBe('2020-01-01');
+    expect(intel.check('8.8.8.8').network.allocation_age_days).toBe(Math.floor((NOW - Date.parse('2020-01-01')) / 86_400_000));
+    let now = NOW;
+    const moving = loadSnapshot(encodeSnapshot(model), { now: () => now });
+    const before = moving.check('8.8.8.8').network.allocation_age_days!;
+    now += 86_400_000;
+    expect(moving.check('8.8.8.8').network.allocation_age_days).toBe(before + 1);
+  });
+
+  it('returns JSON-serialisable results whose shared sub-objects are frozen', () => {
+    const r = intel.check('8.8.8.8');
+    expect(JSON.parse(JSON.stringify(r))).toEqual(r);
+    for (const part of [r.geo, r.network, r.signals, r.evidence, r.risk, r.risk.reasons]) expect(Object.isFrozen(part)).toBe(true);
+    expect(intel.check('8.8.8.9').geo).toBe(r.geo); // shared, not copied
+    expect(r.signals.is_datacenter).toBe(r.signals.connection_type === 'datacenter');
+  });
+
+  it('returns the thirdparty shape on request and refuses unknown formats', () => {
+    // region is null in this model, so the key is absent (toStrictEqual checks absence).
+    expect(intel.check('8.8.8.8', { format: 'thirdparty' })).toStrictEqual({
+      ip: '8.8.8.8',
+      city: 'city-1',
+      country: 'TL',
+      loc: '1,-1',
+      org: 'AS64500 Test AS',
+      timezone: 'Etc/UTC',
+      privacy: { vpn: false, proxy: false, tor: true, relay: false, hosting: true, service: 'Example Cloud' },
+    });
+    expect(() => intel.check('8.8.8.8', { format: 'xml' as never })).toThrow(IpIntelError);
+    try {
+      intel.check('8.8.8.8', { format: 'xml' as never });
+    } catch (e) {
+      expect((e as IpIntelError).code).toBe('invalid_format');
+    }
+  });
+
+  it('throws invalid_ip for anything that is not an address', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.constant(undefined), fc.object()), (x) => {
+        if (typeof x === 'string' && /^[0-9a-fA-F:.]+$/.test(x)) return; // may be valid
+        try {
+          intel.check(x as string);
+          expect.unreachable();
+        } catch (e) {
+          expect(e).toBeInstanceOf(IpIntelError);
+          expect((e as IpIntelError).code).toBe('invalid_ip');
+        }
+      }),
+    );
+  });
+});
+
+describe('checkBatch()', () => {
+  it('keeps order, carries errors in place and accepts any iterable', () => {
+    function* gen() {
+      yield '8.8.8.8';
+      yield 'nope';
+      yield 42;
+      yield '2001:4860::1';
+    }
+    const out = intel.checkBatch(gen());
+    expect(out).toHaveLength(4);
+    expect('error' in out[0]! ? null : out[0]!.ip).toBe('8.8.8.8');
+    expect(out[1]).toEqual({ ip: 'nope', error: { code: 'invalid_ip', message: expect.stringContaining('"nope"') } });
+    expect(out[2]).toMatchObject({ ip: '42', error: { code: 'invalid_ip' } });
+    expect('error' in out[3]! ? null : out[3]!.ip).toBe('2001:4860::1');
+    expect(intel.checkBatch(new Set(['1.1.1.1']), { format: 'thirdparty' })[0]).toHaveProperty('privacy');
+  });
+
+  it('equals check() element-wise for arbitrary input', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.ipV4(), fc.ipV6(), fc.string({ maxLength: 8 }))), (ips) => {
+        const out = intel.checkBatch(ips);
+        expect(out).toHaveLength(ips.length);
+        ips.forEach((ip, i) => {
+          let want: unknown;
+          try {
+            want = intel.check(ip);
+          } catch (e) {
+            want = { ip, error: (e as IpIntelError).toJSON() };
+          }
+          expect(out[i]).toEqual(want);
+        });
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('throws only for a call that is wrong as a whole', () => {
+    expect(() => intel.checkBatch(42 as never)).toThrow(/iterable/);
+    expect(() => intel.checkBatch(['8.8.8.8'], { format: 'csv' as never })).toThrow(/format/);
+  });
+});
+
+describe('flattenPrefixes', () => {
+  it('merges adjacent equal values and covers the space from 0', () => {
+    const r = flattenPrefixes(4, [{ start: 0n, length: 1, value: 1 }, { start: 0x80000000n, length: 1, value: 1 }], 0);
+    expect(r).toEqual({ starts: [0n], values: [1] });
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * A snapshot that cannot be trusted is refused with a typed error, never
+ * answered from: truncation, trailing bytes, flipped bits, newer versions.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { IpIntelError, loadSnapshot } from '../src/portable.js';
+import { encodeSnapshot, format, murmur3 } from '../src/writer.js';
+import { modelFromPrefixes } from './helpers.js';
+
+fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 200) });
+
+const model = modelFromPrefixes(
+  [{ start: 0x08080800n, length: 24, value: 1 }, { start: 0x01010100n, length: 24, value: 2 }],
+  [{ start: 0x20014860n << 96n, length: 32, value: 1 }, { start: (0x20014860n << 96n) | 7n, length: 128, value: 2 }],
+  3,
+);
+const good = encodeSnapshot(model);
+
+function errorCode(bytes: Uint8Array): string | undefined {
+  try {
+    loadSnapshot(bytes);
+  } catch (e) {
+    return e instanceof IpIntelError ? e.code : `other: ${String(e)}`;
+  }
+  return undefined;
+}
+
+/** Rewrites header fields and re-seals the header checksum, as a newer writer would. */
+function withHeader(bytes: Uint8Array, edit: (dv: DataView) => void): Uint8Array {
+  const copy = bytes.slice();
+  const dv = new DataView(copy.buffer);
+  edit(dv);
+  dv.setUint32(28, murmur3(copy.subarray(0, 28)), true);
+  return copy;
+}
+
+describe('snapshot loading', () => {
+  it('loads what the writer wrote, compressed or not', () => {
+    expect(errorCode(good)).toBeUndefined();
+    expect(errorCode(encodeSnapshot(model, { compress: false }))).toBeUndefined();
+    expect(loadSnapshot(encodeSnapshot(model, { compress: false })).check('1.1.1.1').geo.city).toBe('city-2');
+  });
+
+  it('refuses every truncation with snapshot_corrupt', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: good.length - 1 }), (n) => {
+        expect(errorCode(good.subarray(0, n))).toBe('snapshot_corrupt');
+      }),
+    );
+  });
+
+  it('refuses trailing bytes', () => {
+    const longer = new Uint8Array(good.length + 3);
+    longer.set(good);
+    expect(errorCode(longer)).toBe('snapshot_corrupt');
+  });
+
+  it('refuses any single flipped bit with a typed error', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: good.length * 8 - 1 }), (bit) => {
+        const bad = good.slice();
+        bad[bit >>> 3]! ^= 1 << (bit & 7);
+        const c = errorCode(bad);
+        expect(c === 'snapshot_corrupt' || c === 'snapshot_version').toBe(true);
+      }),
+    );
+  });
+
+  it('refuses a newer format version or unknown flags with snapshot_version', () => {
+    expect(errorCode(withHeader(good, (dv) => dv.setUint16(8, format.SNAPSHOT_VERSION + 1, true)))).toBe('snapshot_version');
+    expect(errorCode(withHeader(good, (dv) => dv.setUint16(10, 0x8001, true)))).toBe('snapshot_version');
+    try {
+      loadSnapshot(withHeader(good, (dv) => dv.setUint16(8, 9, true)));
+    } catch (e) {
+      expect((e as Error).message).toMatch(/version 9 .* upgrade/);
+    }
+  });
+
+  it('says what a foreign file is', () => {
+    expect(() => loadSnapshot(new Uint8Array([0x1f, 0x8b, 8, 0, ...new Array(40).fill(0)]))).toThrow(/gzip/);
+    expect(errorCode(new TextEncoder().encode('{"not":"a snapshot"}'.padEnd(64)))).toBe('snapshot_corrupt');
+  });
+
+  it('refuses a payload whose index breaks an invariant even when the checksums are right', () => {
+    // Write an uncompressed snapshot, damage an index column, re-seal both checksums.
+    const raw = encodeSnapshot(model, { compress: false }).slice();
+    const dv = new DataView(raw.buffer);
+    const metaLen = dv.getUint32(32, true);
+    const meta = JSON.parse(new TextDecoder().decode(raw.subarray(36, 36 + metaLen)));
+    const base = 32 + Math.ceil((4 + metaLen) / 8) * 8;
+    const leafCol = meta.columns['v4.leaf'];
+    dv.setUint32(base + leafCol.offset, 999, true); // leaf id beyond the table
+    dv.setUint32(24, murmur3(raw.subarray(32)), true);
+    dv.setUint32(28, murmur3(raw.subarray(0, 28)), true);
+    expect(errorCode(raw)).toBe('snapshot_corrupt');
+  });
+
+  it('reports info from the meta', () => {
+    const intel = loadSnapshot(good);
+    expect(intel.info.build_date).toBe('2026-01-01T00:00:00.000Z');
+    expect(intel.info.counts.leaves).toBe(3);
+    expect(Object.isFrozen(intel.info)).toBe(true);
+  });
+});
