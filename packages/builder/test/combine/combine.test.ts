@@ -1,0 +1,153 @@
+/**
+ * The combiner: sources combine per address; precedence rules decide
+ * conflicts; the result round-trips through the real snapshot writer/reader
+ * and agrees with a naive per-address evaluation of the same rules.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { loadSnapshot } from '@ipintel/core';
+import { bigIntToText, encodeSnapshot } from '@ipintel/core/writer';
+import { combine } from '../../src/combine/combine.js';
+import type { CombineInput } from '../../src/combine/input.js';
+import type { Prefix } from '../../src/feeds/types.js';
+
+fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 40) });
+
+const v4 = (a: number, b: number, c: number, d: number): bigint => BigInt(((a << 24) >>> 0) + (b << 16) + (c << 8) + d);
+const p4 = <V>(a: number, b: number, c: number, d: number, length: number, value: V): Prefix<V> => ({ version: 4, start: v4(a, b, c, d), length, value });
+
+const GEO_US = { country: 'United States', country_code: 'US', region: 'California', city: 'Mountain View', latitude: 37.422, longitude: -122.085, timezone: 'America/Los_Angeles' };
+
+function input(over: Partial<CombineInput> = {}): CombineInput {
+  return {
+    v4: {
+      geo: [{ first: v4(8, 0, 0, 0), last: v4(8, 255, 255, 255), value: GEO_US }],
+      asn: [{ first: v4(8, 8, 8, 0), last: v4(8, 8, 8, 255), value: { asn: 15169, org: 'Google LLC' } }],
+    },
+    v6: { geo: [], asn: [] },
+    routes: [p4(8, 8, 8, 0, 24, { origins: [15169] })],
+    validate: (_v, _s, _l, origin) => (origin === 15169 ? 'valid' : 'invalid'),
+    rir: [],
+    bogons: [p4(10, 0, 0, 0, 8, {})],
+    datacenterPublished: [],
+    datacenterInferred: [],
+    hostingAsns: new Map(),
+    tor: [],
+    vpn: [],
+    vpnBroad: [],
+    vpnAsns: new Set(),
+    proxy: [],
+    relay: [],
+    crawlers: [],
+    resolvers: [],
+    drop: [],
+    dropAsns: new Set(),
+    abuse: [],
+    abuseBroad: [],
+    mobileAsns: new Set(),
+    satelliteAsns: new Set(),
+    sources: [],
+    buildDate: '2026-08-22T00:00:00.000Z',
+    attributionUrl: 'https://example.test/attribution',
+    ...over,
+  };
+}
+
+function build(over: Partial<CombineInput> = {}) {
+  return loadSnapshot(encodeSnapshot(combine(input(over)).model));
+}
+
+describe('combine', () => {
+  it('fills network fields from ASN, routes and RPKI', () => {
+    const r = build().check('8.8.8.8');
+    expect(r.network).toMatchObject({ asn: 15169, as_org: 'Google LLC', is_announced: true, is_bogon: false, rpki: 'valid' });
+    expect(r.geo.city).toBe('Mountain View');
+    expect(r.signals.connection_type).toBe('isp');
+    const unrouted = build().check('8.9.0.1');
+    expect(unrouted.network).toMatchObject({ asn: 0, is_announced: false, rpki: 'unknown' });
+    expect(unrouted.signals.connection_type).toBe('unknown');
+  });
+
+  it('a bogon has no geo, no signals and score 0 whatever other lists say', () => {
+    const r = build({ abuseBroad: [p4(10, 0, 0, 0, 8, {})], tor: [p4(10, 1, 1, 1, 32, {})], v4: { geo: [{ first: v4(10, 0, 0, 0), last: v4(10, 255, 255, 255), value: GEO_US }], asn: [] } }).check('10.1.1.1');
+    expect(r.network).toEqual({ asn: 0, as_org: '', is_announced: false, is_bogon: true, rpki: null, allocation_date: null, allocation_age_days: null, registration_country: null });
+    expect(r.geo.country).toBeNull();
+    expect(r.signals.is_tor).toBe(false);
+    expect(r.risk.score).toBe(0);
+  });
+
+  it('sources combine per address: a Tor exit inside a cloud range is both', () => {
+    const r = build({ datacenterPublished: [p4(8, 8, 0, 0, 16, { provider: 'AWS' })], tor: [p4(8, 8, 8, 9, 32, {})] }).check('8.8.8.9');
+    expect(r.signals).toMatchObject({ is_tor: true, is_datacenter: true, connection_type: 'datacenter', datacenter_provider: 'AWS' });
+    expect(r.evidence.connection_type).toBe('authoritative');
+    expect(r.risk.reasons).toEqual(['is_tor', 'is_datacenter']);
+  });
+
+  it('a relay range is not a VPN, even when a VPN list holds it', () => {
+    const over = { relay: [p4(8, 8, 8, 0, 27, { provider: 'iCloud Private Relay' })], vpnBroad: [p4(8, 8, 8, 0, 24, {})], vpn: [p4(8, 8, 8, 1, 32, { brand: 'x' })] };
+    const s = build(over);
+    expect(s.check('8.8.8.1').signals).toMatchObject({ is_relay: true, relay_provider: 'iCloud Private Relay', is_vpn: false });
+    expect(s.check('8.8.8.100').signals).toMatchObject({ is_relay: false, is_vpn: true });
+  });
+
+  it('DROP decides over broad lists; crawlers are never VPN, proxy or abuse', () => {
+    const s = build({
+      drop: [p4(8, 8, 8, 0, 28, {})],
+      abuseBroad: [p4(8, 8, 8, 0, 24, {})],
+      vpnBroad: [p4(8, 8, 8, 0, 24, {})],
+      crawlers: [p4(8, 8, 8, 64, 27, { name: 'Googlebot' })],
+      abuse: [p4(8, 8, 8, 65, 32, {})],
+      proxy: [p4(8, 8, 8, 66, 32, {})],
+    });
+    expect(s.check('8.8.8.1').signals).toMatchObject({ is_drop_listed: true, recent_abuse: false, is_vpn: false });
+    expect(s.check('8.8.8.200').signals).toMatchObject({ is_drop_listed: false, recent_abuse: true, is_vpn: true });
+    for (const ip of ['8.8.8.65', '8.8.8.66']) {
+      expect(s.check(ip).signals).toMatchObject({ is_verified_bot: true, verified_bot_name: 'Googlebot', is_vpn: false, is_proxy: false, recent_abuse: false });
+    }
+  });
+
+  it('ASN lists apply to every address the ASN originates', () => {
+    const s = build({ dropAsns: new Set([15169]), hostingAsns: new Map([[15169, 'Google']]) });
+    expect(s.check('8.8.8.8').signals).toMatchObject({ is_drop_listed: true, connection_type: 'datacenter', datacenter_provider: 'Google' });
+    expect(s.check('8.8.8.8').evidence.connection_type).toBe('inferred');
+    expect(build({ satelliteAsns: new Set([15169]), hostingAsns: new Map([[15169, 'x']]) }).check('8.8.8.8').signals.connection_type).toBe('satellite');
+    expect(build({ mobileAsns: new Set([15169]) }).check('8.8.8.8').signals.connection_type).toBe('mobile');
+  });
+
+  it('RPKI: MOAS routes are valid if any origin is; no ROA set gives unknown', () => {
+    expect(build({ routes: [p4(8, 8, 8, 0, 24, { origins: [1, 15169] })] }).check('8.8.8.8').network.rpki).toBe('valid');
+    expect(build({ routes: [p4(8, 8, 8, 0, 24, { origins: [1] })] }).check('8.8.8.8').network.rpki).toBe('invalid');
+    expect(build({ validate: null }).check('8.8.8.8').network.rpki).toBe('unknown');
+  });
+
+  it('agrees with a per-address evaluation for random layouts of Tor, VPN, relay and DROP prefixes', () => {
+    const pre = fc.record({ c: fc.integer({ min: 0, max: 255 }), d: fc.integer({ min: 0, max: 255 }), len: fc.constantFrom(24, 25, 26, 28, 30, 32) });
+    fc.assert(
+      fc.property(fc.array(pre, { maxLength: 6 }), fc.array(pre, { maxLength: 6 }), fc.array(pre, { maxLength: 6 }), fc.array(pre, { maxLength: 6 }), (tor, vpn, relay, drop) => {
+        const mk = (xs: typeof tor) => xs.map((x) => {
+          const size = 2 ** (32 - x.len);
+          const off = Math.floor((x.c * 256 + x.d) / size) * size;
+          return { version: 4 as const, start: v4(8, 8, 0, 0) + BigInt(off), length: x.len, value: { provider: 'R', brand: null } };
+        });
+        const T = mk(tor), V = mk(vpn), R = mk(relay), D = mk(drop);
+        const s = build({ tor: T, vpnBroad: V, relay: R, drop: D });
+        const inside = (ps: Prefix<unknown>[], x: bigint) => ps.some((p) => x >= p.start && x < p.start + (1n << BigInt(32 - p.length)));
+        for (const p of [...T, ...V, ...R, ...D]) {
+          for (const x of [p.start, p.start + (1n << BigInt(32 - p.length)) - 1n]) {
+            const sig = s.check(bigIntToText(4, x)).signals;
+            expect(sig.is_tor).toBe(inside(T, x));
+            expect(sig.is_relay).toBe(inside(R, x));
+            expect(sig.is_drop_listed).toBe(inside(D, x));
+            expect(sig.is_vpn).toBe(inside(V, x) && !inside(R, x) && !inside(D, x));
+          }
+        }
+      }),
+    );
+  });
+
+  it('is deterministic', () => {
+    const a = encodeSnapshot(combine(input({ tor: [p4(8, 8, 8, 9, 32, {})] })).model);
+    const b = encodeSnapshot(combine(input({ tor: [p4(8, 8, 8, 9, 32, {})] })).model);
+    expect(Buffer.from(a).equals(Buffer.from(b))).toBe(true);
+  });
+});
