@@ -3,8 +3,10 @@
  * precedence rules of PRODUCT.md section 2, in one place. docs/data.md states
  * the same rules in prose.
  *
- * - Bogon (IANA special-purpose or unallocated) decides everything: no geo,
- *   no network but `is_bogon`, no signals, score 0.
+ * - Bogon decides everything: no geo, no network but `is_bogon`, no signals,
+ *   score 0. IANA special-purpose space is always a bogon; space a full-bogon
+ *   list calls unallocated is one only while nothing shows it in use (no
+ *   route, no ASN mapping, no RIR delegation), because those lists age.
  * - A relay range is not a VPN: relay (and a verified crawler) override VPN
  *   hits. Broad VPN lists (ASN-wide, aggregates) also yield to DROP.
  * - Verified crawlers are never reported as VPN, proxy or recent abuse (their
@@ -28,6 +30,7 @@ export interface AddressFacts {
   readonly route: { readonly origins: readonly number[]; readonly rpki: RpkiStatus } | null;
   readonly rir: { readonly date: string | null; readonly country: string | null } | null;
   readonly bogon: boolean;
+  readonly unallocated: boolean;
   readonly datacenterPublished: string | null;
   /** Present = listed as hosting; the string may be empty when the list names no provider. */
   readonly datacenterInferred: string | null;
@@ -94,7 +97,8 @@ function rpkiOf(f: AddressFacts, hasRoas: boolean): RpkiStatus {
 }
 
 export function classify(f: AddressFacts, sets: Sets, hasRoas: boolean): Classified {
-  if (f.bogon) return { geo: NULL_GEO, network: BOGON_NETWORK, signals: BOGON_SIGNALS };
+  const inUse = f.route !== null || f.asn !== null || f.rir !== null;
+  if (f.bogon || (f.unallocated && !inUse)) return { geo: NULL_GEO, network: BOGON_NETWORK, signals: BOGON_SIGNALS };
   const asn = f.asn?.asn ?? 0;
   const network: NetworkRow = {
     asn,

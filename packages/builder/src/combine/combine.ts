@@ -71,6 +71,7 @@ function combineFamily(version: 4 | 6, input: CombineInput, t: Tables): { ranges
     ),
     rir: prefixLayer(version, input.rir, (r) => `${str(r.date)}|${str(r.country)}`),
     bogon: presenceLayer(version, input.bogons),
+    unallocated: presenceLayer(version, input.unallocated),
     dcPublished: prefixLayer(version, input.datacenterPublished, (d) => d.provider),
     dcInferred: prefixLayer(version, input.datacenterInferred, (d) => str(d.provider)),
     tor: presenceLayer(version, input.tor),
@@ -86,6 +87,8 @@ function combineFamily(version: 4 | 6, input: CombineInput, t: Tables): { ranges
   };
   const names = Object.keys(layers) as (keyof typeof layers)[];
   const list: Layer<unknown>[] = names.map((n) => layers[n] as Layer<unknown>);
+  // Position of each layer in the sweep's value vector.
+  const I = Object.fromEntries(names.map((n, i) => [n, i])) as Record<keyof typeof layers, number>;
   const at = <V>(layer: Layer<V>, v: number): V | null => (v === 0 ? null : layer.table[v - 1]!);
   const hasRoas = input.validate !== null;
 
@@ -102,23 +105,24 @@ function combineFamily(version: 4 | 6, input: CombineInput, t: Tables): { ranges
       let leaf = leafOfCombo.get(key);
       if (leaf === undefined) {
         const facts: AddressFacts = {
-          geo: at(layers.geo, v[0]!),
-          asn: at(layers.asn, v[1]!),
-          route: at(layers.route, v[2]!),
-          rir: at(layers.rir, v[3]!),
-          bogon: v[4] !== 0,
-          datacenterPublished: at(layers.dcPublished, v[5]!)?.provider ?? null,
-          datacenterInferred: v[6] === 0 ? null : str(at(layers.dcInferred, v[6]!)!.provider),
-          tor: v[7] !== 0,
-          vpn: v[8] !== 0,
-          vpnBroad: v[9] !== 0,
-          proxy: v[10] !== 0,
-          relay: at(layers.relay, v[11]!)?.provider ?? null,
-          crawler: at(layers.crawler, v[12]!)?.name ?? null,
-          resolver: v[13] !== 0,
-          drop: v[14] !== 0,
-          abuse: v[15] !== 0,
-          abuseBroad: v[16] !== 0,
+          geo: at(layers.geo, v[I.geo]!),
+          asn: at(layers.asn, v[I.asn]!),
+          route: at(layers.route, v[I.route]!),
+          rir: at(layers.rir, v[I.rir]!),
+          bogon: v[I.bogon] !== 0,
+          unallocated: v[I.unallocated] !== 0,
+          datacenterPublished: at(layers.dcPublished, v[I.dcPublished]!)?.provider ?? null,
+          datacenterInferred: v[I.dcInferred] === 0 ? null : str(at(layers.dcInferred, v[I.dcInferred]!)!.provider),
+          tor: v[I.tor] !== 0,
+          vpn: v[I.vpn] !== 0,
+          vpnBroad: v[I.vpnBroad] !== 0,
+          proxy: v[I.proxy] !== 0,
+          relay: at(layers.relay, v[I.relay]!)?.provider ?? null,
+          crawler: at(layers.crawler, v[I.crawler]!)?.name ?? null,
+          resolver: v[I.resolver] !== 0,
+          drop: v[I.drop] !== 0,
+          abuse: v[I.abuse] !== 0,
+          abuseBroad: v[I.abuseBroad] !== 0,
         };
         const c = classify(facts, input, hasRoas);
         let geoId = t.geoIds.get(c.geo);

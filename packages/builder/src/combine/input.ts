@@ -39,8 +39,10 @@ export interface CombineInput {
   readonly validate: RouteValidator | null;
   /** RIR delegations: allocation date (YYYY-MM-DD) and registration country. */
   readonly rir: Prefix<{ readonly date: string | null; readonly country: string | null }>[];
-  /** Not globally reachable or unallocated space. */
+  /** Special-purpose space (IANA registries): always a bogon. */
   readonly bogons: Prefix<unknown>[];
+  /** Unallocated space (full-bogon lists): a bogon unless routed, ASN-mapped or RIR-delegated (the lists age). */
+  readonly unallocated: Prefix<unknown>[];
   /** Provider-published datacenter ranges (authoritative). */
   readonly datacenterPublished: Prefix<{ readonly provider: string }>[];
   /** ASN-derived hosting ranges (inferred); provider may be unknown. */

@@ -29,6 +29,7 @@ function input(over: Partial<CombineInput> = {}): CombineInput {
     validate: (_v, _s, _l, origin) => (origin === 15169 ? 'valid' : 'invalid'),
     rir: [],
     bogons: [p4(10, 0, 0, 0, 8, {})],
+    unallocated: [p4(8, 9, 0, 0, 16, {})],
     datacenterPublished: [],
     datacenterInferred: [],
     hostingAsns: new Map(),
@@ -63,9 +64,16 @@ describe('combine', () => {
     expect(r.network).toMatchObject({ asn: 15169, as_org: 'Google LLC', is_announced: true, is_bogon: false, rpki: 'valid' });
     expect(r.geo.city).toBe('Mountain View');
     expect(r.signals.connection_type).toBe('isp');
-    const unrouted = build().check('8.9.0.1');
-    expect(unrouted.network).toMatchObject({ asn: 0, is_announced: false, rpki: 'unknown' });
+    const unrouted = build().check('8.10.0.1');
+    expect(unrouted.network).toMatchObject({ asn: 0, is_announced: false, is_bogon: false, rpki: 'unknown' });
     expect(unrouted.signals.connection_type).toBe('unknown');
+  });
+
+  it('unallocated space is a bogon only while nothing shows it in use', () => {
+    expect(build().check('8.9.0.1').network.is_bogon).toBe(true);
+    const used = build({ routes: [p4(8, 8, 8, 0, 24, { origins: [15169] }), p4(8, 9, 1, 0, 24, { origins: [64500] })] });
+    expect(used.check('8.9.0.1').network.is_bogon).toBe(true);
+    expect(used.check('8.9.1.1').network).toMatchObject({ is_bogon: false, is_announced: true });
   });
 
   it('a bogon has no geo, no signals and score 0 whatever other lists say', () => {
