@@ -1,0 +1,141 @@
+/**
+ * Open / anonymising proxies: monosans/proxy-list (checked by
+ * monosans/proxy-scraper-checker), two views of the same proxies.
+ *
+ * Publisher formats:
+ * - `proxies.json`: a JSON array of
+ *   `{protocol, username, password, host, port, timeout, exit_ip, asn, geolocation}`.
+ *   `host` is the address a client connects to, `exit_ip` the address a
+ *   website sees through the proxy (often different: a gateway, a CDN). BOTH
+ *   are proxy addresses; each record yields its host and its exit_ip, and
+ *   repeated addresses are kept once (so `entries` = distinct addresses, not
+ *   records). A record whose host or exit_ip is not an IP address gives a
+ *   Diagnostic numbered by record (1-based) for that field; the other field
+ *   is still read.
+ * - `proxies/all.txt`: `protocol://host:port` per line (`[v6]:port` for IPv6,
+ *   optional `user:pass@`). Hosts repeat across protocols/ports; kept once.
+ *
+ * Precedence: a proxy list is `beta` evidence and never overrides a
+ * specific authoritative class; the combiner only sets `is_proxy`. An exit_ip
+ * inside the iCloud relay ranges or a crawler range is still a proxy exit,
+ * but the relay/crawler class decides the address's provider.
+ *
+ * @module
+ */
+import { feedText, parseAddressValue, splitLines } from './cidr.js';
+import { isObject, jsonType, parseJson } from './json.js';
+import { uniquePrefixes } from './lines.js';
+import type { FeedSpec } from './spec.js';
+import { FeedError } from './types.js';
+import type { Diagnostic, Prefix, PrefixFeed, SourceMeta } from './types.js';
+
+const MONOSANS_COMMON = {
+  publisher: 'monosans (proxy-list / proxy-scraper-checker)',
+  licence: 'MIT',
+  attribution_required: false,
+  data_date: null,
+  evidence: 'beta',
+} as const;
+
+export const MONOSANS_PROXIES_META: SourceMeta = {
+  ...MONOSANS_COMMON,
+  id: 'monosans-proxies',
+  url: 'https://raw.githubusercontent.com/monosans/proxy-list/main/proxies.json',
+};
+
+export const MONOSANS_ALL_META: SourceMeta = {
+  ...MONOSANS_COMMON,
+  id: 'monosans-all',
+  url: 'https://raw.githubusercontent.com/monosans/proxy-list/main/proxies/all.txt',
+};
+
+function hostPrefix(text: string): Prefix<true> | null {
+  const a = parseAddressValue(text);
+  return a === null ? null : { version: a.version, start: a.value, length: a.version === 4 ? 32 : 128, value: true };
+}
+
+/**
+ * Parses `proxies.json`: every record's `host` and `exit_ip`, deduplicated.
+ *
+ * @throws FeedError when the file is not a JSON array, or has no record with an address.
+ * @example
+ * parseMonosansProxies('[{"host":"103.152.112.157","port":80,"exit_ip":"45.61.160.11"}]').prefixes.length // => 2
+ */
+export function parseMonosansProxies(data: Uint8Array | string): PrefixFeed<true> {
+  const feed = MONOSANS_PROXIES_META.id;
+  const doc = parseJson(feed, data);
+  if (!Array.isArray(doc)) throw new FeedError(feed, `expected a JSON array of proxies, got ${jsonType(doc)}`);
+  if (doc.length === 0) throw new FeedError(feed, 'empty proxy array');
+  const found: Prefix<true>[] = [];
+  const rejected: Diagnostic[] = [];
+  doc.forEach((rec: unknown, i) => {
+    const line = i + 1;
+    if (!isObject(rec)) {
+      rejected.push({ feed, line, message: `record is ${jsonType(rec)}, not an object` });
+      return;
+    }
+    for (const field of ['host', 'exit_ip'] as const) {
+      const v = rec[field];
+      if (field === 'exit_ip' && (v === null || v === undefined)) continue; // not measured: nothing to add
+      if (typeof v !== 'string') {
+        rejected.push({ feed, line, message: `${field} is ${jsonType(v)}, not a string` });
+        continue;
+      }
+      const p = hostPrefix(v);
+      if (p === null) rejected.push({ feed, line, message: `${field} is not an IP address: ${JSON.stringify(v.slice(0, 60))}` });
+      else found.push(p);
+    }
+  });
+  if (found.length === 0) throw new FeedError(feed, 'no record has an IP address');
+  const prefixes = uniquePrefixes(found);
+  return { source: { ...MONOSANS_PROXIES_META, entries: prefixes.length }, prefixes, rejected };
+}
+
+/** `protocol://[user:pass@]host:port`, host an IPv4 or `[IPv6]`. */
+const PROXY_URL = /^([a-z][a-z0-9+.-]*):\/\/(?:[^@/\s]*@)?(\[[^\]]+\]|[^:/\s]+):(\d{1,5})\/?$/i;
+
+/**
+ * Parses `proxies/all.txt`: the host of every `protocol://host:port` line,
+ * deduplicated. Lines that are not that form, or whose host is not an IP
+ * address (a hostname), are Diagnostics.
+ *
+ * @throws FeedError when no line is a proxy URL with an IP host.
+ * @example
+ * parseMonosansAll('socks5://103.152.112.157:1080\nhttp://103.152.112.157:80\n').source.entries // => 1
+ */
+export function parseMonosansAll(data: Uint8Array | string): PrefixFeed<true> {
+  const feed = MONOSANS_ALL_META.id;
+  const found: Prefix<true>[] = [];
+  const rejected: Diagnostic[] = [];
+  let dataLines = 0;
+  splitLines(feedText(data)).forEach((raw, i) => {
+    const t = raw.trim();
+    if (t === '' || t.startsWith('#')) return;
+    dataLines++;
+    const line = i + 1;
+    const m = PROXY_URL.exec(t);
+    if (!m) {
+      rejected.push({ feed, line, message: `not protocol://host:port: ${JSON.stringify(t.slice(0, 60))}` });
+      return;
+    }
+    const port = Number(m[3]);
+    if (port < 1 || port > 65535) {
+      rejected.push({ feed, line, message: `port ${m[3]} outside 1..65535` });
+      return;
+    }
+    const host = m[2]!.startsWith('[') ? m[2]!.slice(1, -1) : m[2]!;
+    const p = hostPrefix(host);
+    if (p === null) rejected.push({ feed, line, message: `host is not an IP address: ${JSON.stringify(host.slice(0, 60))}` });
+    else found.push(p);
+  });
+  if (dataLines === 0) throw new FeedError(feed, 'no data line (empty list)');
+  if (found.length === 0) throw new FeedError(feed, `no line is a proxy URL with an IP host (line ${rejected[0]!.line}: ${rejected[0]!.message})`);
+  const prefixes = uniquePrefixes(found);
+  return { source: { ...MONOSANS_ALL_META, entries: prefixes.length }, prefixes, rejected };
+}
+
+/** Proxy feeds, in a feeds folder laid out like `/work/shared/feeds`. */
+export const PROXY_FEEDS: readonly FeedSpec[] = [
+  { id: 'monosans-proxies', path: 'proxy/monosans-proxies.json', url: MONOSANS_PROXIES_META.url, kind: 'prefix', parse: parseMonosansProxies },
+  { id: 'monosans-all', path: 'proxy/monosans-all.txt', url: MONOSANS_ALL_META.url, kind: 'prefix', parse: parseMonosansAll },
+];

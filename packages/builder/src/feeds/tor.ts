@@ -1,0 +1,63 @@
+/**
+ * Tor exit relays: The Tor Project's bulk exit list.
+ *
+ * Publisher format (https://check.torproject.org/torbulkexitlist): one IPv4
+ * address per line, no header, the publisher's order. The mirror copy in
+ * `feeds/tor/` adds ONE first line `# Last updated: <ISO time>` (the mirror's
+ * fetch time); it is read as the data date and the source note says so. Any
+ * other line that is not a single address (a prefix, junk) is a Diagnostic.
+ *
+ * Precedence: Tor is authoritative and specific: an exit address is Tor even
+ * where broad lists (x4bnet VPN/datacenter ranges, blocklists) also match it.
+ * bgp.tools `tags-tor.csv` (ASNs hosting relays) is context only and never
+ * sets `is_tor`.
+ *
+ * @module
+ */
+import { lastUpdatedComment } from './dates.js';
+import { parseCidrList } from './lines.js';
+import type { FeedSpec } from './spec.js';
+import type { PrefixFeed, SourceMeta } from './types.js';
+
+export const TOR_EXITS_META: SourceMeta = {
+  id: 'tor-exits',
+  publisher: 'The Tor Project',
+  url: 'https://check.torproject.org/torbulkexitlist',
+  licence: 'not stated (Tor Project public data)',
+  attribution_required: false,
+  data_date: null,
+  evidence: 'authoritative',
+};
+
+/**
+ * Parses the bulk exit list. Value `true` per exit address (/32, or /128 if
+ * the list ever carries IPv6).
+ *
+ * @throws FeedError when the file has no address line.
+ * @example
+ * parseTorExits('# Last updated: 2026-08-22T16:18:35.025Z\n185.220.101.1\n').source.data_date
+ * // => '2026-08-22T16:18:35.025Z'
+ */
+export function parseTorExits(data: Uint8Array | string): PrefixFeed<true> {
+  const { prefixes, rejected, comments } = parseCidrList(TOR_EXITS_META.id, data, () => true as const, {
+    addressesOnly: true,
+  });
+  const date = lastUpdatedComment(comments);
+  return {
+    source: {
+      ...TOR_EXITS_META,
+      data_date: date,
+      entries: prefixes.length,
+      ...(date !== null
+        ? { note: "Mirror copy (idleadmin/ThreatFeed): the publisher's list plus one added '# Last updated' line; data_date is the mirror's fetch time" }
+        : {}),
+    },
+    prefixes,
+    rejected,
+  };
+}
+
+/** Tor feeds, in a feeds folder laid out like `/work/shared/feeds`. */
+export const TOR_FEEDS: readonly FeedSpec[] = [
+  { id: 'tor-exits', path: 'tor/torbulkexitlist.txt', url: TOR_EXITS_META.url, kind: 'prefix', parse: parseTorExits },
+];

@@ -1,0 +1,240 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bigIntToText } from '@ipintel/core/writer';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { BOGON_FEEDS, IANA_SPECIAL_PURPOSE_FEED, kindFromDescription, parseFullbogonsV4, parseFullbogonsV6, parseIpinfoBogons } from '../../src/feeds/bogons.js';
+import { parseCidr } from '../../src/feeds/cidr.js';
+import { IANA_GLOBALLY_REACHABLE, IANA_SPECIAL_PURPOSE, buildSpecialPurposeFeed, rowBlock } from '../../src/feeds/iana-special.js';
+import type { IanaSpecialRow } from '../../src/feeds/iana-special.js';
+import { FeedError } from '../../src/feeds/types.js';
+import type { Prefix } from '../../src/feeds/types.js';
+
+const FIXTURES = fileURLToPath(new URL('../../../../fixtures/feeds', import.meta.url));
+const FEEDS = process.env.IPINTEL_FEEDS ?? fileURLToPath(new URL('../../../../../shared/feeds', import.meta.url));
+const HAVE_FEEDS = existsSync(FEEDS);
+if (!HAVE_FEEDS) console.log(`bogons: full-size tests skipped: no feeds folder at ${FEEDS} (set IPINTEL_FEEDS)`);
+
+const fixture = (p: string): Uint8Array => readFileSync(join(FIXTURES, p));
+const real = (p: string): Uint8Array => readFileSync(join(FEEDS, p));
+const cidr = (p: Prefix<unknown>): string => `${bigIntToText(p.version, p.start)}/${p.length}`;
+
+describe('bogon adapters on fixtures', () => {
+  it('fullbogons v4: unallocated kind, epoch header date, bad line rejected', () => {
+    const f = parseFullbogonsV4(fixture('bogons/fullbogons-ipv4.txt'));
+    expect(f.prefixes.map(cidr)).toEqual([
+      '0.0.0.0/8',
+      '10.0.0.0/8',
+      '23.135.225.0/24',
+      '100.64.0.0/10',
+      '127.0.0.0/8',
+      '224.0.0.0/4',
+      '240.0.0.0/4',
+    ]);
+    expect(f.prefixes.every((p) => p.value.kind === 'unallocated')).toBe(true);
+    expect(f.rejected).toEqual([{ feed: 'bogons-cymru-v4', line: 8, message: 'host bits set: "23.151.160.1/24"' }]);
+    expect(f.source).toMatchObject({
+      id: 'bogons-cymru-v4',
+      url: 'https://www.team-cymru.org/Services/Bogons/fullbogons-ipv4.txt',
+      data_date: '2024-03-10T16:55:01Z',
+      entries: 7,
+    });
+  });
+
+  it('fullbogons v6', () => {
+    const f = parseFullbogonsV6(fixture('bogons/fullbogons-ipv6.txt'));
+    expect(f.prefixes.map(cidr)).toEqual(['::/10', '1000::/4', '2001:db8::/32', '3ffe::/16', 'fc00::/7']);
+    expect(f.rejected).toEqual([{ feed: 'bogons-cymru-v6', line: 7, message: 'prefix length 129 exceeds 128' }]);
+    expect(f.source.data_date).toBe('2024-03-10T16:55:01Z');
+  });
+
+  it('ipinfo: kind from the description', () => {
+    const f = parseIpinfoBogons(fixture('bogons/ipinfo-bogons.txt'));
+    expect(f.prefixes.map((p) => `${cidr(p)} ${p.value.kind}`)).toEqual([
+      '0.0.0.0/8 this-network',
+      '10.0.0.0/8 private-use-networks',
+      '100.64.0.0/10 carrier-grade-nat',
+      '127.0.0.0/8 loopback',
+      '127.0.53.53/32 name-collision-occurrence',
+      '169.254.0.0/16 link-local',
+      '240.0.0.0/4 reserved-for-future-use',
+      '255.255.255.255/32 limited-broadcast',
+    ]);
+    expect(f.rejected).toEqual([{ feed: 'bogons-ipinfo', line: 6, message: 'not an address: "300.0.0.0"' }]);
+    expect(f.source.data_date).toBeNull();
+    expect(f.source.note).toContain('RE-PROCESSED');
+    expect(kindFromDescription(null)).toBeNull();
+  });
+
+  it('registry parses its fixtures; empty files throw', () => {
+    for (const s of BOGON_FEEDS) expect(s.parse(fixture(s.path)).source.id).toBe(s.id);
+    expect(() => parseFullbogonsV4('# last updated 1710089701\n')).toThrow(FeedError);
+    expect(() => parseIpinfoBogons('')).toThrow(FeedError);
+  });
+});
+
+// ------------------------------------------------------------------ IANA
+
+const blocks = IANA_SPECIAL_PURPOSE.map(rowBlock);
+const holes = IANA_GLOBALLY_REACHABLE.map(rowBlock);
+/** Pairs of table rows that overlap on purpose: a more specific registry row inside a broader one. */
+const NESTED_ON_PURPOSE = new Set([
+  '0.0.0.0/8 > 0.0.0.0/32',
+  '192.0.0.0/24 > 192.0.0.0/29',
+  '192.0.0.0/24 > 192.0.0.8/32',
+  '192.0.0.0/24 > 192.0.0.170/32',
+  '192.0.0.0/24 > 192.0.0.171/32',
+  '192.88.99.0/24 > 192.88.99.2/32',
+  '240.0.0.0/4 > 255.255.255.255/32',
+  '2001::/23 > 2001:2::/48',
+  '2001::/23 > 2001:10::/28',
+]);
+
+type Block = ReturnType<typeof rowBlock>;
+const overlaps = (a: Block, b: Block): boolean => a.version === b.version && a.first <= b.last && b.first <= a.last;
+const contains = (a: Block, x: { version: 4 | 6; value: bigint }): boolean => a.version === x.version && a.first <= x.value && x.value <= a.last;
+
+/** The oracle: carved out -> null; else the kind of the most specific row holding the address. */
+function oracle(x: { version: 4 | 6; value: bigint }): string | null {
+  if (holes.some((h) => contains(h, x))) return null;
+  const hits = blocks.filter((b) => contains(b, x)).sort((a, b) => b.length - a.length);
+  return hits[0]?.row.kind ?? null;
+}
+
+function lookup(x: { version: 4 | 6; value: bigint }): string | null {
+  const bits = x.version === 4 ? 32 : 128;
+  const hits = IANA_SPECIAL_PURPOSE_FEED.prefixes.filter(
+    (p) => p.version === x.version && x.value >= p.start && x.value < p.start + (1n << BigInt(bits - p.length)),
+  );
+  expect(hits.length).toBeLessThanOrEqual(1);
+  return hits[0]?.value.kind ?? null;
+}
+
+const addr = (text: string): { version: 4 | 6; value: bigint } => {
+  const c = parseCidr(text);
+  if (!c.ok) throw new Error(text);
+  return { version: c.version, value: c.start };
+};
+
+describe('IANA special-purpose table', () => {
+  const rows = fc.constantFrom<IanaSpecialRow>(...IANA_SPECIAL_PURPOSE, ...IANA_GLOBALLY_REACHABLE);
+
+  it('property: every listed prefix parses with host bits zero', () => {
+    fc.assert(
+      fc.property(rows, (r) => {
+        const c = parseCidr(r.cidr);
+        return c.ok && !c.hostBitsSet && r.cidr.includes('/') && r.cidr.includes(':') === (c.version === 6);
+      }),
+      { numRuns: 500, seed: 42 },
+    );
+  });
+
+  it('property: no two rows overlap unless nested on purpose', () => {
+    const n = IANA_SPECIAL_PURPOSE.length;
+    fc.assert(
+      fc.property(fc.nat(n - 1), fc.nat(n - 1), (i, j) => {
+        if (i === j) return true;
+        const [a, b] = [blocks[i]!, blocks[j]!].sort((x, y) => x.length - y.length) as [Block, Block];
+        if (!overlaps(a, b)) return true;
+        return a.length < b.length && NESTED_ON_PURPOSE.has(`${a.row.cidr} > ${b.row.cidr}`);
+      }),
+      { numRuns: 5000, seed: 42 },
+    );
+    // and exhaustively, so the declared nesting list is exact
+    const found: string[] = [];
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < n; j++) if (i !== j && blocks[i]!.length < blocks[j]!.length && overlaps(blocks[i]!, blocks[j]!)) found.push(`${blocks[i]!.row.cidr} > ${blocks[j]!.row.cidr}`);
+    expect(new Set(found)).toEqual(NESTED_ON_PURPOSE);
+  });
+
+  it('the feed: host bits zero, sorted, no overlaps, authoritative IANA source', () => {
+    const ps = IANA_SPECIAL_PURPOSE_FEED.prefixes;
+    for (let i = 0; i < ps.length; i++) {
+      const p = ps[i]!;
+      expect(parseCidr(cidr(p))).toMatchObject({ ok: true, hostBitsSet: false });
+      const next = ps[i + 1];
+      if (next && next.version === p.version) {
+        const bits = p.version === 4 ? 32 : 128;
+        expect(p.start + (1n << BigInt(bits - p.length))).toBeLessThanOrEqual(next.start);
+      }
+    }
+    expect(IANA_SPECIAL_PURPOSE_FEED.source).toMatchObject({
+      id: 'iana-special-purpose',
+      publisher: 'IANA',
+      url: 'https://www.iana.org/assignments/iana-ipv4-special-registry/',
+      licence: 'public registry',
+      entries: ps.length,
+    });
+    expect(IANA_SPECIAL_PURPOSE_FEED.source.note).toContain('https://www.iana.org/assignments/iana-ipv6-special-registry/');
+  });
+
+  it('property: feed lookup equals the oracle (most specific row, minus carve-outs)', () => {
+    const inRow = fc
+      .tuple(fc.constantFrom(...blocks, ...holes), fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }))
+      .map(([b, r]) => ({ version: b.version, value: b.first + (r % (b.last - b.first + 1n)) }));
+    const anyV4 = fc.bigInt({ min: 0n, max: (1n << 32n) - 1n }).map((value) => ({ version: 4 as const, value }));
+    const anyV6 = fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }).map((value) => ({ version: 6 as const, value }));
+    fc.assert(
+      fc.property(fc.oneof(inRow, inRow, anyV4, anyV6), (x) => lookup(x) === oracle(x)),
+      { numRuns: 3000, seed: 42 },
+    );
+  });
+
+  it('decisions: reachable exceptions, 6to4, Teredo, RFC 9637 documentation, limited broadcast', () => {
+    const k = (t: string): string | null => lookup(addr(t));
+    expect(k('10.1.2.3')).toBe('private-use');
+    expect(k('192.0.0.9')).toBeNull(); // PCP anycast, globally reachable
+    expect(k('192.0.0.10')).toBeNull(); // TURN anycast
+    expect(k('192.0.0.8')).toBe('ipv4-dummy-address');
+    expect(k('192.0.0.11')).toBe('ietf-protocol-assignments');
+    expect(k('192.88.99.1')).toBe('deprecated-6to4-relay-anycast');
+    expect(k('255.255.255.255')).toBe('limited-broadcast');
+    expect(k('255.255.255.254')).toBe('reserved');
+    expect(k('224.0.0.1')).toBe('multicast');
+    expect(k('8.8.8.8')).toBeNull();
+    expect(k('::1')).toBe('loopback');
+    expect(k('2001:1::1')).toBeNull();
+    expect(k('2001:1::4')).toBe('ietf-protocol-assignments');
+    expect(k('2001:4:112::1')).toBeNull();
+    expect(k('2001:20::1')).toBeNull();
+    expect(k('2001:0:4136:e378::1')).toBeNull(); // Teredo: not a bogon by decision
+    expect(k('2002:c000:0204::1')).toBeNull(); // 6to4: not a bogon by decision
+    expect(k('2001:db8::1')).toBe('documentation');
+    expect(k('3fff:fff:ffff::1')).toBe('documentation');
+    expect(k('3fff:1000::1')).toBeNull();
+    expect(k('5f00::1')).toBe('srv6-sids');
+    expect(k('fe80::1')).toBe('link-local');
+    expect(k('ff02::1')).toBe('multicast');
+    // IPv4-mapped addresses are decided by the IPv4 rows (core unmaps them)
+    expect(IANA_SPECIAL_PURPOSE_FEED.prefixes.some((p) => p.version === 6 && p.start >> 32n === 0xffffn)).toBe(false);
+    expect(addr('::ffff:10.0.0.1').version).toBe(4);
+  });
+
+  it('buildSpecialPurposeFeed carves holes out of nested rows', () => {
+    const f = buildSpecialPurposeFeed(
+      [{ cidr: '198.51.100.0/24', kind: 'doc', name: 'x', rfc: 'x' }],
+      [{ cidr: '198.51.100.128/25', kind: 'hole', name: 'x', rfc: 'x' }],
+    );
+    expect(f.prefixes.map(cidr)).toEqual(['198.51.100.0/25']);
+  });
+});
+
+describe.skipIf(!HAVE_FEEDS)('bogon adapters on the real feeds (SOURCES.md counts)', () => {
+  it('fullbogons v4: 703 entries, none rejected', () => {
+    const f = parseFullbogonsV4(real('bogons/fullbogons-ipv4.txt'));
+    expect([f.source.entries, f.rejected.length, f.source.data_date]).toEqual([703, 0, '2024-03-10T16:55:01Z']);
+    expect(f.prefixes.map(cidr)).toEqual(expect.arrayContaining(['0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10']));
+  });
+
+  it('fullbogons v6: 143544 entries, none rejected', () => {
+    const f = parseFullbogonsV6(real('bogons/fullbogons-ipv6.txt'));
+    expect([f.source.entries, f.rejected.length]).toEqual([143544, 0]);
+    expect(f.prefixes.every((p) => p.version === 6)).toBe(true);
+  });
+
+  it('ipinfo: 16 entries, none rejected', () => {
+    const f = parseIpinfoBogons(real('bogons/ipinfo-bogons.txt'));
+    expect([f.source.entries, f.rejected.length]).toEqual([16, 0]);
+  });
+});
