@@ -8,7 +8,8 @@
  *   list calls unallocated is one only while nothing shows it in use (no
  *   route, no ASN mapping, no RIR delegation), because those lists age.
  * - A relay range is not a VPN: relay (and a verified crawler) override VPN
- *   hits. Broad VPN lists (ASN-wide, aggregates) also yield to DROP.
+ *   hits. Broad VPN lists (ASN-wide, aggregates) also yield to DROP and to
+ *   the Tor exit list (a Tor exit in a "VPN" ASN is Tor).
  * - Verified crawlers are never reported as VPN, proxy or recent abuse (their
  *   ranges are operator-published; reports against them are misattributed).
  * - Broad abuse aggregates that embed bogons and DROP (FireHOL level 1) yield
@@ -113,7 +114,7 @@ export function classify(f: AddressFacts, sets: Sets, hasRoas: boolean): Classif
   const relay = f.relay;
   const drop = f.drop || (asn !== 0 && sets.dropAsns.has(asn));
   const broadVpn = f.vpnBroad || (asn !== 0 && sets.vpnAsns.has(asn));
-  const vpn = crawler === null && relay === null && (f.vpn || (broadVpn && !drop));
+  const vpn = crawler === null && relay === null && (f.vpn || (broadVpn && !drop && !f.tor));
   const abuse = crawler === null && (f.abuse || (f.abuseBroad && !drop));
   const proxy = crawler === null && f.proxy;
 

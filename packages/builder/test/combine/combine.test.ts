@@ -98,6 +98,13 @@ describe('combine', () => {
     expect(s.check('8.8.8.100').signals).toMatchObject({ is_relay: false, is_vpn: true });
   });
 
+  it('a Tor exit is not a VPN because an ASN-wide VPN list holds it', () => {
+    const s = build({ tor: [p4(8, 8, 8, 9, 32, {})], vpnAsns: new Set([15169]) });
+    expect(s.check('8.8.8.9').signals).toMatchObject({ is_tor: true, is_vpn: false });
+    expect(s.check('8.8.8.10').signals).toMatchObject({ is_tor: false, is_vpn: true });
+    expect(build({ tor: [p4(8, 8, 8, 9, 32, {})], vpn: [p4(8, 8, 8, 9, 32, { brand: 'x' })] }).check('8.8.8.9').signals.is_vpn).toBe(true);
+  });
+
   it('DROP decides over broad lists; crawlers are never VPN, proxy or abuse', () => {
     const s = build({
       drop: [p4(8, 8, 8, 0, 28, {})],
@@ -146,7 +153,7 @@ describe('combine', () => {
             expect(sig.is_tor).toBe(inside(T, x));
             expect(sig.is_relay).toBe(inside(R, x));
             expect(sig.is_drop_listed).toBe(inside(D, x));
-            expect(sig.is_vpn).toBe(inside(V, x) && !inside(R, x) && !inside(D, x));
+            expect(sig.is_vpn).toBe(inside(V, x) && !inside(R, x) && !inside(D, x) && !inside(T, x));
           }
         }
       }),

@@ -1,0 +1,131 @@
+/**
+ * One build: read every source, combine, encode, and replace the output file
+ * atomically — only when everything succeeded. A source that shrank by more
+ * than half since the last build fails the build (a truncated or broken
+ * download must not silently empty a signal); the last good snapshot stays.
+ *
+ * @module
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { loadSnapshot, nodeInflate, type SourceInfo } from '@ipintel/core';
+import { encodeSnapshot } from '@ipintel/core/writer';
+import { fromFolder, fromNetwork, type Acquire, type FetchOptions } from '../acquire.js';
+import { combine, type CombineStats } from '../combine/combine.js';
+import { loadInputs, type SourceReport } from './load.js';
+
+export class BuildError extends Error {
+  override readonly name = 'BuildError';
+}
+
+export interface BuildOptions {
+  /** Output path of the snapshot. */
+  readonly out: string;
+  /** Build offline from a folder laid out like `shared/feeds`. */
+  readonly feeds?: string;
+  /** Download every feed from its official URL (or a mirror). */
+  readonly fetch?: FetchOptions;
+  /** ISO build date; default SOURCE_DATE_EPOCH, else the newest source date. */
+  readonly buildDate?: string;
+  readonly attributionUrl?: string;
+  /** Fail when a source has fewer than this share of its last build's entries (default 0.5). */
+  readonly minShare?: number;
+  readonly progress?: (message: string) => void;
+}
+
+export interface BuildReport {
+  readonly out: string;
+  readonly bytes: number;
+  readonly ms: number;
+  readonly reports: SourceReport[];
+  readonly stats: CombineStats;
+  readonly ranges: { readonly v4: number; readonly v6: number };
+  readonly sources: readonly SourceInfo[];
+}
+
+export const DEFAULT_ATTRIBUTION_URL = 'https://github.com/ipintel/ipintel/blob/main/docs/attribution.md';
+
+function buildDateFromEnv(): string | null {
+  const epoch = process.env['SOURCE_DATE_EPOCH'];
+  if (epoch === undefined || epoch === '') return null;
+  if (!/^\d+$/.test(epoch)) throw new BuildError(`SOURCE_DATE_EPOCH must be whole seconds, got ${JSON.stringify(epoch)}`);
+  return new Date(Number(epoch) * 1000).toISOString();
+}
+
+/** Entry counts of the snapshot at `path`, if one is there and loads. */
+async function previousCounts(path: string): Promise<Map<string, number> | null> {
+  if (!existsSync(path)) return null;
+  try {
+    const intel = loadSnapshot(new Uint8Array(await readFile(path)), { inflate: nodeInflate });
+    return new Map(intel.info.sources.map((s) => [s.id, s.entries]));
+  } catch {
+    return null; // a broken previous file is no baseline
+  }
+}
+
+export async function buildSnapshot(options: BuildOptions): Promise<BuildReport> {
+  const t0 = performance.now();
+  const say = options.progress ?? (() => {});
+  if ((options.feeds === undefined) === (options.fetch === undefined) && options.feeds !== undefined) {
+    throw new BuildError('choose one of --feeds DIR and --fetch');
+  }
+  let acquire: Acquire;
+  let tablesFromFolder = false;
+  if (options.feeds !== undefined) {
+    if (!existsSync(options.feeds)) throw new BuildError(`feeds folder not found: ${options.feeds}`);
+    acquire = fromFolder(options.feeds);
+    tablesFromFolder = existsSync(join(options.feeds, 'geo', 'dbip-city-ipv4.csv'));
+  } else if (options.fetch !== undefined) {
+    acquire = fromNetwork(options.fetch);
+  } else {
+    acquire = async () => null; // npm data packages and built-in tables only
+  }
+  const { input, reports } = await loadInputs({
+    acquire,
+    tablesFromFolder,
+    buildDate: options.buildDate ?? buildDateFromEnv(),
+    attributionUrl: options.attributionUrl ?? DEFAULT_ATTRIBUTION_URL,
+    progress: say,
+  });
+
+  // 1. A source that shrank by more than half fails the build before anything is written.
+  const before = await previousCounts(options.out);
+  const minShare = options.minShare ?? 0.5;
+  if (before !== null) {
+    const shrunk = input.sources.filter((s) => {
+      const old = before.get(s.id);
+      return old !== undefined && old > 0 && s.entries < old * minShare;
+    });
+    if (shrunk.length > 0) {
+      const list = shrunk.map((s) => `${s.id} (${s.entries} entries, was ${before.get(s.id)})`).join(', ');
+      throw new BuildError(`sources shrank by more than ${Math.round((1 - minShare) * 100)}% since the last build: ${list}; kept the last good snapshot at ${options.out}`);
+    }
+  }
+
+  // 2. Combine and encode.
+  say('combining sources');
+  const { model, stats } = combine(input);
+  say('encoding snapshot');
+  const bytes = encodeSnapshot(model);
+  // 3. Prove the file loads before it replaces the last good one, then rename atomically.
+  loadSnapshot(bytes, { inflate: nodeInflate });
+  await mkdir(dirname(options.out), { recursive: true });
+  const tmp = `${options.out}.tmp-${process.pid}`;
+  try {
+    await writeFile(tmp, bytes);
+    await rename(tmp, options.out);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+  return {
+    out: options.out,
+    bytes: bytes.length,
+    ms: performance.now() - t0,
+    reports,
+    stats,
+    ranges: { v4: model.v4.starts.length, v6: model.v6.starts.length },
+    sources: model.sources,
+  };
+}
