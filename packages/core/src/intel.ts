@@ -10,7 +10,7 @@ import { bigIntToText } from './ip/address.js';
 import { formatIPv4, formatIPv6 } from './ip/format.js';
 import { isV4Mapped, parseIPv4, parseIPv6 } from './ip/parse.js';
 import { toThirdParty } from './result/thirdparty.js';
-import { decodeSnapshot, type Inflate } from './snapshot/decode.js';
+import { decodeSnapshot, type DecodedSnapshot, type Inflate } from './snapshot/decode.js';
 import { RangeIndex } from './snapshot/lookup.js';
 import { RecordTables, utcDay } from './snapshot/tables.js';
 import type {
@@ -60,8 +60,8 @@ export class IpIntel {
   /** What the snapshot holds: build date, sources, counts. */
   readonly info: SnapshotInfo;
 
-  constructor(bytes: Uint8Array, options: LoadOptions = {}) {
-    const decoded = decodeSnapshot(bytes, options.inflate);
+  /** Use {@link loadSnapshot} or `open()`; this takes an already decoded snapshot. */
+  constructor(decoded: DecodedSnapshot, options: LoadOptions = {}) {
     const c = decoded.columns;
     this.index = new RangeIndex({
       v4Offsets: c['v4.offsets'],
@@ -211,5 +211,5 @@ export class IpIntel {
  */
 export function loadSnapshot(bytes: Uint8Array, options?: LoadOptions): IpIntel {
   if (!(bytes instanceof Uint8Array)) throw new IpIntelError('invalid_input', 'loadSnapshot expects a Uint8Array');
-  return new IpIntel(bytes, options);
+  return new IpIntel(decodeSnapshot(bytes, options?.inflate), options);
 }

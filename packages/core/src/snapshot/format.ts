@@ -8,16 +8,18 @@
  *   offset size  field
  *   0      8     magic "IPINTEL\0"
  *   8      2     format version (u16 LE)
- *   10     2     flags (u16 LE): bit 0 = payload is deflate-raw compressed
+ *   10     2     flags (u16 LE): bit 0 = columns are deflate-raw compressed
  *   12     4     header size (u32 LE) = 32
  *   16     4     stored payload size (u32 LE)
- *   20     4     raw payload size (u32 LE)
+ *   20     4     meta length M (u32 LE), repeated from the payload
  *   24     4     checksum of the stored payload (murmur3_32, seed 0)
  *   28     4     checksum of header bytes 0..27 (murmur3_32, seed 0)
  *
- * Raw payload = u32 meta length M, M bytes of UTF-8 JSON (SnapshotMeta), then
- * columns (typed arrays, little-endian, each 8-byte aligned) at the offsets the
- * meta names.
+ * Stored payload = u32 meta length M, M bytes of UTF-8 JSON (SnapshotMeta),
+ * then one blob per column at the offset (from the end of the meta) the meta
+ * names: a typed array (little-endian), deflate-raw compressed on its own when
+ * the column says so. One stream per column means no intermediate buffer as
+ * large as the whole payload, and Node can inflate columns in parallel.
  *
  * @module
  */
@@ -25,10 +27,10 @@
 export const SNAPSHOT_MAGIC = new Uint8Array([0x49, 0x50, 0x49, 0x4e, 0x54, 0x45, 0x4c, 0x00]); // "IPINTEL\0"
 export const SNAPSHOT_VERSION = 1;
 export const HEADER_SIZE = 32;
+/** Set when the writer deflated columns (each column also says whether it is). */
 export const FLAG_DEFLATE = 1;
 /** Flags this reader understands; any other bit set means a newer writer. */
 export const KNOWN_FLAGS = FLAG_DEFLATE;
-export const COLUMN_ALIGN = 8;
 
 /** Leaf value in the IPv6 main table that points to a sub-table (low 31 bits = its index). */
 export const SUB_TABLE_BIT = 0x80000000;
@@ -41,9 +43,17 @@ export type ColumnType = 'u8' | 'u16' | 'u32' | 'f32';
 
 export interface ColumnRef {
   readonly type: ColumnType;
-  readonly offset: number;
+  /** Element count. */
   readonly count: number;
+  /** Offset of the stored blob from the end of the meta. */
+  readonly offset: number;
+  /** Stored bytes (compressed size when `deflate`). */
+  readonly stored: number;
+  readonly deflate: boolean;
 }
+
+/** Bytes per element of each column type. */
+export const TYPE_SIZE: Readonly<Record<ColumnType, number>> = { u8: 1, u16: 2, u32: 4, f32: 4 };
 
 /** Every column a version-1 snapshot holds, with its element type. */
 export const COLUMNS = {

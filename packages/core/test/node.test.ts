@@ -1,0 +1,46 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { IpIntelError, loadSnapshot, open, openSync } from '../src/index.js';
+import { encodeSnapshot } from '../src/writer.js';
+import { modelFromPrefixes } from './helpers.js';
+
+const bytes = encodeSnapshot(
+  modelFromPrefixes(
+    Array.from({ length: 300 }, (_, i) => ({ start: BigInt(i) << 20n, length: 12, value: (i % 5) + 1 })),
+    [{ start: 0x20014860n << 96n, length: 32, value: 3 }],
+    6,
+  ),
+);
+const dir = mkdtempSync(join(tmpdir(), 'ipintel-core-'));
+const path = join(dir, 'test.ipintel');
+writeFileSync(path, bytes);
+
+describe('Node layer', () => {
+  it('open (parallel inflate), openSync (native zlib) and loadSnapshot (fflate) give the same answers', async () => {
+    const a = await open(path);
+    const b = openSync(path);
+    const c = loadSnapshot(bytes);
+    const d = await open(bytes);
+    for (const ip of ['0.16.0.1', '1.2.3.4', '18.200.0.0', '2001:4860::1', '::1']) {
+      expect(a.check(ip)).toEqual(c.check(ip));
+      expect(b.check(ip)).toEqual(c.check(ip));
+      expect(d.check(ip)).toEqual(c.check(ip));
+    }
+  });
+
+  it('reports a missing file as snapshot_not_found, naming the path', async () => {
+    await expect(open(join(dir, 'nope.ipintel'))).rejects.toMatchObject({ code: 'snapshot_not_found' });
+    expect(() => openSync(join(dir, 'nope.ipintel'))).toThrow(IpIntelError);
+    expect(() => openSync(join(dir, 'nope.ipintel'))).toThrow(/nope\.ipintel/);
+  });
+
+  it('refuses a damaged file on both paths', async () => {
+    const bad = bytes.slice();
+    bad[bad.length - 10]! ^= 0xff;
+    writeFileSync(join(dir, 'bad.ipintel'), bad);
+    await expect(open(join(dir, 'bad.ipintel'))).rejects.toMatchObject({ code: 'snapshot_corrupt' });
+    expect(() => openSync(join(dir, 'bad.ipintel'))).toThrow(/corrupt/);
+  });
+});
