@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { deflateRawSync } from 'node:zlib';
 import { loadSnapshot, nodeInflate, type SourceInfo } from '@ipintel/core';
 import { encodeSnapshot } from '@ipintel/core/writer';
 import { fromFolder, fromNetwork, type Acquire, type FetchOptions } from '../acquire.js';
@@ -107,7 +108,8 @@ export async function buildSnapshot(options: BuildOptions): Promise<BuildReport>
   say('combining sources');
   const { model, stats } = combine(input);
   say('encoding snapshot');
-  const bytes = encodeSnapshot(model);
+  // Native zlib writes the same deflate-raw stream as fflate, several times faster.
+  const bytes = encodeSnapshot(model, { deflate: (raw, level) => deflateRawSync(raw, { level }) });
   // 3. Prove the file loads before it replaces the last good one, then rename atomically.
   loadSnapshot(bytes, { inflate: nodeInflate });
   await mkdir(dirname(options.out), { recursive: true });
