@@ -41,7 +41,11 @@ interface Tables {
   readonly signals: SignalRow[];
   readonly sigIds: Map<string, number>;
   readonly leaves: LeafRow[];
-  readonly leafIds: Map<string, number>;
+  /** geo id * 2^24 + network/signal pair id -> leaf id. */
+  readonly leafIds: Map<number, number>;
+  /** network id * 2^20 + signal id -> pair id (pairs are shared by both families). */
+  readonly pairIds: Map<number, number>;
+  readonly pairs: { readonly net: number; readonly sig: number }[];
 }
 
 function intern<T>(list: T[], ids: Map<string, number>, row: T): number {
@@ -55,25 +59,29 @@ function intern<T>(list: T[], ids: Map<string, number>, row: T): number {
   return id;
 }
 
+/** Interns (a, b) pairs of small non-negative integers into dense ids, with numeric keys. */
+class PairIds {
+  private readonly ids = new Map<number, number>();
+  constructor(private readonly width: number) {}
+  id(a: number, b: number): number {
+    const key = a * this.width + b;
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.ids.size;
+      this.ids.set(key, id);
+    }
+    return id;
+  }
+}
+
 function combineFamily(version: 4 | 6, input: CombineInput, t: Tables): { ranges: Ranges<number>; boundaries: number } {
   const fam = version === 4 ? input.v4 : input.v6;
   const str = (v: string | null): string => v ?? '';
-  // 1. One layer per role.
+  // 1. One layer per role. Order matters for speed only: layers that change
+  //    least come first, geo (which changes at most boundaries) last.
   const layers = {
-    geo: intervalLayer(version, fam.geo, (g) => JSON.stringify(g)),
-    asn: intervalLayer(version, fam.asn, (a) => `${a.asn}|${a.org}`),
-    route: prefixLayer<Route>(
-      version,
-      input.routes
-        .filter((r) => r.version === version)
-        .map((r) => ({ ...r, value: { origins: r.value.origins, rpki: routeStatus(input.validate, version, r.start, r.length, r.value.origins) } })),
-      (r) => `${r.origins.join('_')}|${r.rpki}`,
-    ),
-    rir: prefixLayer(version, input.rir, (r) => `${str(r.date)}|${str(r.country)}`),
     bogon: presenceLayer(version, input.bogons),
     unallocated: presenceLayer(version, input.unallocated),
-    dcPublished: prefixLayer(version, input.datacenterPublished, (d) => d.provider),
-    dcInferred: prefixLayer(version, input.datacenterInferred, (d) => str(d.provider)),
     tor: presenceLayer(version, input.tor),
     vpn: presenceLayer(version, input.vpn),
     vpnBroad: presenceLayer(version, input.vpnBroad),
@@ -84,6 +92,18 @@ function combineFamily(version: 4 | 6, input: CombineInput, t: Tables): { ranges
     drop: presenceLayer(version, input.drop),
     abuse: presenceLayer(version, input.abuse),
     abuseBroad: presenceLayer(version, input.abuseBroad),
+    dcPublished: prefixLayer(version, input.datacenterPublished, (d) => d.provider),
+    dcInferred: prefixLayer(version, input.datacenterInferred, (d) => str(d.provider)),
+    rir: prefixLayer(version, input.rir, (r) => `${str(r.date)}|${str(r.country)}`),
+    route: prefixLayer<Route>(
+      version,
+      input.routes
+        .filter((r) => r.version === version)
+        .map((r) => ({ ...r, value: { origins: r.value.origins, rpki: routeStatus(input.validate, version, r.start, r.length, r.value.origins) } })),
+      (r) => `${r.origins.join('_')}|${r.rpki}`,
+    ),
+    asn: intervalLayer(version, fam.asn, (a) => `${a.asn}|${a.org}`),
+    geo: intervalLayer(version, fam.geo, (g) => JSON.stringify(g)),
   };
   const names = Object.keys(layers) as (keyof typeof layers)[];
   const list: Layer<unknown>[] = names.map((n) => layers[n] as Layer<unknown>);
@@ -91,21 +111,44 @@ function combineFamily(version: 4 | 6, input: CombineInput, t: Tables): { ranges
   const I = Object.fromEntries(names.map((n, i) => [n, i])) as Record<keyof typeof layers, number>;
   const at = <V>(layer: Layer<V>, v: number): V | null => (v === 0 ? null : layer.table[v - 1]!);
   const hasRoas = input.validate !== null;
+  const geoLayer = I.geo;
 
-  // 2. Sweep: each distinct combination of layer values is classified once.
-  const leafOfCombo = new Map<string, number>();
+  // 2. Combination ids, built layer by layer: combo[j] = id of (combo[j-1], value of layer j).
+  //    Each level interns numeric pairs; only levels from the first changed layer are redone.
+  const widths = list.map((l) => l.table.length + 1);
+  const levels = widths.map((w) => new PairIds(w));
+  const combo = new Int32Array(list.length);
+  // Per non-geo combination: its network/signal pair and whether it is a bogon (no geo).
+  const classified: { pair: number; bogon: boolean }[] = [];
+  // Geo layer value -> geo table id.
+  const geoIdOf = new Int32Array(widths[geoLayer]!).fill(-1);
+  const geoId = (v: number): number => {
+    let id = geoIdOf[v]!;
+    if (id < 0) {
+      const row = at(layers.geo, v) ?? NULL_GEO;
+      id = t.geoIds.get(row) ?? -1;
+      if (id < 0) {
+        id = t.geo.length;
+        t.geo.push(row);
+        t.geoIds.set(row, id);
+      }
+      geoIdOf[v] = id;
+    }
+    return id;
+  };
   const out: Ranges<number> = { starts: [], values: [] };
   let boundaries = 0;
   sweep(
     list.map((l) => l.ranges),
-    (start, v) => {
+    (start, v, changed) => {
       boundaries++;
-      let key = '';
-      for (let j = 0; j < v.length; j++) key += `${v[j]},`;
-      let leaf = leafOfCombo.get(key);
-      if (leaf === undefined) {
+      // 3. Re-derive the combination ids of the non-geo layers from the first one that changed.
+      for (let j = Math.min(changed, geoLayer); j < geoLayer; j++) combo[j] = levels[j]!.id(j === 0 ? 0 : combo[j - 1]!, v[j]!);
+      const nonGeo = combo[geoLayer - 1]!;
+      let c = classified[nonGeo];
+      if (c === undefined) {
         const facts: AddressFacts = {
-          geo: at(layers.geo, v[I.geo]!),
+          geo: null,
           asn: at(layers.asn, v[I.asn]!),
           route: at(layers.route, v[I.route]!),
           rir: at(layers.rir, v[I.rir]!),
@@ -124,17 +167,28 @@ function combineFamily(version: 4 | 6, input: CombineInput, t: Tables): { ranges
           abuse: v[I.abuse] !== 0,
           abuseBroad: v[I.abuseBroad] !== 0,
         };
-        const c = classify(facts, input, hasRoas);
-        let geoId = t.geoIds.get(c.geo);
-        if (geoId === undefined) {
-          geoId = t.geo.length;
-          t.geo.push(c.geo);
-          t.geoIds.set(c.geo, geoId);
+        const r = classify(facts, input, hasRoas);
+        const net = intern(t.networks, t.netIds, r.network);
+        const sig = intern(t.signals, t.sigIds, r.signals);
+        if (sig >= 1_048_576 || t.pairs.length >= 16_777_216) throw new RangeError('too many distinct signal sets for the combiner keys');
+        const key = net * 1_048_576 + sig;
+        let pair = t.pairIds.get(key);
+        if (pair === undefined) {
+          pair = t.pairs.length;
+          t.pairs.push({ net, sig });
+          t.pairIds.set(key, pair);
         }
-        const net = intern(t.networks, t.netIds, c.network);
-        const sig = intern(t.signals, t.sigIds, c.signals);
-        leaf = intern(t.leaves, t.leafIds, { geo: geoId, net, sig });
-        leafOfCombo.set(key, leaf);
+        c = { pair, bogon: r.network.is_bogon };
+        classified[nonGeo] = c;
+      }
+      // 4. The leaf: geo row (none for a bogon) with the network/signal pair.
+      const g = c.bogon ? 0 : geoId(v[geoLayer]!);
+      const key = g * 16_777_216 + c.pair;
+      let leaf = t.leafIds.get(key);
+      if (leaf === undefined) {
+        leaf = t.leaves.length;
+        t.leaves.push({ geo: g, net: t.pairs[c.pair]!.net, sig: t.pairs[c.pair]!.sig });
+        t.leafIds.set(key, leaf);
       }
       pushRange(out, start, leaf);
     },
@@ -153,6 +207,8 @@ export function combine(input: CombineInput): { model: SnapshotModel; stats: Com
     sigIds: new Map(),
     leaves: [],
     leafIds: new Map(),
+    pairIds: new Map(),
+    pairs: [],
   };
   const v4 = combineFamily(4, input, t);
   const v6 = combineFamily(6, input, t);

@@ -9,7 +9,12 @@
  */
 import type { Ranges } from '@ipintel/core/writer';
 
-export function sweep(layers: readonly Ranges<number>[], visit: (start: bigint, values: Int32Array) => void): void {
+/**
+ * `visit(start, values, changed)`: `changed` is the lowest layer index whose
+ * value changed at `start` (0 at address 0), so callers can reuse work for
+ * the layers before it.
+ */
+export function sweep(layers: readonly Ranges<number>[], visit: (start: bigint, values: Int32Array, changed: number) => void): void {
   const k = layers.length;
   const idx = new Int32Array(k);
   const values = new Int32Array(k);
@@ -21,8 +26,9 @@ export function sweep(layers: readonly Ranges<number>[], visit: (start: bigint, 
     next[j] = l.starts.length > 1 ? l.starts[1]! : null;
   }
   let pos = 0n;
+  let changed = 0;
   for (;;) {
-    visit(pos, values);
+    visit(pos, values, changed);
     // 1. The nearest next boundary of any layer.
     let min: bigint | null = null;
     for (let j = 0; j < k; j++) {
@@ -31,8 +37,10 @@ export function sweep(layers: readonly Ranges<number>[], visit: (start: bigint, 
     }
     if (min === null) return;
     // 2. Advance the layers that change there.
+    changed = k;
     for (let j = 0; j < k; j++) {
       if (next[j] === min) {
+        if (j < changed) changed = j;
         const l = layers[j]!;
         const i = ++idx[j]!;
         values[j] = l.values[i]!;
