@@ -52,8 +52,9 @@ export class IpIntel {
   private readonly index: RangeIndex;
   private readonly tables: RecordTables;
   private readonly leafGeo: Uint32Array;
-  private readonly leafNet: Uint32Array;
-  private readonly leafSig: Uint32Array;
+  private readonly leafPair: Uint32Array;
+  private readonly pairNet: Uint32Array;
+  private readonly pairSig: Uint32Array;
   private readonly scratch = new Uint32Array(4);
   private readonly now: () => number;
   private readonly attribution: string;
@@ -77,8 +78,9 @@ export class IpIntel {
     });
     this.tables = new RecordTables(decoded);
     this.leafGeo = c['leaf.geo'];
-    this.leafNet = c['leaf.net'];
-    this.leafSig = c['leaf.sig'];
+    this.leafPair = c['leaf.pair'];
+    this.pairNet = c['pair.net'];
+    this.pairSig = c['pair.sig'];
     this.now = options.now ?? Date.now;
     const m = decoded.meta;
     this.attribution = options.attributionUrl ?? m.attribution_url;
@@ -91,7 +93,7 @@ export class IpIntel {
         ipv4_ranges: c['v4.leaf'].length,
         ipv6_ranges: c['v6.leaf'].length + c['v6.subleaf'].length,
         leaves: c['leaf.geo'].length,
-        geo_records: c['geo.country'].length,
+        geo_records: c['geo.country_code'].length,
         network_records: c['net.asn'].length,
         signal_sets: c['sig.flags'].length,
       }),
@@ -188,12 +190,13 @@ export class IpIntel {
 
   private assemble(leaf: number, ip: string, version: 4 | 6): CheckResult {
     const t = this.tables;
-    const parts = t.signalParts(this.leafSig[leaf]!);
+    const pair = this.leafPair[leaf]!;
+    const parts = t.signalParts(this.pairSig[pair]!);
     return {
       ip,
       version,
       geo: t.geo(this.leafGeo[leaf]!),
-      network: t.network(this.leafNet[leaf]!, utcDay(this.now())),
+      network: t.network(this.pairNet[pair]!, utcDay(this.now())),
       signals: parts.signals,
       evidence: parts.evidence,
       risk: parts.risk,

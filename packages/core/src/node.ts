@@ -2,31 +2,52 @@
  * The Node layer: opening a snapshot by path, and the default snapshot's
  * location. Everything else is the portable core.
  *
+ * Files are read column by column (positioned reads), so no buffer as large
+ * as the whole file is ever held: memory after load is the columns alone.
+ * `open()` inflates several columns at once on libuv's thread pool.
+ *
  * The default snapshot is, in order: `$IPINTEL_SNAPSHOT`, else
  * `data/default.ipintel` inside this package (where `ipintel build` writes it).
  *
  * @module
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync as openFd, readSync } from 'node:fs';
+import { open as openFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inflateRaw, inflateRawSync } from 'node:zlib';
 import { IpIntelError } from './errors.js';
 import { IpIntel, type LoadOptions } from './intel.js';
-import { decodeSnapshot, decodeSnapshotAsync, type Inflate, type InflateAsync } from './snapshot/decode.js';
+import {
+  checkBlob,
+  columnBytes,
+  decodeSnapshot,
+  finishSnapshot,
+  inflateFailed,
+  parseHeader,
+  parsePrelude,
+  type DecodedSnapshot,
+  type Inflate,
+  type PlannedColumn,
+  type Prelude,
+} from './snapshot/decode.js';
+import { HEADER_SIZE, type ColumnName } from './snapshot/format.js';
 
 /**
  * Native zlib reads the same deflate-raw stream as fflate, several times
- * faster; one chunk of the known size avoids growing and concatenating.
+ * faster. A chunk one byte larger than the known size keeps zlib from
+ * allocating a second chunk when the first fills up.
  */
-export const nodeInflate: Inflate = (stored, rawSize) => inflateRawSync(stored, { chunkSize: Math.max(64, rawSize) });
+export const nodeInflate: Inflate = (stored, rawSize) => inflateRawSync(stored, { chunkSize: Math.max(64, rawSize + 1) });
 
-/** Inflates on libuv's thread pool, so the columns of a snapshot inflate in parallel. */
-const nodeInflateAsync: InflateAsync = (stored, rawSize) =>
-  new Promise((resolve, reject) => {
-    inflateRaw(stored, { chunkSize: Math.max(64, rawSize) }, (err, out) => (err ? reject(err) : resolve(out)));
+function inflateAsync(stored: Uint8Array, rawSize: number): Promise<Uint8Array> {
+  return new Promise((res, rej) => {
+    inflateRaw(stored, { chunkSize: Math.max(64, rawSize + 1) }, (err, out) => (err ? rej(err) : res(out)));
   });
+}
+
+/** Columns inflating at once in `open()`: enough to keep both cores busy, few enough to bound memory. */
+const PARALLEL_COLUMNS = 4;
 
 function packageDir(): string {
   // dist/index.js (ESM) or dist/index.cjs (CJS) -> the package root.
@@ -48,35 +69,110 @@ function notFound(path: string): IpIntelError {
   );
 }
 
-function loadSync(bytes: Uint8Array, options: LoadOptions | undefined): IpIntel {
-  return new IpIntel(decodeSnapshot(bytes, options?.inflate ?? nodeInflate), options);
+function readFully(fd: number, length: number, position: number): Uint8Array {
+  const buf = Buffer.allocUnsafe(length);
+  let done = 0;
+  while (done < length) {
+    const n = readSync(fd, buf, done, length - done, position + done);
+    if (n === 0) break; // the file shrank under us: the checks below refuse the short blob
+    done += n;
+  }
+  return done === length ? buf : buf.subarray(0, done);
+}
+
+async function readFullyAsync(fh: FileHandle, length: number, position: number): Promise<Uint8Array> {
+  const buf = Buffer.allocUnsafe(length);
+  let done = 0;
+  while (done < length) {
+    const { bytesRead } = await fh.read(buf, done, length - done, position + done);
+    if (bytesRead === 0) break;
+    done += bytesRead;
+  }
+  return done === length ? buf : buf.subarray(0, done);
+}
+
+function withErrno<T>(path: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(path);
+    throw e;
+  }
+}
+
+/** Reads and decodes a snapshot file column by column. */
+function readFileSnapshotSync(path: string, inflate: Inflate): DecodedSnapshot {
+  const fd = withErrno(path, () => openFd(path, 'r'));
+  try {
+    const size = fstatSync(fd).size;
+    const header = parseHeader(readFully(fd, Math.min(size, HEADER_SIZE), 0), size);
+    const prelude = parsePrelude(header, readFully(fd, 4 + header.metaSize, HEADER_SIZE));
+    const raw = new Map<ColumnName, Uint8Array>();
+    for (const c of prelude.columns) raw.set(c.name, columnBytes(c, readFully(fd, c.stored, c.at), inflate));
+    return finishSnapshot(prelude, raw);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Inflates the planned columns, at most PARALLEL_COLUMNS at a time, reading each blob just before. */
+async function columnsAsync(prelude: Prelude, blobOf: (c: PlannedColumn) => Promise<Uint8Array>): Promise<DecodedSnapshot> {
+  const raw = new Map<ColumnName, Uint8Array>();
+  const queue = [...prelude.columns].sort((a, b) => b.stored - a.stored); // largest first: best overlap
+  const worker = async (): Promise<void> => {
+    for (let c = queue.shift(); c !== undefined; c = queue.shift()) {
+      const blob = await blobOf(c);
+      checkBlob(c, blob);
+      if (!c.deflate) {
+        raw.set(c.name, new Uint8Array(blob));
+        continue;
+      }
+      try {
+        raw.set(c.name, await inflateAsync(blob, c.rawSize));
+      } catch (e) {
+        throw inflateFailed(c, e);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL_COLUMNS }, worker));
+  return finishSnapshot(prelude, raw);
+}
+
+async function readFileSnapshot(path: string): Promise<DecodedSnapshot> {
+  const fh = await openFile(path, 'r').catch((e: unknown) => {
+    throw (e as NodeJS.ErrnoException).code === 'ENOENT' ? notFound(path) : e;
+  });
+  try {
+    const size = (await fh.stat()).size;
+    const header = parseHeader(await readFullyAsync(fh, Math.min(size, HEADER_SIZE), 0), size);
+    const prelude = parsePrelude(header, await readFullyAsync(fh, 4 + header.metaSize, HEADER_SIZE));
+    return await columnsAsync(prelude, (c) => readFullyAsync(fh, c.stored, c.at));
+  } finally {
+    await fh.close();
+  }
 }
 
 /**
  * Opens a snapshot from a path or bytes (default: the default snapshot).
+ * Throws `IpIntelError`: `snapshot_not_found`, `snapshot_corrupt`, `snapshot_version`.
  *
  * @example
  * const intel = await open(); intel.check('8.8.8.8').geo.country_code // => 'US'
  */
 export async function open(source?: string | Uint8Array, options?: LoadOptions): Promise<IpIntel> {
-  const load = async (bytes: Uint8Array): Promise<IpIntel> =>
-    options?.inflate ? loadSync(bytes, options) : new IpIntel(await decodeSnapshotAsync(bytes, nodeInflateAsync), options);
-  if (source instanceof Uint8Array) return load(source);
-  const path = source ?? defaultSnapshotPath();
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(path);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(path);
-    throw e;
+  if (source instanceof Uint8Array) {
+    const header = parseHeader(source, source.length);
+    const prelude = parsePrelude(header, source.subarray(HEADER_SIZE, HEADER_SIZE + 4 + header.metaSize));
+    return new IpIntel(await columnsAsync(prelude, async (c) => source.subarray(c.at, c.at + c.stored)), options);
   }
-  return load(bytes);
+  const path = source ?? defaultSnapshotPath();
+  if (options?.inflate) return new IpIntel(readFileSnapshotSync(path, options.inflate), options);
+  return new IpIntel(await readFileSnapshot(path), options);
 }
 
-/** Synchronous {@link open} (columns inflate one after another). */
+/** Synchronous {@link open} (columns are read and inflated one after another). */
 export function openSync(source?: string | Uint8Array, options?: LoadOptions): IpIntel {
-  if (source instanceof Uint8Array) return loadSync(source, options);
-  const path = source ?? defaultSnapshotPath();
-  if (!existsSync(path)) throw notFound(path);
-  return loadSync(readFileSync(path), options);
+  const inflate = options?.inflate ?? nodeInflate;
+  if (source instanceof Uint8Array) return new IpIntel(decodeSnapshot(source, inflate), options);
+  return new IpIntel(readFileSnapshotSync(source ?? defaultSnapshotPath(), inflate), options);
 }

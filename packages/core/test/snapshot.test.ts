@@ -82,19 +82,30 @@ describe('snapshot loading', () => {
     expect(errorCode(new TextEncoder().encode('{"not":"a snapshot"}'.padEnd(64)))).toBe('snapshot_corrupt');
   });
 
-  it('refuses a payload whose index breaks an invariant even when the checksums are right', () => {
-    // Write an uncompressed snapshot, damage an index column, re-seal both checksums.
-    const raw = encodeSnapshot(model, { compress: false }).slice();
-    const dv = new DataView(raw.buffer);
+  it('refuses a payload whose index breaks an invariant even when every checksum is right', () => {
+    // Damage an uncompressed index column, then re-seal its checksum, the meta and the header.
+    const file = encodeSnapshot(model, { compress: false });
+    const dv = new DataView(file.buffer);
     const metaLen = dv.getUint32(32, true);
-    const meta = JSON.parse(new TextDecoder().decode(raw.subarray(36, 36 + metaLen)));
-    const base = 36 + metaLen;
-    const leafCol = meta.columns['v4.leaf'];
-    expect(leafCol.deflate).toBe(false);
-    dv.setUint32(base + leafCol.offset, 999, true); // leaf id beyond the table
-    dv.setUint32(24, murmur3(raw.subarray(32)), true);
-    dv.setUint32(28, murmur3(raw.subarray(0, 28)), true);
-    expect(errorCode(raw)).toBe('snapshot_corrupt');
+    const meta = JSON.parse(new TextDecoder().decode(file.subarray(36, 36 + metaLen)));
+    const blobs = file.slice(36 + metaLen);
+    const col = meta.columns['v4.leaf'];
+    expect(col.deflate).toBe(false);
+    new DataView(blobs.buffer).setUint32(col.offset, 999, true); // a leaf id beyond the table
+    col.checksum = murmur3(blobs.subarray(col.offset, col.offset + col.stored));
+    const metaBytes = new TextEncoder().encode(JSON.stringify(meta));
+    const out = new Uint8Array(36 + metaBytes.length + blobs.length);
+    out.set(file.subarray(0, 32));
+    const odv = new DataView(out.buffer);
+    odv.setUint32(32, metaBytes.length, true);
+    out.set(metaBytes, 36);
+    out.set(blobs, 36 + metaBytes.length);
+    odv.setUint32(16, out.length - 32, true);
+    odv.setUint32(20, metaBytes.length, true);
+    odv.setUint32(24, murmur3(out.subarray(32, 36 + metaBytes.length)), true);
+    odv.setUint32(28, murmur3(out.subarray(0, 28)), true);
+    expect(errorCode(out)).toBe('snapshot_corrupt');
+    expect(() => loadSnapshot(out)).toThrow(/v4\.leaf/);
   });
 
   it('reports info from the meta', () => {

@@ -50,17 +50,31 @@ export interface DecodedSnapshot {
 
 const defaultInflate: Inflate = (stored, rawSize) => inflateSync(stored, { out: new Uint8Array(rawSize) });
 
-function readHeader(bytes: Uint8Array): { flags: number; storedSize: number; metaSize: number; checksum: number } {
-  if (bytes.length < HEADER_SIZE) throw corrupt(`file is ${bytes.length} bytes, shorter than the ${HEADER_SIZE}-byte header`, 'header');
+/** What the 32-byte header says. */
+export interface Header {
+  readonly flags: number;
+  readonly storedSize: number;
+  readonly metaSize: number;
+  readonly metaChecksum: number;
+}
+
+/**
+ * Checks the header (magic, version, flags, its own checksum) and that the
+ * file is exactly as long as it says. Needs the first 32 bytes only.
+ */
+export function parseHeader(head: Uint8Array, fileSize: number): Header {
+  if (fileSize < HEADER_SIZE || head.length < HEADER_SIZE) {
+    throw corrupt(`file is ${fileSize} bytes, shorter than the ${HEADER_SIZE}-byte header`, 'header');
+  }
   for (let i = 0; i < SNAPSHOT_MAGIC.length; i++) {
-    if (bytes[i] !== SNAPSHOT_MAGIC[i]) {
-      const gz = bytes[0] === 0x1f && bytes[1] === 0x8b ? ' (it is gzip: decompress it first)' : '';
+    if (head[i] !== SNAPSHOT_MAGIC[i]) {
+      const gz = head[0] === 0x1f && head[1] === 0x8b ? ' (it is gzip: decompress it first)' : '';
       throw corrupt(`not an ipintel snapshot: bad magic bytes${gz}`, 'header');
     }
   }
-  const dv = new DataView(bytes.buffer, bytes.byteOffset, HEADER_SIZE);
+  const dv = new DataView(head.buffer, head.byteOffset, HEADER_SIZE);
   const version = dv.getUint16(8, true);
-  if (dv.getUint32(28, true) !== murmur3(bytes.subarray(0, 28))) throw corrupt('header checksum mismatch', 'header');
+  if (dv.getUint32(28, true) !== murmur3(head.subarray(0, 28))) throw corrupt('header checksum mismatch', 'header');
   if (version > SNAPSHOT_VERSION || version === 0) {
     throw new IpIntelError(
       'snapshot_version',
@@ -76,21 +90,28 @@ function readHeader(bytes: Uint8Array): { flags: number; storedSize: number; met
   const storedSize = dv.getUint32(16, true);
   const metaSize = dv.getUint32(20, true);
   const expected = HEADER_SIZE + storedSize;
-  if (bytes.length < expected) throw corrupt(`file is truncated: ${bytes.length} of ${expected} bytes`, 'header');
-  if (bytes.length > expected) throw corrupt(`file has ${bytes.length - expected} unexpected trailing bytes`, 'header');
-  return { flags, storedSize, metaSize, checksum: dv.getUint32(24, true) };
+  if (fileSize < expected) throw corrupt(`file is truncated: ${fileSize} of ${expected} bytes`, 'header');
+  if (fileSize > expected) throw corrupt(`file has ${fileSize - expected} unexpected trailing bytes`, 'header');
+  if (4 + metaSize > storedSize) throw corrupt('meta length exceeds the payload', 'header');
+  return { flags, storedSize, metaSize, metaChecksum: dv.getUint32(24, true) };
 }
 
-/** The stored blob of a column, after checking its reference against the payload. */
-function blobOf(blobs: Uint8Array, name: ColumnName, ref: ColumnRef | undefined): { blob: Uint8Array; rawSize: number; deflate: boolean } {
-  const type = COLUMNS[name];
-  if (!ref || ref.type !== type) throw corrupt(`column ${name} is missing or has the wrong type`, name);
-  const { count, offset, stored } = ref;
-  const ints = [count, offset, stored].every((x) => Number.isSafeInteger(x) && x >= 0);
-  if (!ints || offset + stored > blobs.length) throw corrupt(`column ${name} lies outside the payload`, name);
-  const rawSize = count * TYPE_SIZE[type];
-  if (!ref.deflate && stored !== rawSize) throw corrupt(`column ${name} has ${stored} bytes for ${count} elements`, name);
-  return { blob: blobs.subarray(offset, offset + stored), rawSize, deflate: ref.deflate === true };
+/** One column to read: where its blob lies in the file and what it must become. */
+export interface PlannedColumn {
+  readonly name: ColumnName;
+  /** Offset of the blob from the start of the file. */
+  readonly at: number;
+  readonly stored: number;
+  readonly rawSize: number;
+  readonly deflate: boolean;
+  readonly checksum: number;
+}
+
+/** Header and meta: what a reader needs before the columns. */
+export interface Prelude {
+  readonly meta: SnapshotMeta;
+  /** In file order. */
+  readonly columns: readonly PlannedColumn[];
 }
 
 /** A typed-array view of a column's raw bytes (copied first if misaligned). */
@@ -133,16 +154,17 @@ function nonDecreasing(a: Uint32Array, name: string): void {
 
 /** Checks every invariant the lookup and the result assembly rely on. */
 function validate(c: Columns): void {
-  const nGeo = c['geo.country'].length;
+  const nGeo = c['geo.country_code'].length;
   const nNet = c['net.asn'].length;
   const nSig = c['sig.flags'].length;
   const nLeaf = c['leaf.geo'].length;
+  const nPair = c['pair.net'].length;
   const nStr = c['str.offsets'].length - 1;
   // 1. Tables: equal column lengths, string ids and enum codes in range.
   require(nStr >= 0, 'string table has no offsets', 'str.offsets');
   nonDecreasing(c['str.offsets'], 'str.offsets');
   require(c['str.offsets'][nStr]! === c['str.bytes'].length && c['str.offsets'][0] === 0, 'string offsets do not match the bytes', 'str.offsets');
-  for (const n of ['geo.country_code', 'geo.region', 'geo.city', 'geo.timezone', 'geo.latitude', 'geo.longitude'] as const) {
+  for (const n of ['geo.region', 'geo.city', 'geo.timezone', 'geo.latitude', 'geo.longitude'] as const) {
     require(c[n].length === nGeo, `${n} has the wrong length`, n);
   }
   for (const n of ['net.as_org', 'net.flags', 'net.rpki', 'net.allocation_day', 'net.registration_country'] as const) {
@@ -152,7 +174,7 @@ function validate(c: Columns): void {
     require(c[n].length === nSig, `${n} has the wrong length`, n);
   }
   for (const n of [
-    'geo.country', 'geo.country_code', 'geo.region', 'geo.city', 'geo.timezone', 'net.as_org',
+    'geo.country_code', 'geo.region', 'geo.city', 'geo.timezone', 'net.as_org',
     'net.registration_country', 'sig.datacenter_provider', 'sig.relay_provider', 'sig.verified_bot_name',
   ] as const) {
     allBelow(c[n], nStr, n, true);
@@ -160,10 +182,11 @@ function validate(c: Columns): void {
   allBelow(c['net.rpki'], RPKI_CODES.length, 'net.rpki');
   allBelow(c['sig.connection_type'], CONNECTION_CODES.length, 'sig.connection_type');
   allBelow(c['sig.connection_evidence'], EVIDENCE_CODES.length, 'sig.connection_evidence');
-  require(c['leaf.net'].length === nLeaf && c['leaf.sig'].length === nLeaf, 'leaf columns differ in length', 'leaf');
+  require(c['leaf.pair'].length === nLeaf && c['pair.sig'].length === nPair, 'leaf or pair columns differ in length', 'leaf');
   allBelow(c['leaf.geo'], nGeo, 'leaf.geo');
-  allBelow(c['leaf.net'], nNet, 'leaf.net');
-  allBelow(c['leaf.sig'], nSig, 'leaf.sig');
+  allBelow(c['leaf.pair'], nPair, 'leaf.pair');
+  allBelow(c['pair.net'], nNet, 'pair.net');
+  allBelow(c['pair.sig'], nSig, 'pair.sig');
   // 2. IPv4 index: 65537 offsets ending at the range count, low parts increasing within each /16.
   const o4 = c['v4.offsets'];
   const low = c['v4.low'];
@@ -220,36 +243,81 @@ function validate(c: Columns): void {
   allBelow(subLeaf, nLeaf, 'v6.subleaf');
 }
 
-function parseMeta(stored: Uint8Array, metaSize: number): { meta: SnapshotMeta; blobs: Uint8Array } {
-  require(stored.length >= 4, 'payload too short', 'meta');
-  const len = new DataView(stored.buffer, stored.byteOffset, 4).getUint32(0, true);
-  require(len === metaSize && 4 + len <= stored.length, 'meta length does not match the header', 'meta');
+/**
+ * Checks the meta region (`4 + metaSize` bytes right after the header)
+ * against the header's checksum, parses it, and plans the column reads: every
+ * column present with its type, blobs tiling the rest of the payload exactly.
+ */
+export function parsePrelude(header: Header, metaRegion: Uint8Array): Prelude {
+  require(metaRegion.length === 4 + header.metaSize && murmur3(metaRegion) === header.metaChecksum, 'meta checksum mismatch (the file is damaged)', 'meta');
+  const len = new DataView(metaRegion.buffer, metaRegion.byteOffset, 4).getUint32(0, true);
+  require(len === header.metaSize, 'meta length does not match the header', 'meta');
   let meta: SnapshotMeta;
   try {
-    meta = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(stored.subarray(4, 4 + len))) as SnapshotMeta;
+    meta = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(metaRegion.subarray(4))) as SnapshotMeta;
   } catch {
     throw corrupt('meta is not valid UTF-8 JSON', 'meta');
   }
   require(typeof meta === 'object' && meta !== null && typeof meta.columns === 'object' && meta.columns !== null, 'meta has no columns', 'meta');
   require(typeof meta.build_date === 'string' && Array.isArray(meta.sources), 'meta lacks build date or sources', 'meta');
-  return { meta, blobs: stored.subarray(4 + len) };
-}
-
-/** Header, checksum and meta: everything before the columns. */
-function open(bytes: Uint8Array): { meta: SnapshotMeta; blobs: Uint8Array; deflated: boolean } {
-  const h = readHeader(bytes);
-  const stored = bytes.subarray(HEADER_SIZE);
-  if (murmur3(stored) !== h.checksum) throw corrupt('payload checksum mismatch (the file is damaged)', 'payload');
-  const { meta, blobs } = parseMeta(stored, h.metaSize);
-  return { meta, blobs, deflated: (h.flags & FLAG_DEFLATE) !== 0 };
-}
-
-function inflateColumn(name: ColumnName, inflate: Inflate, blob: Uint8Array, rawSize: number): Uint8Array {
-  try {
-    return inflate(blob, rawSize);
-  } catch (e) {
-    throw corrupt(`column ${name} does not inflate: ${(e as Error).message}`, name);
+  require(typeof meta.country_names === 'object' && meta.country_names !== null, 'meta lacks country names', 'meta');
+  const base = HEADER_SIZE + 4 + header.metaSize;
+  const columns: PlannedColumn[] = [];
+  for (const name of Object.keys(COLUMNS) as ColumnName[]) {
+    const ref: ColumnRef | undefined = meta.columns[name];
+    const type = COLUMNS[name];
+    if (!ref || ref.type !== type) throw corrupt(`column ${name} is missing or has the wrong type`, name);
+    const ints = [ref.count, ref.offset, ref.stored, ref.checksum].every((x) => Number.isSafeInteger(x) && x >= 0);
+    if (!ints) throw corrupt(`column ${name} has a malformed reference`, name);
+    const rawSize = ref.count * TYPE_SIZE[type];
+    if (!ref.deflate && ref.stored !== rawSize) throw corrupt(`column ${name} has ${ref.stored} bytes for ${ref.count} elements`, name);
+    if (ref.deflate && (header.flags & FLAG_DEFLATE) === 0) throw corrupt(`column ${name} is deflated but the header says nothing is`, name);
+    columns.push({ name, at: base + ref.offset, stored: ref.stored, rawSize, deflate: ref.deflate === true, checksum: ref.checksum });
   }
+  // The blobs tile the payload: no gap, no overlap, nothing after the last.
+  columns.sort((a, b) => a.at - b.at);
+  let next = base;
+  for (const c of columns) {
+    require(c.at === next, `column ${c.name} does not start where the previous one ends`, c.name);
+    next += c.stored;
+  }
+  require(next === HEADER_SIZE + header.storedSize, 'columns do not fill the payload exactly', 'payload');
+  return { meta, columns };
+}
+
+/** Checks a column's stored blob against its length and checksum. */
+export function checkBlob(c: PlannedColumn, blob: Uint8Array): void {
+  require(blob.length === c.stored && murmur3(blob) === c.checksum, `column ${c.name} checksum mismatch (the file is damaged)`, c.name);
+}
+
+/** The error for a column whose stream does not inflate. */
+export function inflateFailed(c: PlannedColumn, e: unknown): IpIntelError {
+  return corrupt(`column ${c.name} does not inflate: ${(e as Error).message}`, c.name);
+}
+
+/** Checks a column's stored blob and turns it into raw bytes (inflating when deflated). */
+export function columnBytes(c: PlannedColumn, blob: Uint8Array, inflate: Inflate): Uint8Array {
+  checkBlob(c, blob);
+  if (!c.deflate) return new Uint8Array(blob); // a copy: aligned, and independent of the caller's buffer
+  try {
+    return inflate(blob, c.rawSize);
+  } catch (e) {
+    throw inflateFailed(c, e);
+  }
+}
+
+/** Typed-array views over each column's raw bytes, validated. */
+export function finishSnapshot(prelude: Prelude, raw: ReadonlyMap<ColumnName, Uint8Array>): DecodedSnapshot {
+  const columns = {} as Record<ColumnName, Columns[ColumnName]>;
+  for (const c of prelude.columns) columns[c.name] = view(c.name, raw.get(c.name)!, c.rawSize);
+  validate(columns as Columns);
+  return { meta: prelude.meta, columns: columns as Columns };
+}
+
+/** Header and prelude of in-memory bytes. */
+function preludeOf(bytes: Uint8Array): Prelude {
+  const header = parseHeader(bytes, bytes.length);
+  return parsePrelude(header, bytes.subarray(HEADER_SIZE, HEADER_SIZE + 4 + header.metaSize));
 }
 
 /**
@@ -259,39 +327,8 @@ function inflateColumn(name: ColumnName, inflate: Inflate, blob: Uint8Array, raw
  * const { meta } = decodeSnapshot(bytes); meta.build_date // => '2026-08-22T00:00:00.000Z'
  */
 export function decodeSnapshot(bytes: Uint8Array, inflate: Inflate = defaultInflate): DecodedSnapshot {
-  const { meta, blobs, deflated } = open(bytes);
-  const columns = {} as Record<ColumnName, Columns[ColumnName]>;
-  for (const name of Object.keys(COLUMNS) as ColumnName[]) {
-    const { blob, rawSize, deflate } = blobOf(blobs, name, meta.columns[name]);
-    require(!deflate || deflated, `column ${name} is deflated but the header says nothing is`, name);
-    // An uncompressed blob is copied so that its view is aligned and independent of the caller's buffer.
-    const raw = deflate ? inflateColumn(name, inflate, blob, rawSize) : new Uint8Array(blob);
-    columns[name] = view(name, raw, rawSize);
-  }
-  validate(columns as Columns);
-  return { meta, columns: columns as Columns };
-}
-
-/** {@link decodeSnapshot} with the columns inflated concurrently. */
-export async function decodeSnapshotAsync(bytes: Uint8Array, inflate: InflateAsync): Promise<DecodedSnapshot> {
-  const { meta, blobs, deflated } = open(bytes);
-  const names = Object.keys(COLUMNS) as ColumnName[];
-  const raws = await Promise.all(
-    names.map(async (name) => {
-      const { blob, rawSize, deflate } = blobOf(blobs, name, meta.columns[name]);
-      require(!deflate || deflated, `column ${name} is deflated but the header says nothing is`, name);
-      if (!deflate) return { raw: new Uint8Array(blob), rawSize };
-      try {
-        return { raw: await inflate(blob, rawSize), rawSize };
-      } catch (e) {
-        throw corrupt(`column ${name} does not inflate: ${(e as Error).message}`, name);
-      }
-    }),
-  );
-  const columns = {} as Record<ColumnName, Columns[ColumnName]>;
-  names.forEach((name, i) => {
-    columns[name] = view(name, raws[i]!.raw, raws[i]!.rawSize);
-  });
-  validate(columns as Columns);
-  return { meta, columns: columns as Columns };
+  const prelude = preludeOf(bytes);
+  const raw = new Map<ColumnName, Uint8Array>();
+  for (const c of prelude.columns) raw.set(c.name, columnBytes(c, bytes.subarray(c.at, c.at + c.stored), inflate));
+  return finishSnapshot(prelude, raw);
 }

@@ -211,7 +211,18 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
 
   // 1. Record tables, strings interned in table order (deterministic).
   const g = model.geo;
-  cols.set('geo.country', u32(g.map((r) => strings.id(r.country))));
+  // Country names live once per code in the meta, not once per row.
+  const countryNames: Record<string, string> = {};
+  for (const r of g) {
+    if (r.country === null) continue;
+    if (r.country_code === null) throw new RangeError(`geo row has a country name (${r.country}) but no code`);
+    const known = countryNames[r.country_code];
+    if (known !== undefined && known !== r.country) throw new RangeError(`country ${r.country_code} has two names: ${known}, ${r.country}`);
+    countryNames[r.country_code] = r.country;
+  }
+  if (g.some((r) => r.country === null && r.country_code !== null && countryNames[r.country_code] !== undefined)) {
+    throw new RangeError('a geo row lacks the country name other rows give its code');
+  }
   cols.set('geo.country_code', u32(g.map((r) => strings.id(r.country_code))));
   cols.set('geo.region', u32(g.map((r) => strings.id(r.region))));
   cols.set('geo.city', u32(g.map((r) => strings.id(r.city))));
@@ -253,12 +264,26 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
     }
   }
   const leaves = model.leaves;
-  for (const l of leaves) {
+  // A leaf is (geo row, network/signal pair); far fewer pairs than leaves, so the pair is stored once.
+  const pairIds = new Map<number, number>();
+  const pairNet: number[] = [];
+  const pairSig: number[] = [];
+  const leafPair = leaves.map((l) => {
     if (l.geo >= g.length || l.net >= nets.length || l.sig >= sigs.length) throw new RangeError('leaf refers past a table');
-  }
+    const key = l.net * sigs.length + l.sig;
+    let id = pairIds.get(key);
+    if (id === undefined) {
+      id = pairNet.length;
+      pairIds.set(key, id);
+      pairNet.push(l.net);
+      pairSig.push(l.sig);
+    }
+    return id;
+  });
   cols.set('leaf.geo', u32(leaves.map((l) => l.geo)));
-  cols.set('leaf.net', u32(leaves.map((l) => l.net)));
-  cols.set('leaf.sig', u32(leaves.map((l) => l.sig)));
+  cols.set('leaf.pair', u32(leafPair));
+  cols.set('pair.net', u32(pairNet));
+  cols.set('pair.sig', u32(pairSig));
   const str = strings.columns();
   cols.set('str.offsets', str.offsets);
   cols.set('str.bytes', str.bytes);
@@ -289,7 +314,14 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
     const raw = new Uint8Array(col.buffer, col.byteOffset, col.byteLength);
     const packed = compress && raw.length >= MIN_DEFLATE_BYTES ? deflate(raw, level) : null;
     const blob = packed ?? raw;
-    refs[name] = { type: typeOf(col), count: col.byteLength / TYPE_SIZE[typeOf(col)], offset: at, stored: blob.length, deflate: packed !== null };
+    refs[name] = {
+      type: typeOf(col),
+      count: col.byteLength / TYPE_SIZE[typeOf(col)],
+      offset: at,
+      stored: blob.length,
+      deflate: packed !== null,
+      checksum: murmur3(blob),
+    };
     blobs.push(blob);
     at += blob.length;
   }
@@ -298,6 +330,7 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
     build_date: model.build_date,
     attribution_url: model.attribution_url,
     has_rpki: model.has_rpki,
+    country_names: countryNames,
     sources: model.sources,
     columns: refs,
   };
@@ -320,7 +353,7 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
     file.set(b, pos);
     pos += b.length;
   }
-  dv.setUint32(24, murmur3(file.subarray(HEADER_SIZE)), true);
+  dv.setUint32(24, murmur3(file.subarray(HEADER_SIZE, HEADER_SIZE + 4 + metaBytes.length)), true);
   dv.setUint32(28, murmur3(file.subarray(0, 28)), true);
   return file;
 }

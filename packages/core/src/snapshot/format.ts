@@ -12,14 +12,15 @@
  *   12     4     header size (u32 LE) = 32
  *   16     4     stored payload size (u32 LE)
  *   20     4     meta length M (u32 LE), repeated from the payload
- *   24     4     checksum of the stored payload (murmur3_32, seed 0)
+ *   24     4     checksum of the meta region: u32 length + meta (murmur3_32, seed 0)
  *   28     4     checksum of header bytes 0..27 (murmur3_32, seed 0)
  *
  * Stored payload = u32 meta length M, M bytes of UTF-8 JSON (SnapshotMeta),
  * then one blob per column at the offset (from the end of the meta) the meta
  * names: a typed array (little-endian), deflate-raw compressed on its own when
- * the column says so. One stream per column means no intermediate buffer as
- * large as the whole payload, and Node can inflate columns in parallel.
+ * the column says so, with its own checksum. One stream per column means no
+ * buffer as large as the whole file: Node reads and inflates column by
+ * column, several at once.
  *
  * @module
  */
@@ -50,6 +51,8 @@ export interface ColumnRef {
   /** Stored bytes (compressed size when `deflate`). */
   readonly stored: number;
   readonly deflate: boolean;
+  /** murmur3_32 (seed 0) of the stored blob. */
+  readonly checksum: number;
 }
 
 /** Bytes per element of each column type. */
@@ -59,7 +62,6 @@ export const TYPE_SIZE: Readonly<Record<ColumnType, number>> = { u8: 1, u16: 2, 
 export const COLUMNS = {
   'str.offsets': 'u32',
   'str.bytes': 'u8',
-  'geo.country': 'u32',
   'geo.country_code': 'u32',
   'geo.region': 'u32',
   'geo.city': 'u32',
@@ -79,8 +81,9 @@ export const COLUMNS = {
   'sig.relay_provider': 'u32',
   'sig.verified_bot_name': 'u32',
   'leaf.geo': 'u32',
-  'leaf.net': 'u32',
-  'leaf.sig': 'u32',
+  'leaf.pair': 'u32',
+  'pair.net': 'u32',
+  'pair.sig': 'u32',
   'v4.offsets': 'u32',
   'v4.low': 'u16',
   'v4.leaf': 'u32',
@@ -120,6 +123,8 @@ export interface SnapshotMeta {
   readonly build_date: string;
   readonly attribution_url: string;
   readonly has_rpki: boolean;
+  /** Full country name per ISO code used in the geo table (one entry per country, not per row). */
+  readonly country_names: Readonly<Record<string, string>>;
   readonly sources: readonly import('../types.js').SourceInfo[];
   readonly columns: Readonly<Record<string, ColumnRef>>;
 }

@@ -54,11 +54,13 @@ export class RecordTables {
   private readonly sigCache: (SignalParts | undefined)[];
   private netCache: (Network | undefined)[];
   private netDay = -1;
+  private readonly countryNames: Readonly<Record<string, string>>;
 
   constructor(decoded: DecodedSnapshot) {
     this.c = decoded.columns;
+    this.countryNames = decoded.meta.country_names;
     this.strings = new Array<string | undefined>(this.c['str.offsets'].length - 1);
-    this.geoCache = new Array<Geo | undefined>(this.c['geo.country'].length);
+    this.geoCache = new Array<Geo | undefined>(this.c['geo.country_code'].length);
     this.sigCache = new Array<SignalParts | undefined>(this.c['sig.flags'].length);
     this.netCache = new Array<Network | undefined>(this.c['net.asn'].length);
   }
@@ -78,9 +80,10 @@ export class RecordTables {
     let g = this.geoCache[i];
     if (g === undefined) {
       const c = this.c;
+      const code = this.str(c['geo.country_code'][i]!);
       g = Object.freeze({
-        country: this.str(c['geo.country'][i]!),
-        country_code: this.str(c['geo.country_code'][i]!),
+        country: code === null ? null : (this.countryNames[code] ?? null),
+        country_code: code,
         region: this.str(c['geo.region'][i]!),
         city: this.str(c['geo.city'][i]!),
         latitude: coordinate(c['geo.latitude'][i]!),
