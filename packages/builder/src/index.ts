@@ -8,3 +8,4 @@ export { buildCommand } from './build/command.js';
 export { combine } from './combine/combine.js';
 export type { CombineInput } from './combine/input.js';
 export { fromFolder, fromNetwork, AcquireError } from './acquire.js';
+export * as feeds from './feeds/registry.js';
