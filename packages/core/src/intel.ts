@@ -68,13 +68,16 @@ export class IpIntel {
       v4Offsets: c['v4.offsets'],
       v4Low: c['v4.low'],
       v4Leaf: c['v4.leaf'],
+      v4LeafHi: c['v4.leafhi'],
       v6W0: c['v6.w0'],
       v6Groups: c['v6.groups'],
       v6W1: c['v6.w1'],
       v6Leaf: c['v6.leaf'],
+      v6LeafHi: c['v6.leafhi'],
       v6Sub: c['v6.sub'],
       v6SubW: c['v6.subw'],
       v6SubLeaf: c['v6.subleaf'],
+      v6SubLeafHi: c['v6.subleafhi'],
     });
     this.tables = new RecordTables(decoded);
     this.leafGeo = c['leaf.geo'];

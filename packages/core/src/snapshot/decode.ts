@@ -146,6 +146,13 @@ function allBelow(a: Uint32Array | Uint8Array, limit: number, name: string, allo
   if (bad >= 0) throw corrupt(`${name} holds ${bad}, out of range (< ${limit})`, name);
 }
 
+/** Every 24-bit id (low u16 + high u8 columns) is below `limit`. */
+function idsBelow(lo: Uint16Array, hi: Uint8Array, limit: number, name: string): void {
+  let ok = true;
+  for (let i = 0; i < lo.length; i++) ok = ok && (lo[i]! | (hi[i]! << 16)) < limit;
+  require(ok, `${name} holds an id out of range`, name);
+}
+
 function nonDecreasing(a: Uint32Array, name: string): void {
   let ok = true;
   for (let i = 1; i < a.length; i++) ok = ok && a[i]! >= a[i - 1]!;
@@ -199,15 +206,18 @@ function validate(c: Columns): void {
     for (let i = o4[b]! + 1; i < end; i++) increasing = increasing && low[i]! > low[i - 1]!;
   }
   require(increasing, 'IPv4 starts are not increasing', 'v4.low');
-  allBelow(c['v4.leaf'], nLeaf, 'v4.leaf');
+  require(c['v4.leafhi'].length === low.length, 'IPv4 leaf columns differ in length', 'v4.leafhi');
+  idsBelow(c['v4.leaf'], c['v4.leafhi'], nLeaf, 'v4.leaf');
   // 3. IPv6 index: groups by first word, second words increasing, sub-tables well formed.
   const w0 = c['v6.w0'];
   const groups = c['v6.groups'];
   const w1 = c['v6.w1'];
   const leaf6 = c['v6.leaf'];
+  const leaf6hi = c['v6.leafhi'];
   const sub = c['v6.sub'];
   const subW = c['v6.subw'];
   const subLeaf = c['v6.subleaf'];
+  require(leaf6hi.length === leaf6.length && c['v6.subleafhi'].length === subLeaf.length, 'IPv6 leaf columns differ in length', 'v6.leafhi');
   require(w0.length > 0 && w0[0] === 0 && groups.length === w0.length + 1, 'IPv6 groups are malformed', 'v6.groups');
   require(groups[0] === 0 && groups[w0.length] === w1.length && leaf6.length === w1.length && w1[0] === 0, 'IPv6 ranges must start at ::', 'v6.w1');
   let wordsOk = true;
@@ -236,11 +246,11 @@ function validate(c: Columns): void {
   }
   let leavesOk = true;
   for (let i = 0; i < leaf6.length; i++) {
-    const l = leaf6[i]!;
+    const l = leaf6[i]! | (leaf6hi[i]! << 16);
     leavesOk = leavesOk && (l < nLeaf || (l >= SUB_TABLE_BIT && l - SUB_TABLE_BIT < nSub));
   }
   require(leavesOk, 'an IPv6 leaf id is out of range', 'v6.leaf');
-  allBelow(subLeaf, nLeaf, 'v6.subleaf');
+  idsBelow(subLeaf, c['v6.subleafhi'], nLeaf, 'v6.subleaf');
 }
 
 /**

@@ -29,6 +29,7 @@ import {
   SNAPSHOT_MAGIC,
   SNAPSHOT_VERSION,
   SUB_TABLE_BIT,
+  MAX_LEAVES,
   type ColumnName,
   TYPE_SIZE,
   type ColumnRef,
@@ -100,6 +101,17 @@ function checkRanges(name: string, r: Ranges<number>, bits: number, leaves: numb
     const v = r.values[i]!;
     if (!Number.isInteger(v) || v < 0 || v >= leaves) throw new RangeError(`${name}: leaf id ${v} out of range`);
   }
+}
+
+/** Splits 24-bit ids into a u16 column (low bits) and a u8 column (high bits). */
+function packIds(ids: ArrayLike<number>): { lo: Uint16Array; hi: Uint8Array } {
+  const lo = new Uint16Array(ids.length);
+  const hi = new Uint8Array(ids.length);
+  for (let i = 0; i < ids.length; i++) {
+    lo[i] = ids[i]! & 0xffff;
+    hi[i] = ids[i]! >>> 16;
+  }
+  return { lo, hi };
 }
 
 function encodeV4(r: Ranges<number>): { offsets: Uint32Array; low: Uint16Array; leaf: Uint32Array } {
@@ -203,6 +215,7 @@ function typeOf(a: ArrayBufferView): ColumnRef['type'] {
 /** Encodes a snapshot. Throws RangeError on an inconsistent model (a writer bug, not user input). */
 export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}): Uint8Array {
   const nLeaves = model.leaves.length;
+  if (nLeaves > MAX_LEAVES) throw new RangeError(`${nLeaves} distinct answers exceed the format's ${MAX_LEAVES}`);
   checkRanges('v4', model.v4, 32, nLeaves);
   checkRanges('v6', model.v6, 128, nLeaves);
   const strings = new StringTable();
@@ -292,15 +305,21 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
   const v4 = encodeV4(model.v4);
   cols.set('v4.offsets', v4.offsets);
   cols.set('v4.low', v4.low);
-  cols.set('v4.leaf', v4.leaf);
+  const leaf4 = packIds(v4.leaf);
+  cols.set('v4.leaf', leaf4.lo);
+  cols.set('v4.leafhi', leaf4.hi);
   const v6 = encodeV6(model.v6);
   cols.set('v6.w0', v6.w0);
   cols.set('v6.groups', v6.groups);
   cols.set('v6.w1', v6.w1);
-  cols.set('v6.leaf', v6.leaf);
+  const leaf6 = packIds(v6.leaf);
+  cols.set('v6.leaf', leaf6.lo);
+  cols.set('v6.leafhi', leaf6.hi);
   cols.set('v6.sub', v6.sub);
   cols.set('v6.subw', v6.subw);
-  cols.set('v6.subleaf', v6.subleaf);
+  const subLeaf = packIds(v6.subleaf);
+  cols.set('v6.subleaf', subLeaf.lo);
+  cols.set('v6.subleafhi', subLeaf.hi);
 
   // 3. Each column its own blob, deflated on its own (offsets count from the end of the meta).
   const compress = options.compress ?? true;

@@ -33,8 +33,14 @@ export const FLAG_DEFLATE = 1;
 /** Flags this reader understands; any other bit set means a newer writer. */
 export const KNOWN_FLAGS = FLAG_DEFLATE;
 
-/** Leaf value in the IPv6 main table that points to a sub-table (low 31 bits = its index). */
-export const SUB_TABLE_BIT = 0x80000000;
+/**
+ * Per-range leaf ids are 24-bit (a u16 column for the low bits and a u8
+ * column for the high bits: 3 bytes per range instead of 4). Leaf ids stay
+ * below 2^23; in the IPv6 main table, bit 23 marks a sub-table reference
+ * (the low 23 bits are its index).
+ */
+export const SUB_TABLE_BIT = 0x800000;
+export const MAX_LEAVES = 0x800000;
 /** String id for "no string" (null). */
 export const NULL_STRING = 0xffffffff;
 /** Day number for "no date" (null). */
@@ -86,14 +92,17 @@ export const COLUMNS = {
   'pair.sig': 'u32',
   'v4.offsets': 'u32',
   'v4.low': 'u16',
-  'v4.leaf': 'u32',
+  'v4.leaf': 'u16',
+  'v4.leafhi': 'u8',
   'v6.w0': 'u32',
   'v6.groups': 'u32',
   'v6.w1': 'u32',
-  'v6.leaf': 'u32',
+  'v6.leaf': 'u16',
+  'v6.leafhi': 'u8',
   'v6.sub': 'u32',
   'v6.subw': 'u32',
-  'v6.subleaf': 'u32',
+  'v6.subleaf': 'u16',
+  'v6.subleafhi': 'u8',
 } as const satisfies Record<string, ColumnType>;
 
 export type ColumnName = keyof typeof COLUMNS;

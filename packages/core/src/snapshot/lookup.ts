@@ -25,17 +25,21 @@
  */
 import { SUB_TABLE_BIT } from './format.js';
 
+/** Leaf ids are 24-bit: low 16 bits and high 8 bits in two columns. */
 export interface IndexArrays {
   readonly v4Offsets: Uint32Array;
   readonly v4Low: Uint16Array;
-  readonly v4Leaf: Uint32Array;
+  readonly v4Leaf: Uint16Array;
+  readonly v4LeafHi: Uint8Array;
   readonly v6W0: Uint32Array;
   readonly v6Groups: Uint32Array;
   readonly v6W1: Uint32Array;
-  readonly v6Leaf: Uint32Array;
+  readonly v6Leaf: Uint16Array;
+  readonly v6LeafHi: Uint8Array;
   readonly v6Sub: Uint32Array;
   readonly v6SubW: Uint32Array;
-  readonly v6SubLeaf: Uint32Array;
+  readonly v6SubLeaf: Uint16Array;
+  readonly v6SubLeafHi: Uint8Array;
 }
 
 /** Builds the IPv6 jump table: for each top-16-bit value t, the first group with w0 >>> 16 >= t. */
@@ -52,27 +56,33 @@ export function buildV6Jump(w0: Uint32Array): Uint32Array {
 export class RangeIndex {
   private readonly o4: Uint32Array;
   private readonly low4: Uint16Array;
-  private readonly leaf4: Uint32Array;
+  private readonly leaf4: Uint16Array;
+  private readonly leaf4hi: Uint8Array;
   private readonly w0: Uint32Array;
   private readonly groups: Uint32Array;
   private readonly w1: Uint32Array;
-  private readonly leaf6: Uint32Array;
+  private readonly leaf6: Uint16Array;
+  private readonly leaf6hi: Uint8Array;
   private readonly sub: Uint32Array;
   private readonly subW: Uint32Array;
-  private readonly subLeaf: Uint32Array;
+  private readonly subLeaf: Uint16Array;
+  private readonly subLeafHi: Uint8Array;
   private readonly jump6: Uint32Array;
 
   constructor(a: IndexArrays) {
     this.o4 = a.v4Offsets;
     this.low4 = a.v4Low;
     this.leaf4 = a.v4Leaf;
+    this.leaf4hi = a.v4LeafHi;
     this.w0 = a.v6W0;
     this.groups = a.v6Groups;
     this.w1 = a.v6W1;
     this.leaf6 = a.v6Leaf;
+    this.leaf6hi = a.v6LeafHi;
     this.sub = a.v6Sub;
     this.subW = a.v6SubW;
     this.subLeaf = a.v6SubLeaf;
+    this.subLeafHi = a.v6SubLeafHi;
     this.jump6 = buildV6Jump(a.v6W0);
   }
 
@@ -95,7 +105,8 @@ export class RangeIndex {
 
   /** Leaf id of an IPv4 address. */
   lookup4(addr: number): number {
-    return this.leaf4[this.rangeOf4(addr)]!;
+    const i = this.rangeOf4(addr);
+    return this.leaf4[i]! | (this.leaf4hi[i]! << 16);
   }
 
   /** Index of the IPv6 main-table range holding the address whose upper words are (w0, w1). */
@@ -127,9 +138,11 @@ export class RangeIndex {
 
   /** Leaf id of an IPv6 address given as four words. */
   lookup6(a0: number, a1: number, a2: number, a3: number): number {
-    const leaf = this.leaf6[this.rangeOf6(a0, a1)]!;
+    const i = this.rangeOf6(a0, a1);
+    const leaf = this.leaf6[i]! | (this.leaf6hi[i]! << 16);
     if (leaf < SUB_TABLE_BIT) return leaf;
-    return this.subLeaf[this.subRangeOf(leaf - SUB_TABLE_BIT, a2, a3)]!;
+    const j = this.subRangeOf(leaf - SUB_TABLE_BIT, a2, a3);
+    return this.subLeaf[j]! | (this.subLeafHi[j]! << 16);
   }
 
   /** Index in the sub-table arrays of the range holding lower words (a2, a3) in sub-table k. */
@@ -169,7 +182,7 @@ export class RangeIndex {
     const hi = (x: number): bigint => BigInt(this.start6hi(x)) << 64n;
     const mainStart = hi(i);
     const mainEnd = i + 1 < this.leaf6.length ? hi(i + 1) - 1n : (1n << 128n) - 1n;
-    const leaf = this.leaf6[i]!;
+    const leaf = this.leaf6[i]! | (this.leaf6hi[i]! << 16);
     if (leaf < SUB_TABLE_BIT) return [mainStart, mainEnd];
     const k = leaf - SUB_TABLE_BIT;
     const j = this.subRangeOf(k, a[2], a[3]);
