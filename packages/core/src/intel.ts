@@ -51,8 +51,10 @@ function blockWithin(bits: number, addr: bigint, start: bigint, end: bigint): nu
 export class IpIntel {
   private readonly index: RangeIndex;
   private readonly tables: RecordTables;
-  private readonly leafGeo: Uint32Array;
-  private readonly leafPair: Uint32Array;
+  private readonly leafGeo: Uint16Array;
+  private readonly leafGeoHi: Uint8Array;
+  private readonly leafPair: Uint16Array;
+  private readonly leafPairHi: Uint8Array;
   private readonly pairNet: Uint32Array;
   private readonly pairSig: Uint32Array;
   private readonly scratch = new Uint32Array(4);
@@ -81,6 +83,8 @@ export class IpIntel {
     });
     this.tables = new RecordTables(decoded);
     this.leafGeo = c['leaf.geo'];
+    this.leafGeoHi = c['leaf.geohi'];
+    this.leafPairHi = c['leaf.pairhi'];
     this.leafPair = c['leaf.pair'];
     this.pairNet = c['pair.net'];
     this.pairSig = c['pair.sig'];
@@ -193,12 +197,12 @@ export class IpIntel {
 
   private assemble(leaf: number, ip: string, version: 4 | 6): CheckResult {
     const t = this.tables;
-    const pair = this.leafPair[leaf]!;
+    const pair = this.leafPair[leaf]! | (this.leafPairHi[leaf]! << 16);
     const parts = t.signalParts(this.pairSig[pair]!);
     return {
       ip,
       version,
-      geo: t.geo(this.leafGeo[leaf]!),
+      geo: t.geo(this.leafGeo[leaf]! | (this.leafGeoHi[leaf]! << 16)),
       network: t.network(this.pairNet[pair]!, utcDay(this.now())),
       signals: parts.signals,
       evidence: parts.evidence,

@@ -20,6 +20,7 @@ import {
   HEADER_SIZE,
   KNOWN_FLAGS,
   NULL_STRING,
+  NULL_STRING16,
   RPKI_CODES,
   SNAPSHOT_MAGIC,
   SNAPSHOT_VERSION,
@@ -165,6 +166,7 @@ function validate(c: Columns): void {
   const nNet = c['net.asn'].length;
   const nSig = c['sig.flags'].length;
   const nLeaf = c['leaf.geo'].length;
+  require(c['leaf.geohi'].length === nLeaf && c['leaf.pairhi'].length === nLeaf, 'leaf columns differ in length', 'leaf');
   const nPair = c['pair.net'].length;
   const nStr = c['str.offsets'].length - 1;
   // 1. Tables: equal column lengths, string ids and enum codes in range.
@@ -180,8 +182,14 @@ function validate(c: Columns): void {
   for (const n of ['sig.connection_type', 'sig.connection_evidence', 'sig.datacenter_provider', 'sig.relay_provider', 'sig.verified_bot_name'] as const) {
     require(c[n].length === nSig, `${n} has the wrong length`, n);
   }
+  for (const n of ['geo.country_code', 'geo.timezone'] as const) {
+    let ok = true;
+    const a = c[n];
+    for (let i = 0; i < a.length; i++) ok = ok && (a[i]! < nStr || a[i] === NULL_STRING16);
+    require(ok, `${n} holds a string id out of range`, n);
+  }
   for (const n of [
-    'geo.country_code', 'geo.region', 'geo.city', 'geo.timezone', 'net.as_org',
+    'geo.region', 'geo.city', 'net.as_org',
     'net.registration_country', 'sig.datacenter_provider', 'sig.relay_provider', 'sig.verified_bot_name',
   ] as const) {
     allBelow(c[n], nStr, n, true);
@@ -190,8 +198,8 @@ function validate(c: Columns): void {
   allBelow(c['sig.connection_type'], CONNECTION_CODES.length, 'sig.connection_type');
   allBelow(c['sig.connection_evidence'], EVIDENCE_CODES.length, 'sig.connection_evidence');
   require(c['leaf.pair'].length === nLeaf && c['pair.sig'].length === nPair, 'leaf or pair columns differ in length', 'leaf');
-  allBelow(c['leaf.geo'], nGeo, 'leaf.geo');
-  allBelow(c['leaf.pair'], nPair, 'leaf.pair');
+  idsBelow(c['leaf.geo'], c['leaf.geohi'], nGeo, 'leaf.geo');
+  idsBelow(c['leaf.pair'], c['leaf.pairhi'], nPair, 'leaf.pair');
   allBelow(c['pair.net'], nNet, 'pair.net');
   allBelow(c['pair.sig'], nSig, 'pair.sig');
   // 2. IPv4 index: 65537 offsets ending at the range count, low parts increasing within each /16.

@@ -17,6 +17,7 @@ import {
   NET_BOGON,
   NULL_DAY,
   NULL_STRING,
+  NULL_STRING16,
   RPKI_CODES,
   SIG_ABUSE,
   SIG_BOT,
@@ -224,6 +225,13 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
 
   // 1. Record tables, strings interned in table order (deterministic).
   const g = model.geo;
+  // Country codes and time zones first: few distinct values, so their ids fit u16 columns.
+  const u16 = (xs: readonly number[], what: string): Uint16Array => {
+    if (xs.some((x) => x !== NULL_STRING && x >= NULL_STRING16)) throw new RangeError(`too many distinct ${what} for a u16 column`);
+    return Uint16Array.from(xs.map((x) => (x === NULL_STRING ? NULL_STRING16 : x)));
+  };
+  const ccIds = g.map((r) => strings.id(r.country_code));
+  const tzIds = g.map((r) => strings.id(r.timezone));
   // Country names live once per code in the meta, not once per row.
   const countryNames: Record<string, string> = {};
   for (const r of g) {
@@ -236,10 +244,10 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
   if (g.some((r) => r.country === null && r.country_code !== null && countryNames[r.country_code] !== undefined)) {
     throw new RangeError('a geo row lacks the country name other rows give its code');
   }
-  cols.set('geo.country_code', u32(g.map((r) => strings.id(r.country_code))));
+  cols.set('geo.country_code', u16(ccIds, 'country codes'));
   cols.set('geo.region', u32(g.map((r) => strings.id(r.region))));
   cols.set('geo.city', u32(g.map((r) => strings.id(r.city))));
-  cols.set('geo.timezone', u32(g.map((r) => strings.id(r.timezone))));
+  cols.set('geo.timezone', u16(tzIds, 'time zones'));
   cols.set('geo.latitude', Float32Array.from(g.map((r) => r.latitude ?? Number.NaN)));
   cols.set('geo.longitude', Float32Array.from(g.map((r) => r.longitude ?? Number.NaN)));
   const nets = model.networks;
@@ -283,6 +291,7 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
   const pairSig: number[] = [];
   const leafPair = leaves.map((l) => {
     if (l.geo >= g.length || l.net >= nets.length || l.sig >= sigs.length) throw new RangeError('leaf refers past a table');
+    if (l.geo >= 1 << 24) throw new RangeError('too many geo rows for 24-bit ids');
     const key = l.net * sigs.length + l.sig;
     let id = pairIds.get(key);
     if (id === undefined) {
@@ -291,10 +300,15 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
       pairNet.push(l.net);
       pairSig.push(l.sig);
     }
+    if (id >= 1 << 24) throw new RangeError('too many network/signal pairs for 24-bit ids');
     return id;
   });
-  cols.set('leaf.geo', u32(leaves.map((l) => l.geo)));
-  cols.set('leaf.pair', u32(leafPair));
+  const leafGeo = packIds(leaves.map((l) => l.geo));
+  const pairOf = packIds(leafPair);
+  cols.set('leaf.geo', leafGeo.lo);
+  cols.set('leaf.geohi', leafGeo.hi);
+  cols.set('leaf.pair', pairOf.lo);
+  cols.set('leaf.pairhi', pairOf.hi);
   cols.set('pair.net', u32(pairNet));
   cols.set('pair.sig', u32(pairSig));
   const str = strings.columns();

@@ -43,6 +43,11 @@ export const SUB_TABLE_BIT = 0x800000;
 export const MAX_LEAVES = 0x800000;
 /** String id for "no string" (null). */
 export const NULL_STRING = 0xffffffff;
+/**
+ * The same in u16 string columns (country codes, time zones): the writer
+ * interns those strings first, so their ids stay below this.
+ */
+export const NULL_STRING16 = 0xffff;
 /** Day number for "no date" (null). */
 export const NULL_DAY = 0xffffffff;
 
@@ -68,10 +73,10 @@ export const TYPE_SIZE: Readonly<Record<ColumnType, number>> = { u8: 1, u16: 2, 
 export const COLUMNS = {
   'str.offsets': 'u32',
   'str.bytes': 'u8',
-  'geo.country_code': 'u32',
+  'geo.country_code': 'u16',
   'geo.region': 'u32',
   'geo.city': 'u32',
-  'geo.timezone': 'u32',
+  'geo.timezone': 'u16',
   'geo.latitude': 'f32',
   'geo.longitude': 'f32',
   'net.asn': 'u32',
@@ -86,8 +91,10 @@ export const COLUMNS = {
   'sig.datacenter_provider': 'u32',
   'sig.relay_provider': 'u32',
   'sig.verified_bot_name': 'u32',
-  'leaf.geo': 'u32',
-  'leaf.pair': 'u32',
+  'leaf.geo': 'u16',
+  'leaf.geohi': 'u8',
+  'leaf.pair': 'u16',
+  'leaf.pairhi': 'u8',
   'pair.net': 'u32',
   'pair.sig': 'u32',
   'v4.offsets': 'u32',

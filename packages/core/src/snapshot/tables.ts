@@ -17,6 +17,7 @@ import {
   NET_BOGON,
   NULL_DAY,
   NULL_STRING,
+  NULL_STRING16,
   RPKI_CODES,
   SIG_ABUSE,
   SIG_BOT,
@@ -49,7 +50,8 @@ export interface SignalParts {
 export class RecordTables {
   private readonly c: DecodedSnapshot['columns'];
   private readonly decoder = new TextDecoder();
-  private readonly strings: (string | undefined)[];
+  /** Decoded strings, filled as sub-objects are built (a Map: most ids are never needed). */
+  private readonly strings = new Map<number, string>();
   private readonly geoCache: (Geo | undefined)[];
   private readonly sigCache: (SignalParts | undefined)[];
   private netCache: (Network | undefined)[];
@@ -59,7 +61,6 @@ export class RecordTables {
   constructor(decoded: DecodedSnapshot) {
     this.c = decoded.columns;
     this.countryNames = decoded.meta.country_names;
-    this.strings = new Array<string | undefined>(this.c['str.offsets'].length - 1);
     this.geoCache = new Array<Geo | undefined>(this.c['geo.country_code'].length);
     this.sigCache = new Array<SignalParts | undefined>(this.c['sig.flags'].length);
     this.netCache = new Array<Network | undefined>(this.c['net.asn'].length);
@@ -67,20 +68,25 @@ export class RecordTables {
 
   str(id: number): string | null {
     if (id === NULL_STRING) return null;
-    let s = this.strings[id];
+    let s = this.strings.get(id);
     if (s === undefined) {
       const o = this.c['str.offsets'];
       s = this.decoder.decode(this.c['str.bytes'].subarray(o[id]!, o[id + 1]!));
-      this.strings[id] = s;
+      this.strings.set(id, s);
     }
     return s;
+  }
+
+  /** A string from a u16 column. */
+  str16(id: number): string | null {
+    return id === NULL_STRING16 ? null : this.str(id);
   }
 
   geo(i: number): Geo {
     let g = this.geoCache[i];
     if (g === undefined) {
       const c = this.c;
-      const code = this.str(c['geo.country_code'][i]!);
+      const code = this.str16(c['geo.country_code'][i]!);
       g = Object.freeze({
         country: code === null ? null : (this.countryNames[code] ?? null),
         country_code: code,
@@ -88,7 +94,7 @@ export class RecordTables {
         city: this.str(c['geo.city'][i]!),
         latitude: coordinate(c['geo.latitude'][i]!),
         longitude: coordinate(c['geo.longitude'][i]!),
-        timezone: this.str(c['geo.timezone'][i]!),
+        timezone: this.str16(c['geo.timezone'][i]!),
       });
       this.geoCache[i] = g;
     }
