@@ -1,0 +1,152 @@
+// Server benchmark: a bare node:http server answering a fixed JSON body
+// versus ipintel's GET /v1/check (key check + atomic quota counting on the
+// SQLite store, access log written), then ipintel at half the bare server's
+// rate for its p99 latency. Targets: >= 70% of bare rps, p99 < 10 ms at half load.
+//
+// Uses the BUILT packages (keeps @ipintel/core external):
+//   (cd packages/core && npx tsup) && (cd packages/server && npx tsup)
+//   node packages/server/bench/server-bench.mjs [--duration 10] [--connections 10]
+//
+// Each server runs in its own process; autocannon runs here, on 127.0.0.1 only,
+// bounded in time. Prints a Markdown table.
+import { fork } from 'node:child_process';
+import { createServer } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const here = new URL('.', import.meta.url);
+
+async function importBuilt() {
+  try {
+    const server = await import(new URL('../dist/index.js', here).href);
+    const writer = await import('@ipintel/core/writer');
+    return { server, writer };
+  } catch (e) {
+    console.error(`cannot load the built packages (${e.message}).\nBuild them first: (cd packages/core && npx tsup) && (cd packages/server && npx tsup)`);
+    process.exit(1);
+  }
+}
+
+/** A small snapshot: 8.8.8.0/24 with geo, network and signals. */
+function snapshotBytes(writer) {
+  const none = {
+    connection_type: 'unknown', connection_evidence: 'inferred', datacenter_provider: null, relay_provider: null,
+    is_relay: false, is_tor: false, is_vpn: false, is_proxy: false, is_public_resolver: false, is_drop_listed: false,
+    recent_abuse: false, is_verified_bot: false, verified_bot_name: null,
+  };
+  const nullGeo = { country: null, country_code: null, region: null, city: null, latitude: null, longitude: null, timezone: null };
+  return writer.encodeSnapshot({
+    build_date: '2026-01-01T00:00:00.000Z',
+    attribution_url: 'https://example.test/attribution',
+    has_rpki: false,
+    sources: [],
+    geo: [nullGeo, { country: 'United States', country_code: 'US', region: 'California', city: 'Mountain View', latitude: 37.4056, longitude: -122.0775, timezone: 'America/Los_Angeles' }],
+    networks: [
+      { asn: 0, as_org: '', is_announced: false, is_bogon: false, rpki: 'unknown', allocation_date: null, registration_country: null },
+      { asn: 15169, as_org: 'Google LLC', is_announced: true, is_bogon: false, rpki: 'unknown', allocation_date: '1992-12-01', registration_country: 'US' },
+    ],
+    signals: [none, { ...none, connection_type: 'datacenter', connection_evidence: 'authoritative', datacenter_provider: 'Google Cloud', is_public_resolver: true }],
+    leaves: [{ geo: 0, net: 0, sig: 0 }, { geo: 1, net: 1, sig: 1 }],
+    v4: writer.flattenPrefixes(4, [{ start: 0x08080800n, length: 24, value: 1 }], 0),
+    v6: writer.flattenPrefixes(6, [], 0),
+  });
+}
+
+// ---- child roles -------------------------------------------------------------
+const role = process.argv[2];
+if (role === '--serve-bare') {
+  const body = process.argv[3];
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+  server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+  process.on('disconnect', () => process.exit(0));
+} else if (role === '--serve-ipintel') {
+  const { server } = await importBuilt();
+  const s = await server.startServer({ port: 0, snapshotPath: process.argv[3], store: `sqlite:${process.argv[4]}`, activationDelayMs: 0, rateLimit: false, sighup: false });
+  process.send({ port: s.port });
+  process.on('disconnect', () => void s.close().then(() => process.exit(0)));
+} else {
+  await main();
+}
+
+// ---- driver ----------------------------------------------------------------
+function startChild(args) {
+  // stdout to /dev/null: the access log is written (its cost is measured) but not kept.
+  const child = fork(new URL(import.meta.url).pathname, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (c) => reject(new Error(`server exited with ${c}`)));
+    child.once('message', (m) => resolve({ url: `http://127.0.0.1:${m.port}`, child }));
+  });
+}
+
+async function load(autocannon, opts) {
+  return new Promise((resolve, reject) => {
+    autocannon(opts, (err, r) => (err ? reject(err) : resolve(r)));
+  });
+}
+
+async function main() {
+  const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '10' } } });
+  const duration = Number(values.duration);
+  const connections = Number(values.connections);
+  const { server, writer } = await importBuilt();
+  const autocannon = (await import('autocannon')).default;
+
+  const dir = mkdtempSync(join(tmpdir(), 'ipintel-bench-'));
+  try {
+    const snapshotPath = join(dir, 'bench.ipintel');
+    writeFileSync(snapshotPath, snapshotBytes(writer));
+    const storePath = join(dir, 'store.sqlite');
+    const store = await server.openStore(`sqlite:${storePath}`);
+    const { key } = await server.createKey(store, { plan: 'scale', plans: server.resolvePlans(), now: 0 });
+    await store.close();
+
+    const ours = await startChild(['--serve-ipintel', snapshotPath, storePath]);
+    const path = '/v1/check?ip=8.8.8.8';
+    const headers = { 'x-api-key': key };
+    const sample = await fetch(ours.url + path, { headers });
+    const body = await sample.text();
+    if (sample.status !== 200) throw new Error(`ipintel answered ${sample.status}: ${body}`);
+    const bare = await startChild(['--serve-bare', body]);
+    const bareBody = await (await fetch(bare.url + path)).text();
+    if (bareBody !== body) throw new Error('the contenders do not answer the same body');
+
+    const run = (url, extra = {}) => load(autocannon, { url: url + path, connections, duration, headers, ...extra });
+    await run(bare.url, { duration: 2 }); // warm-up
+    const bareRes = await run(bare.url);
+    await run(ours.url, { duration: 2 });
+    const oursRes = await run(ours.url);
+    const half = Math.round(bareRes.requests.average / 2);
+    const halfRes = await run(ours.url, { overallRate: half });
+
+    const check = (r, name) => {
+      if (r.non2xx > 0 || r.errors > 0) throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
+    };
+    check(bareRes, 'bare');
+    check(oursRes, 'ipintel');
+    check(halfRes, 'ipintel at half load');
+
+    const ratio = oursRes.requests.average / bareRes.requests.average;
+    const row = (name, r) => `| ${name} | ${Math.round(r.requests.average)} | ${r.latency.p50} | ${r.latency.p99} |`;
+    console.log(`\nNode ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} x${cpus().length}; autocannon ${connections} connections, ${duration} s per run, GET ${path}\n`);
+    console.log('| server | req/s | p50 ms | p99 ms |');
+    console.log('|---|---:|---:|---:|');
+    console.log(row('bare node:http, fixed JSON', bareRes));
+    console.log(row('ipintel /v1/check (key + quota on SQLite + access log)', oursRes));
+    console.log(row(`ipintel at half the bare rate (${half} req/s offered)`, halfRes));
+    console.log(`\nipintel / bare: ${(ratio * 100).toFixed(1)}% (target >= 70%); p99 at half load: ${halfRes.latency.p99} ms (target < 10 ms)`);
+    const verify = await server.openStore(`sqlite:${storePath}`);
+    const k = (await verify.listKeys())[0];
+    const used = await verify.usage(k.account, server.periodAt('month', Date.now()).key);
+    await verify.close();
+    console.log(`lookups counted in the store: ${used} (every 200 of the ipintel runs and the sample)`);
+    bare.child.disconnect();
+    ours.child.disconnect();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The Fetch-API adapter: `(Request) => Promise<Response>` over the routing
+ * core, for runtimes and frameworks built on web-standard requests.
+ *
+ * @module
+ */
+import { createApp, type App, type AppOptions } from '../app.js';
+import { problem, ProblemError } from '../http/problem.js';
+import type { ApiRequest } from '../http/types.js';
+import { stripBase } from './node.js';
+
+export interface FetchHandler {
+  (request: Request): Promise<Response>;
+  readonly app: App;
+  readonly ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface FetchHandlerOptions extends AppOptions {
+  /** A prebuilt app to share (then close() leaves it open). */
+  readonly app?: App;
+  /** The caller's address, when the host knows it (used by /thirdparty/json). */
+  readonly remoteAddress?: (request: Request) => string | undefined;
+}
+
+/** Reads a web stream body up to `limit` bytes; `null` when longer. */
+export async function readFetchBody(request: Request, limit: number): Promise<Uint8Array | null> {
+  if (request.body === null) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel();
+        return null;
+      }
+      chunks.push(value);
+    }
+  } catch {
+    throw new ProblemError('invalid_body', 'the request body could not be read');
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+/**
+ * A Fetch-API handler serving the API.
+ *
+ * @example
+ * const api = createFetchHandler({ snapshot: 'data/default.ipintel' });
+ * const res = await api(new Request('http://x/v1/check?ip=8.8.8.8', { headers: { 'x-api-key': key } }));
+ */
+export function createFetchHandler(options: FetchHandlerOptions = {}): FetchHandler {
+  const app = options.app ?? createApp(options);
+  const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+  const handler = async (request: Request): Promise<Response> => {
+    const u = new URL(request.url);
+    const url = stripBase(u.pathname + u.search, basePath);
+    const headers: Record<string, string> = {};
+    request.headers.forEach((v, k) => {
+      headers[k] = v;
+    });
+    const r =
+      url === undefined
+        ? problem('not_found', `no such endpoint; the API is under ${basePath}`)
+        : await app.handle({
+            method: request.method.toUpperCase(),
+            url,
+            headers,
+            readBody: (limit) => readFetchBody(request, limit),
+            remoteAddress: options.remoteAddress?.(request),
+          } satisfies ApiRequest);
+    return new Response(r.body === '' ? null : r.body, { status: r.status, headers: r.headers });
+  };
+  return Object.assign(handler, {
+    app,
+    ready: app.ready,
+    close: () => (options.app === undefined ? app.close() : Promise.resolve()),
+  });
+}

@@ -1,0 +1,74 @@
+/**
+ * Authentication: which key a request presents, and whether it may be served.
+ *
+ * Where the key is read: the `x-api-key` header, else `Authorization: Bearer`.
+ * The `/thirdparty` alias routes also take `?token=` (as the provider whose
+ * layout they answer in does). The access log never sees the key (log.ts).
+ *
+ * @module
+ */
+import type { ApiRequest } from './http/types.js';
+import { header } from './http/types.js';
+import { ProblemError } from './http/problem.js';
+import { keyState } from './keys/manage.js';
+import { keyId, keyMatches } from './keys/secret.js';
+import type { Plan } from './plans.js';
+import type { KeyCache } from './keys/cache.js';
+import type { KeyRecord } from './store/types.js';
+
+const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="ipintel"' };
+
+/** The key presented by a request, or undefined. */
+export function presentedKey(req: ApiRequest, query: URLSearchParams | undefined): string | undefined {
+  const h = header(req, 'x-api-key');
+  if (h !== undefined && h !== '') return h.trim();
+  const auth = header(req, 'authorization');
+  if (auth !== undefined && auth.length > 7 && auth.slice(0, 7).toLowerCase() === 'bearer ') return auth.slice(7).trim();
+  const token = query?.get('token');
+  return token === null || token === undefined || token === '' ? undefined : token;
+}
+
+export interface Authenticated {
+  readonly key: KeyRecord;
+  readonly plan: Plan;
+}
+
+export interface AuthContext {
+  readonly keys: KeyCache;
+  readonly plans: Readonly<Record<string, Plan>>;
+  readonly activationDelayMs: number;
+}
+
+/**
+ * Checks the presented key; throws ProblemError (401/403/503) when it may not
+ * be served. Store failures surface as StoreUnavailableError.
+ */
+export async function authenticate(presented: string | undefined, ctx: AuthContext, now: number): Promise<Authenticated> {
+  if (presented === undefined) {
+    throw new ProblemError('missing_api_key', 'send your API key in the x-api-key header', WWW_AUTHENTICATE);
+  }
+  const id = keyId(presented);
+  if (id === null) throw new ProblemError('invalid_api_key', 'the API key is not in the form <prefix>_live_<32 characters>', WWW_AUTHENTICATE);
+  const key = await ctx.keys.get(id);
+  // Unknown id and wrong secret answer alike, so the answer does not tell which ids exist.
+  if (key === null || !keyMatches(presented, ctx.keys.hashOf(key))) {
+    throw new ProblemError('invalid_api_key', 'the API key is not valid', WWW_AUTHENTICATE);
+  }
+  const state = keyState(key, now, ctx.activationDelayMs);
+  if (state === 'revoked') {
+    const why = key.replacedBy === null ? 'the API key was revoked' : `the API key was rotated and its grace period has ended; use the key ${key.replacedBy}`;
+    throw new ProblemError('key_revoked', why);
+  }
+  if (state === 'pending') {
+    const wait = Math.max(1, Math.ceil((key.createdAt + ctx.activationDelayMs - now) / 1000));
+    throw new ProblemError('key_not_active', `the API key becomes active in ${wait} s (keys activate ${Math.round(ctx.activationDelayMs / 1000)} s after creation)`, {
+      'retry-after': String(wait),
+      ...WWW_AUTHENTICATE,
+    });
+  }
+  const plan = ctx.plans[key.plan];
+  if (plan === undefined || !Object.hasOwn(ctx.plans, key.plan)) {
+    throw new ProblemError('invalid_api_key', `the API key's plan ${JSON.stringify(key.plan)} is not offered by this server`, WWW_AUTHENTICATE);
+  }
+  return { key, plan };
+}

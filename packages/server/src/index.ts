@@ -1,0 +1,35 @@
+/**
+ * @ipintel/server: the ipintel HTTP API (spec section 4, PRODUCT.md section 6),
+ * standalone (`startServer`, `serveCommand`) or embedded (`createNodeHandler`,
+ * `createFetchHandler`, or the socket-less `createApp`). Re-exports only.
+ *
+ * @module
+ */
+export { createApp, type App, type AppOptions } from './app.js';
+export { createNodeHandler, type NodeHandler } from './adapters/node.js';
+export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './adapters/fetch.js';
+export { startServer, type StartOptions, type RunningServer } from './standalone.js';
+export { serveCommand, SERVE_HELP } from './cli/serve.js';
+export { keysCommand, KEYS_HELP, type KeysCommandOptions } from './cli/keys.js';
+export type { CommandIO } from './cli/args.js';
+export type { ApiRequest, ApiResponse } from './http/types.js';
+export { PROBLEMS, type ProblemCode, type ProblemBody } from './http/problem.js';
+export { DEFAULT_PLANS, resolvePlans, periodAt, type Plan, type QuotaPeriod } from './plans.js';
+export {
+  createKey,
+  revokeKey,
+  rotateKey,
+  keyState,
+  KeyError,
+  DEFAULT_ACTIVATION_DELAY_MS,
+  DEFAULT_ROTATION_GRACE_MS,
+  type CreatedKey,
+  type KeyState,
+} from './keys/manage.js';
+export { generateKey, hashKey, keyId, redactKey } from './keys/secret.js';
+export { openStore, openStoreSync, defaultStoreSpec } from './store/open.js';
+export { openSqliteStore } from './store/sqlite.js';
+export { openRedisStore, type RedisStore } from './store/redis.js';
+export { StoreUnavailableError, type Store, type KeyRecord, type ConsumeRequest, type ConsumeResult } from './store/types.js';
+export { openApiDocument } from './openapi/document.js';
+export { MAX_BATCH } from './context.js';

@@ -1,0 +1,53 @@
+/**
+ * A short-lived, per-process cache of key records, so the hot path does not
+ * read the store for the key on every request.
+ *
+ * Consistency: a record is reused for at most `ttlMs` (default 1000 ms), so a
+ * revocation or rotation made elsewhere (the CLI, another host) takes effect
+ * on every server within that time. Activation needs no invalidation: it is
+ * computed from createdAt at each request. Unknown ids are not cached (no
+ * memory for guesses), and the cache is bounded.
+ *
+ * @module
+ */
+import type { KeyRecord, Store } from '../store/types.js';
+
+const MAX_ENTRIES = 10_000;
+
+export class KeyCache {
+  private readonly entries = new Map<string, { record: KeyRecord; until: number }>();
+  /** Stored hashes decoded to bytes once per record, for the constant-time compare. */
+  private readonly hashes = new WeakMap<KeyRecord, Uint8Array>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly ttlMs: number,
+  ) {}
+
+  /** The key record for `id` (from the cache when fresh), or null. */
+  async get(id: string): Promise<KeyRecord | null> {
+    if (this.ttlMs <= 0) return this.store.getKey(id);
+    const hit = this.entries.get(id);
+    // Wall-clock time, not the injectable request clock: the TTL bounds real staleness.
+    const t = Date.now();
+    if (hit !== undefined && hit.until > t) return hit.record;
+    const record = await this.store.getKey(id);
+    if (record === null) {
+      this.entries.delete(id);
+      return null;
+    }
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.set(id, { record, until: t + this.ttlMs });
+    return record;
+  }
+
+  /** The record's hash as bytes (decoded once per record). */
+  hashOf(record: KeyRecord): Uint8Array {
+    let h = this.hashes.get(record);
+    if (h === undefined) {
+      h = Buffer.from(record.hash, 'hex');
+      this.hashes.set(record, h);
+    }
+    return h;
+  }
+}

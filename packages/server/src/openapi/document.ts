@@ -1,0 +1,142 @@
+/**
+ * The OpenAPI 3.1 document served at GET /v1/openapi.json: every route, its
+ * parameters, answers, problem codes and headers. Schemas live in schemas.ts.
+ *
+ * @module
+ */
+import { PROBLEMS, type ProblemCode } from '../http/problem.js';
+import { SCHEMAS } from './schemas.js';
+
+type Obj = Record<string, unknown>;
+
+const RATE_HEADERS: Obj = {
+  'RateLimit-Limit': { $ref: '#/components/headers/RateLimit-Limit' },
+  'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' },
+  'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' },
+};
+
+const jsonOf = (schema: Obj, type = 'application/json'): Obj => ({ [type]: { schema } });
+const schemaRef = (name: string): Obj => ({ $ref: `#/components/schemas/${name}` });
+
+/** One response entry per status, listing the problem codes it may carry. */
+function problems(codes: readonly ProblemCode[]): Obj {
+  const byStatus = new Map<number, ProblemCode[]>();
+  for (const c of codes) byStatus.set(PROBLEMS[c][0], [...(byStatus.get(PROBLEMS[c][0]) ?? []), c]);
+  const out: Obj = {};
+  for (const [status, list] of byStatus) {
+    const headers: Obj = status === 429 || status === 503 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {};
+    if (status === 405) headers['Allow'] = { schema: { type: 'string' } };
+    if (status === 400 || status === 429) Object.assign(headers, RATE_HEADERS);
+    out[String(status)] = {
+      description: `Problem: ${list.map((c) => `\`${c}\``).join(', ')}`,
+      headers,
+      content: jsonOf(schemaRef('Problem'), 'application/problem+json'),
+    };
+  }
+  return out;
+}
+
+const AUTH_PROBLEMS: ProblemCode[] = ['missing_api_key', 'invalid_api_key', 'key_not_active', 'key_revoked', 'rate_limited', 'quota_exceeded', 'store_unavailable', 'snapshot_unavailable'];
+const LOOKUP_RESULT = { anyOf: [schemaRef('CheckResult'), schemaRef('ThirdPartyResult')] };
+const KEYED = [{ ApiKey: [] }, { Bearer: [] }];
+
+const thirdparty = (withIp: boolean, summary: string): Obj => ({
+  get: {
+    summary,
+    tags: ['lookup'],
+    security: [...KEYED, { Token: [] }],
+    parameters: withIp ? [{ name: 'ip', in: 'path', required: true, schema: { type: 'string' } }] : [],
+    responses: {
+      '200': { description: 'The result in the thirdparty layout.', headers: RATE_HEADERS, content: jsonOf(schemaRef('ThirdPartyResult')) },
+      ...problems(['invalid_ip', 'missing_ip', 'invalid_query', ...AUTH_PROBLEMS]),
+    },
+  },
+});
+
+/** The document; `server` is the public base URL ('' for relative). */
+export function openApiDocument(server: string): Obj {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'ipintel API',
+      version: '1.0.0',
+      description:
+        'IP intelligence: geolocation, network, abuse signals with evidence labels, and a risk score. Every lookup needs an API key; errors are RFC 9457 problem details with a stable `code`.',
+    },
+    servers: [{ url: server === '' ? '/' : server }],
+    tags: [{ name: 'lookup' }, { name: 'service' }],
+    paths: {
+      '/v1/check': {
+        get: {
+          summary: 'Check one IP address (one lookup).',
+          tags: ['lookup'],
+          security: KEYED,
+          parameters: [
+            { name: 'ip', in: 'query', required: true, schema: { type: 'string' }, description: 'IPv4 or IPv6 address.' },
+            { name: 'format', in: 'query', required: false, schema: { type: 'string', enum: ['native', 'thirdparty'] } },
+          ],
+          responses: {
+            '200': { description: 'The result (native layout, or thirdparty with format=thirdparty).', headers: RATE_HEADERS, content: jsonOf(LOOKUP_RESULT) },
+            ...problems(['missing_ip', 'invalid_ip', 'invalid_format', 'invalid_query', 'method_not_allowed', ...AUTH_PROBLEMS]),
+          },
+        },
+      },
+      '/v1/check/batch': {
+        post: {
+          summary: 'Check up to 100 IP addresses; each successful element is one lookup. A batch that would cross the quota is refused whole.',
+          tags: ['lookup'],
+          security: KEYED,
+          parameters: [{ name: 'format', in: 'query', required: false, schema: { type: 'string', enum: ['native', 'thirdparty'] } }],
+          requestBody: { required: true, content: jsonOf(schemaRef('BatchRequest')) },
+          responses: {
+            '200': { description: 'Results in request order; an invalid element carries an error in place.', headers: RATE_HEADERS, content: jsonOf(schemaRef('BatchResponse')) },
+            ...problems(['invalid_body', 'invalid_format', 'invalid_query', 'batch_too_large', 'body_too_large', 'unsupported_media_type', 'method_not_allowed', ...AUTH_PROBLEMS]),
+          },
+        },
+      },
+      '/thirdparty/{ip}/json': thirdparty(true, 'Check one IP, thirdparty layout (migration alias).'),
+      '/thirdparty/{ip}': thirdparty(true, 'Same as /thirdparty/{ip}/json.'),
+      '/thirdparty/json': thirdparty(false, "Check the caller's own address, thirdparty layout."),
+      '/attribution': {
+        get: {
+          summary: 'Data sources, licences and links of the snapshot in service (HTML or JSON by Accept).',
+          tags: ['service'],
+          responses: {
+            '200': {
+              description: 'The sources.',
+              content: { 'text/html': { schema: { type: 'string' } }, ...jsonOf(schemaRef('Attribution')) },
+            },
+            ...problems(['snapshot_unavailable']),
+          },
+        },
+      },
+      '/healthz': {
+        get: {
+          summary: 'Health: snapshot and store status (no key). 503 when either is unavailable.',
+          tags: ['service'],
+          responses: {
+            '200': { description: 'Healthy.', content: jsonOf(schemaRef('Health')) },
+            '503': { description: 'Not serving.', content: jsonOf(schemaRef('Health')) },
+          },
+        },
+      },
+      '/v1/openapi.json': {
+        get: { summary: 'This document.', tags: ['service'], responses: { '200': { description: 'OpenAPI 3.1.', content: jsonOf({ type: 'object' }) } } },
+      },
+    },
+    components: {
+      schemas: SCHEMAS,
+      securitySchemes: {
+        ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Key of the form ipi_live_<32 characters>.' },
+        Bearer: { type: 'http', scheme: 'bearer' },
+        Token: { type: 'apiKey', in: 'query', name: 'token', description: 'Only on the /thirdparty routes.' },
+      },
+      headers: {
+        'RateLimit-Limit': { description: "The key's quota for the current period.", schema: { type: 'integer' } },
+        'RateLimit-Remaining': { description: 'Lookups left in the current period.', schema: { type: 'integer' } },
+        'RateLimit-Reset': { description: 'Seconds until the quota period resets.', schema: { type: 'integer' } },
+        'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+      },
+    },
+  };
+}

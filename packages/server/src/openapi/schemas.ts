@@ -1,0 +1,154 @@
+/**
+ * JSON Schemas (OpenAPI 3.1 dialect) of every body the API sends or takes.
+ * Kept beside the routes' shapes; the openapi test validates real answers
+ * against them, so a drift between code and document fails a test.
+ *
+ * @module
+ */
+import { PROBLEMS } from '../http/problem.js';
+
+type Schema = Record<string, unknown>;
+
+const str = { type: 'string' };
+const bool = { type: 'boolean' };
+const int = { type: 'integer' };
+const nstr = { type: ['string', 'null'] };
+const nnum = { type: ['number', 'null'] };
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const obj = (properties: Record<string, unknown>, required = Object.keys(properties), extra: Schema = {}): Schema => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+  ...extra,
+});
+
+export const SCHEMAS: Record<string, Schema> = {
+  Geo: obj({
+    country: { ...nstr, description: 'Full country name.' },
+    country_code: { ...nstr, description: 'ISO 3166-1 alpha-2.' },
+    region: nstr,
+    city: nstr,
+    latitude: { ...nnum, description: 'Decimal degrees.' },
+    longitude: nnum,
+    timezone: { ...nstr, description: 'IANA time-zone name.' },
+  }),
+  Network: obj({
+    asn: { ...int, description: '0 when none (bogon).' },
+    as_org: str,
+    is_announced: bool,
+    is_bogon: bool,
+    rpki: { type: ['string', 'null'], enum: ['valid', 'invalid', 'not-found', 'unknown', null] },
+    allocation_date: { ...nstr, description: 'YYYY-MM-DD.' },
+    allocation_age_days: { type: ['integer', 'null'] },
+    registration_country: nstr,
+  }),
+  Signals: obj({
+    connection_type: { type: 'string', enum: ['datacenter', 'satellite', 'mobile', 'isp', 'unknown'] },
+    is_datacenter: bool,
+    datacenter_provider: nstr,
+    relay_provider: nstr,
+    is_relay: bool,
+    is_tor: bool,
+    is_vpn: bool,
+    is_proxy: bool,
+    is_public_resolver: bool,
+    is_drop_listed: bool,
+    recent_abuse: bool,
+    is_verified_bot: bool,
+    verified_bot_name: nstr,
+  }),
+  EvidenceLabel: { type: 'string', enum: ['authoritative', 'inferred', 'beta'] },
+  Evidence: obj(
+    Object.fromEntries(
+      ['connection_type', 'tor', 'vpn', 'proxy', 'verified_bot', 'relay', 'routing', 'allocation', 'drop_listed', 'recent_abuse', 'public_resolver'].map(
+        (k) => [k, ref('EvidenceLabel')],
+      ),
+    ),
+  ),
+  Risk: obj({
+    score: { type: 'integer', minimum: 0, maximum: 100 },
+    level: { type: 'string', enum: ['low', 'medium', 'high'] },
+    reasons: {
+      type: 'array',
+      items: {
+        type: 'string',
+        enum: ['is_tor', 'is_proxy', 'is_datacenter', 'is_vpn', 'is_drop_listed', 'recent_abuse', 'is_relay', 'benign_network_kind'],
+      },
+    },
+  }),
+  CheckResult: obj({
+    ip: { ...str, description: 'The address checked, canonical (IPv4-mapped IPv6 as IPv4).' },
+    version: { type: 'integer', enum: [4, 6] },
+    geo: ref('Geo'),
+    network: ref('Network'),
+    signals: ref('Signals'),
+    evidence: ref('Evidence'),
+    risk: ref('Risk'),
+    attribution: { ...str, description: 'Link to the data attributions.' },
+  }),
+  ThirdPartyResult: obj(
+    {
+      ip: str,
+      city: str,
+      region: str,
+      country: { ...str, description: 'ISO country code.' },
+      loc: { ...str, description: '"<latitude>,<longitude>".' },
+      org: { ...str, description: '"AS<asn> <as_org>"; omitted without an ASN.' },
+      timezone: str,
+      privacy: obj({ vpn: bool, proxy: bool, tor: bool, relay: bool, hosting: bool, service: str }),
+    },
+    ['ip', 'privacy'],
+    { description: 'Compatibility layout (format=thirdparty). Fields the data lacks are omitted.' },
+  ),
+  BatchError: obj({
+    ip: { ...str, description: 'The element as given (a non-string element as its JSON text).' },
+    error: obj({ code: { type: 'string', enum: ['invalid_ip'] }, message: str }),
+  }),
+  BatchRequest: obj(
+    {
+      ips: { type: 'array', maxItems: 100, items: { type: 'string' }, description: 'At most 100 addresses; answers come in this order.' },
+      format: { type: 'string', enum: ['native', 'thirdparty'] },
+    },
+    ['ips'],
+  ),
+  BatchResponse: obj({
+    results: { type: 'array', items: { anyOf: [ref('CheckResult'), ref('ThirdPartyResult'), ref('BatchError')] } },
+  }),
+  Problem: obj(
+    {
+      type: { ...str, description: 'URI identifying the problem type: urn:ipintel:problem:<code>.' },
+      title: str,
+      status: int,
+      detail: str,
+      code: { type: 'string', enum: Object.keys(PROBLEMS) },
+    },
+    ['type', 'title', 'status', 'detail', 'code'],
+    { description: 'RFC 9457 problem details (application/problem+json).' },
+  ),
+  Health: obj({
+    status: { type: 'string', enum: ['ok', 'unavailable'] },
+    snapshot: obj({
+      loaded: bool,
+      build_date: nstr,
+      format_version: { type: ['integer', 'null'] },
+      loaded_at: nstr,
+    }),
+    store: obj({ kind: str, status: { type: 'string', enum: ['ok', 'unavailable'] } }),
+  }),
+  Attribution: obj({
+    build_date: str,
+    sources: {
+      type: 'array',
+      items: obj({
+        id: str,
+        publisher: str,
+        url: str,
+        licence: str,
+        licence_url: nstr,
+        attribution_required: bool,
+        data_date: nstr,
+      }),
+    },
+  }),
+};

@@ -1,0 +1,114 @@
+/**
+ * The lookup routes: `GET /v1/check`, `POST /v1/check/batch`, and the
+ * compatibility aliases `GET /thirdparty/{ip}[/json]` (thirdparty layout;
+ * key also as Bearer or `?token=`; `/thirdparty/json` answers for the caller's
+ * own address). Each runs through the metered pipeline (metered.ts).
+ *
+ * @module
+ */
+import { IpIntelError, type IpIntel, type ResultFormat } from '@ipintel/core';
+import { MAX_BATCH, type AppContext, type RequestLog } from '../context.js';
+import { ProblemError } from '../http/problem.js';
+import { resultJson } from '../http/serialize.js';
+import type { ApiRequest, ApiResponse } from '../http/types.js';
+import { metered, type Outcome } from './metered.js';
+import { parseFormat, readJsonBody, strictQuery } from './params.js';
+
+function intelOf(app: AppContext): IpIntel {
+  const intel = app.snapshot.current;
+  if (intel === undefined) throw new ProblemError('snapshot_unavailable', 'no IP data snapshot is loaded yet; retry shortly', { 'retry-after': '5' });
+  return intel;
+}
+
+function checkOne(intel: IpIntel, ip: string, format: ResultFormat): Outcome {
+  try {
+    return { body: resultJson(intel.check(ip, { format })), n: 1 };
+  } catch (e) {
+    if (e instanceof IpIntelError && e.code === 'invalid_ip') throw new ProblemError('invalid_ip', e.message);
+    throw e;
+  }
+}
+
+const CHECK_PARAMS = ['ip', 'format'] as const;
+
+/** GET /v1/check?ip=&format= */
+export function checkRoute(app: AppContext, req: ApiRequest, query: string, rc: RequestLog): Promise<ApiResponse> {
+  const params = new URLSearchParams(query);
+  return metered(app, req, params, rc, () => {
+    const q = strictQuery(params, CHECK_PARAMS);
+    const ip = q['ip'];
+    if (ip === undefined || ip === '') throw new ProblemError('missing_ip', 'the query parameter ip is required, e.g. /v1/check?ip=8.8.8.8');
+    const format = parseFormat(q['format']);
+    return checkOne(intelOf(app), ip, format);
+  });
+}
+
+const BATCH_FIELDS = ['ips', 'format'];
+
+/** POST /v1/check/batch with {"ips": [...], "format"?: ...} */
+export function batchRoute(app: AppContext, req: ApiRequest, query: string, rc: RequestLog): Promise<ApiResponse> {
+  const params = new URLSearchParams(query);
+  return metered(app, req, params, rc, async () => {
+    const q = strictQuery(params, ['format']);
+    const body = await readJsonBody(req, app.maxBodyBytes);
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new ProblemError('invalid_body', 'the body must be a JSON object: {"ips": ["8.8.8.8", ...]}');
+    }
+    const fields = body as Record<string, unknown>;
+    const unknown = Object.keys(fields).find((k) => !BATCH_FIELDS.includes(k));
+    if (unknown !== undefined) throw new ProblemError('invalid_body', `unknown field ${JSON.stringify(unknown.slice(0, 64))}; the body takes ips and format`);
+    const ips = fields['ips'];
+    if (!Array.isArray(ips)) throw new ProblemError('invalid_body', 'the field ips must be an array of IP address strings');
+    if (ips.length > MAX_BATCH) {
+      throw new ProblemError('batch_too_large', `a batch carries at most ${MAX_BATCH} IPs, this one has ${ips.length}; nothing was counted`);
+    }
+    const bodyFormat = fields['format'] === undefined ? undefined : parseFormat(fields['format']);
+    const queryFormat = q['format'] === undefined ? undefined : parseFormat(q['format']);
+    if (bodyFormat !== undefined && queryFormat !== undefined && bodyFormat !== queryFormat) {
+      throw new ProblemError('invalid_format', 'the format in the query and the format in the body differ');
+    }
+    const chosen = bodyFormat ?? queryFormat ?? 'native';
+    const intel = intelOf(app);
+    let n = 0;
+    const results = ips.map((ip: unknown, i): string => {
+      if (typeof ip !== 'string') {
+        const kind = ip === null ? 'null' : Array.isArray(ip) ? 'an array' : `a ${typeof ip}`;
+        return JSON.stringify({ ip: JSON.stringify(ip)?.slice(0, 64) ?? String(ip), error: { code: 'invalid_ip', message: `ips[${i}] is ${kind}, not a string` } });
+      }
+      try {
+        const r = resultJson(intel.check(ip, { format: chosen }));
+        n++;
+        return r;
+      } catch (e) {
+        if (e instanceof IpIntelError) return JSON.stringify({ ip, error: e.toJSON() });
+        throw e;
+      }
+    });
+    return { body: `{"results":[${results.join(',')}]}`, n };
+  });
+}
+
+/** GET /thirdparty, /thirdparty/json, /thirdparty/{ip}, /thirdparty/{ip}/json: thirdparty layout. */
+export function thirdpartyRoute(app: AppContext, req: ApiRequest, path: string, query: string, rc: RequestLog): Promise<ApiResponse> | undefined {
+  const rest = path.slice('/thirdparty'.length).split('/');
+  // rest: [''] | ['', 'json'] | ['', ip] | ['', ip, 'json']
+  if (rest.length > 3 || (rest.length === 3 && rest[2] !== 'json')) return undefined;
+  const segment = rest.length === 1 || (rest.length === 2 && rest[1] === 'json') ? '' : rest[1]!;
+  const params = new URLSearchParams(query);
+  return metered(app, req, params, rc, () => {
+    strictQuery(params, ['token']);
+    let ip: string;
+    if (segment === '') {
+      const own = req.remoteAddress;
+      if (own === undefined || own === '') throw new ProblemError('missing_ip', 'the caller\'s address is not known here; put the IP in the path: /thirdparty/8.8.8.8/json');
+      ip = own;
+    } else {
+      try {
+        ip = decodeURIComponent(segment);
+      } catch {
+        throw new ProblemError('invalid_ip', `${JSON.stringify(segment.slice(0, 64))} is not a valid IP address: bad percent-encoding`);
+      }
+    }
+    return checkOne(intelOf(app), ip, 'thirdparty');
+  });
+}

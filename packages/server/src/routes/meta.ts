@@ -1,0 +1,61 @@
+/**
+ * Unmetered routes: GET /healthz (no key: snapshot and store status, 503 when
+ * either is missing, for load balancers), GET /attribution, GET
+ * /v1/openapi.json. Query parameters are ignored here (probes add their own).
+ *
+ * @module
+ */
+import type { AppContext } from '../context.js';
+import { problem } from '../http/problem.js';
+import { header, json, type ApiRequest, type ApiResponse } from '../http/types.js';
+import { openApiDocument } from '../openapi/document.js';
+import { attributionResponse } from './attribution.js';
+
+/** Longest wait for the store's answer to a health probe, ms. */
+const PING_TIMEOUT_MS = 1000;
+
+async function storeStatus(app: AppContext): Promise<'ok' | 'unavailable'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'unavailable'>((resolve) => {
+    timer = setTimeout(() => resolve('unavailable'), PING_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([app.store.ping().then(() => 'ok' as const, () => 'unavailable' as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function healthRoute(app: AppContext): Promise<ApiResponse> {
+  const intel = app.snapshot.current;
+  const store = await storeStatus(app);
+  const ok = intel !== undefined && store === 'ok';
+  return json(ok ? 200 : 503, {
+    status: ok ? 'ok' : 'unavailable',
+    snapshot:
+      intel === undefined
+        ? { loaded: false, build_date: null, format_version: null, loaded_at: null }
+        : {
+            loaded: true,
+            build_date: intel.info.build_date,
+            format_version: intel.info.format_version,
+            loaded_at: new Date(app.snapshot.loadedAt ?? 0).toISOString(),
+          },
+    store: { kind: app.store.kind, status: store },
+  });
+}
+
+export function attributionRoute(app: AppContext, req: ApiRequest): ApiResponse {
+  const intel = app.snapshot.current;
+  if (intel === undefined) return problem('snapshot_unavailable', 'no IP data snapshot is loaded yet; retry shortly', { 'retry-after': '5' }, app.problemTypeBase);
+  return attributionResponse(intel.info, header(req, 'accept'));
+}
+
+let cached: { base: string; body: string } | undefined;
+
+export function openApiRoute(app: AppContext): ApiResponse {
+  if (cached === undefined || cached.base !== app.publicBase) {
+    cached = { base: app.publicBase, body: JSON.stringify(openApiDocument(app.publicBase)) };
+  }
+  return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300' }, body: cached.body };
+}

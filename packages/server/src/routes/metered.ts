@@ -1,0 +1,78 @@
+/**
+ * The metered pipeline every lookup route runs through:
+ *
+ *   1. authenticate the key (401/403; 503 when the store is down)
+ *   2. do the work: parse, validate, look up (4xx; 503 without a snapshot)
+ *   3. count: one atomic store call takes a rate token and adds the lookups
+ *      that succeeded (0 for an error answer) if the quota allows all of them
+ *   4. answer with RateLimit-* headers; a refused count answers 429 and the
+ *      looked-up results are dropped, so nothing is served uncounted
+ *
+ * @module
+ */
+import { authenticate, presentedKey } from '../auth.js';
+import type { AppContext, RequestLog } from '../context.js';
+import { problem, ProblemError } from '../http/problem.js';
+import type { ApiRequest, ApiResponse } from '../http/types.js';
+import { periodAt } from '../plans.js';
+
+/** What the work step produced: a body and the lookups it holds, or a problem. */
+export type Outcome = { readonly body: string; readonly n: number } | { readonly problem: ProblemError };
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export async function metered(
+  app: AppContext,
+  req: ApiRequest,
+  params: URLSearchParams | undefined,
+  rc: RequestLog,
+  work: () => Outcome | Promise<Outcome>,
+): Promise<ApiResponse> {
+  const now = app.now();
+  const { key, plan } = await authenticate(presentedKey(req, params), app, now);
+  rc.keyId = key.id;
+  let outcome: Outcome;
+  try {
+    outcome = await work();
+  } catch (e) {
+    if (!(e instanceof ProblemError)) throw e;
+    outcome = { problem: e };
+  }
+  const n = 'n' in outcome ? outcome.n : 0;
+  const window = periodAt(plan.period, now);
+  const counted = await app.store.consume({
+    account: key.account,
+    period: window.key,
+    periodEndsAt: window.endsAt,
+    quota: plan.quota,
+    n,
+    ratePerSecond: app.rateLimit ? plan.ratePerSecond : 0,
+    second: Math.floor(now / 1000),
+  });
+  const reset = Math.max(0, Math.ceil((window.endsAt - now) / 1000));
+  const remaining = Math.max(0, plan.quota - counted.used);
+  const limits: Record<string, string> = {
+    'ratelimit-limit': String(plan.quota),
+    'ratelimit-remaining': String(remaining),
+    'ratelimit-reset': String(reset),
+  };
+  if (counted.outcome === 'rate_limited') {
+    limits['retry-after'] = '1';
+    return problem('rate_limited', `more than ${plan.ratePerSecond} requests in one second for this key; retry in a second`, limits, app.problemTypeBase);
+  }
+  if (counted.outcome === 'quota_exceeded') {
+    limits['retry-after'] = String(reset);
+    const when = new Date(window.endsAt).toISOString();
+    const detail = `this request needs ${n} lookup${n === 1 ? '' : 's'} but ${remaining} of the ${plan.quota} in this ${plan.period} are left; nothing was counted; the quota resets at ${when}`;
+    return problem('quota_exceeded', detail, limits, app.problemTypeBase);
+  }
+  if ('problem' in outcome) {
+    const p = outcome.problem;
+    const res = problem(p.code, p.message, { ...p.headers, ...limits }, app.problemTypeBase);
+    return p.headers['connection'] === 'close' ? { ...res, close: true } : res;
+  }
+  rc.lookups = n;
+  limits['content-type'] = JSON_TYPE;
+  limits['cache-control'] = 'no-store';
+  return { status: 200, headers: limits, body: outcome.body };
+}

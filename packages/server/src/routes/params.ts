@@ -1,0 +1,81 @@
+/**
+ * Strict request parsing for the lookup routes: known query parameters only,
+ * each at most once; `format` one of two values; JSON bodies by content type.
+ * Every violation is a 4xx ProblemError with a detail that names the cause.
+ *
+ * @module
+ */
+import type { ResultFormat } from '@ipintel/core';
+import { ProblemError } from '../http/problem.js';
+import { header, type ApiRequest } from '../http/types.js';
+
+const quote = (s: string): string => JSON.stringify(s.length > 64 ? `${s.slice(0, 64)}…` : s);
+
+/** The query's parameters as a record; throws invalid_query for unknown or repeated ones. */
+export function strictQuery(params: URLSearchParams, allowed: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of params) {
+    if (!allowed.includes(name)) {
+      throw new ProblemError('invalid_query', `unknown query parameter ${quote(name)}; this endpoint takes: ${allowed.join(', ')}`);
+    }
+    if (Object.hasOwn(out, name)) throw new ProblemError('invalid_query', `query parameter ${quote(name)} is given more than once`);
+    out[name] = value;
+  }
+  return out;
+}
+
+/** `native` (default) or `thirdparty`; throws invalid_format otherwise. */
+export function parseFormat(value: unknown): ResultFormat {
+  if (value === undefined || value === 'native') return 'native';
+  if (value === 'thirdparty') return 'thirdparty';
+  const shown = typeof value === 'string' ? quote(value) : `a ${value === null ? 'null' : typeof value}`;
+  throw new ProblemError('invalid_format', `format must be "native" or "thirdparty", got ${shown}`);
+}
+
+/** Whether a content type is JSON in UTF-8 (`application/json`, `application/*+json`; charset utf-8 if given). */
+export function isJsonContentType(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const [type = '', ...params] = value.toLowerCase().split(';');
+  const t = type.trim();
+  if (t !== 'application/json' && !(t.startsWith('application/') && t.endsWith('+json'))) return false;
+  return params.every((p) => {
+    const [k, v] = p.split('=').map((x) => x.trim());
+    return k !== 'charset' || v === 'utf-8' || v === '"utf-8"' || v === 'utf8';
+  });
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Reads and parses a JSON body within `limit` bytes; throws 413/415/400 problems. */
+export async function readJsonBody(req: ApiRequest, limit: number): Promise<unknown> {
+  if (!isJsonContentType(header(req, 'content-type'))) {
+    const got = header(req, 'content-type');
+    throw new ProblemError(
+      'unsupported_media_type',
+      got === undefined ? 'send the body as application/json (no Content-Type was given)' : `send the body as application/json, not ${quote(got)}`,
+      { 'accept-post': 'application/json' },
+    );
+  }
+  const declared = Number(header(req, 'content-length'));
+  const bytes = declared > limit ? null : req.readBody === undefined ? new Uint8Array(0) : await req.readBody(limit);
+  if (bytes === null) throw new BodyTooLarge(limit);
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new ProblemError('invalid_body', 'the body is not valid UTF-8');
+  }
+  if (text.trim() === '') throw new ProblemError('invalid_body', 'the body is empty; send {"ips": [...]}');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw new ProblemError('invalid_body', `the body is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+/** 413 for a body over the limit; the connection is closed since the rest of the body is not read. */
+export class BodyTooLarge extends ProblemError {
+  constructor(limit: number) {
+    super('body_too_large', `the body is larger than ${limit} bytes`, { connection: 'close' });
+  }
+}

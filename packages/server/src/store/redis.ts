@@ -1,0 +1,192 @@
+/**
+ * The Redis store (ioredis): keys and counters for several server processes
+ * or hosts.
+ *
+ * Layout (`ipintel:` prefix): `key:<id>` a hash per key, `keys` the set of ids,
+ * `{<account>}:u:<period>` usage counters, `{<account>}:r:<second>` rate
+ * windows (the braces keep one account's keys in one cluster slot).
+ *
+ * Atomic counting: a Lua script (run with EVALSHA through ioredis
+ * defineCommand, which falls back to EVAL after a server restart empties the
+ * script cache) checks the rate window and the quota and increments, as one
+ * step: Redis runs a script without interleaving other commands.
+ *
+ * Failing closed: the offline queue is off, so while Redis is unreachable every
+ * command rejects at once (no request hangs, none is served uncounted);
+ * ioredis keeps reconnecting in the background and the store recovers by
+ * itself when Redis returns.
+ *
+ * @module
+ */
+import { Redis } from 'ioredis';
+import { StoreUnavailableError, type ConsumeRequest, type ConsumeResult, type KeyRecord, type Store } from './types.js';
+
+const CONSUME_LUA = `
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+local limit = tonumber(ARGV[3])
+if limit > 0 then
+  local c = tonumber(redis.call('GET', KEYS[2]) or '0')
+  if c >= limit then return {2, used} end
+  redis.call('INCR', KEYS[2])
+  if c == 0 then redis.call('PEXPIRE', KEYS[2], 2000) end
+end
+local n = tonumber(ARGV[1])
+if n == 0 then return {0, used} end
+if used + n > tonumber(ARGV[2]) then return {1, used} end
+used = redis.call('INCRBY', KEYS[1], n)
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+return {0, used}`;
+
+const INSERT_LUA = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('SADD', KEYS[2], ARGV[1])
+return 1`;
+
+const REVOKE_LUA = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local cur = redis.call('HGET', KEYS[1], 'revokedAt')
+if (not cur) or tonumber(cur) > tonumber(ARGV[1]) then redis.call('HSET', KEYS[1], 'revokedAt', ARGV[1]) end
+if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'replacedBy', ARGV[2]) end
+return 1`;
+
+const OUTCOMES = ['ok', 'quota_exceeded', 'rate_limited'] as const;
+/** Usage counters are kept this long after their period ends (for `keys list`). */
+const KEEP_AFTER_PERIOD_S = 40 * 86_400;
+
+interface Scripts {
+  ipintelConsume(usageKey: string, rateKey: string, n: number, quota: number, rate: number, ttlSeconds: number): Promise<[number, number]>;
+  ipintelInsert(hashKey: string, setKey: string, id: string, ...fields: string[]): Promise<number>;
+  ipintelRevoke(hashKey: string, at: number, replacedBy: string): Promise<number>;
+}
+
+export interface RedisStoreOptions {
+  /** Key prefix (default `ipintel:`). */
+  readonly prefix?: string;
+  /** Called on connection errors and recovery (the server logs them). */
+  readonly onEvent?: (event: 'error' | 'ready', error?: Error) => void;
+  /** Per-command timeout, ms (default 2000). */
+  readonly commandTimeoutMs?: number;
+}
+
+export interface RedisStore extends Store {
+  /** Resolves when connected; rejects with StoreUnavailableError after `timeoutMs`. */
+  whenReady(timeoutMs: number): Promise<void>;
+}
+
+function fromHash(h: Record<string, string>): KeyRecord | null {
+  if (h['id'] === undefined) return null;
+  return {
+    id: h['id'],
+    hash: h['hash'] ?? '',
+    prefix: h['prefix'] ?? 'ipi',
+    plan: h['plan'] ?? '',
+    name: h['name'] ?? null,
+    account: h['account'] ?? h['id'],
+    createdAt: Number(h['createdAt']),
+    revokedAt: h['revokedAt'] === undefined ? null : Number(h['revokedAt']),
+    replacedBy: h['replacedBy'] ?? null,
+  };
+}
+
+function toFields(k: KeyRecord): string[] {
+  const f = ['id', k.id, 'hash', k.hash, 'prefix', k.prefix, 'plan', k.plan, 'account', k.account, 'createdAt', String(k.createdAt)];
+  if (k.name !== null) f.push('name', k.name);
+  if (k.revokedAt !== null) f.push('revokedAt', String(k.revokedAt));
+  if (k.replacedBy !== null) f.push('replacedBy', k.replacedBy);
+  return f;
+}
+
+/** Connects to Redis at `url` (`redis://[:password@]host:port[/db]`). */
+export function openRedisStore(url: string, options: RedisStoreOptions = {}): RedisStore {
+  const prefix = options.prefix ?? 'ipintel:';
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    // Commands issued in the same tick go out in one write: fewer syscalls under load.
+    enableAutoPipelining: true,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    commandTimeout: options.commandTimeoutMs ?? 2000,
+    retryStrategy: (times) => Math.min(50 * times, 1000),
+  });
+  redis.on('error', (e: Error) => options.onEvent?.('error', e));
+  redis.on('ready', () => options.onEvent?.('ready'));
+  redis.defineCommand('ipintelConsume', { numberOfKeys: 2, lua: CONSUME_LUA });
+  redis.defineCommand('ipintelInsert', { numberOfKeys: 2, lua: INSERT_LUA });
+  redis.defineCommand('ipintelRevoke', { numberOfKeys: 1, lua: REVOKE_LUA });
+  const scripts = redis as unknown as Scripts;
+  const location = url.replace(/\/\/[^@/]*@/, '//***@');
+  const keyKey = (id: string): string => `${prefix}key:${id}`;
+  const usageKey = (account: string, period: string): string => `${prefix}{${account}}:u:${period}`;
+
+  // Until the first connection is up, commands wait for it (up to the connect
+  // timeout) rather than fail: a server starting beside Redis answers its first
+  // requests. Once connected, an outage fails commands at once (offline queue off).
+  let everReady = false;
+  // One wait shared by all commands issued before the first connection.
+  let firstConnect: Promise<void> | undefined;
+  redis.on('ready', () => {
+    everReady = true;
+  });
+  const whenReady = (timeoutMs: number): Promise<void> => {
+    if (redis.status === 'ready') return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const t = setTimeout(() => {
+        redis.off('ready', done);
+        reject(new Error(`not reachable within ${timeoutMs} ms`));
+      }, timeoutMs);
+      function done(): void {
+        clearTimeout(t);
+        resolve();
+      }
+      redis.once('ready', done);
+    });
+  };
+  const guard = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+    try {
+      if (!everReady && redis.status !== 'ready') await (firstConnect ??= whenReady(2000).finally(() => (firstConnect = undefined)));
+      return await fn();
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : String(e);
+      throw new StoreUnavailableError(`Redis store (${location}): could not ${what}: ${msg}`, { cause: e });
+    }
+  };
+
+  return {
+    kind: 'redis',
+    location,
+    getKey: (id) => guard('read a key', async () => fromHash(await redis.hgetall(keyKey(id)))),
+    insertKey: (k) => guard('insert a key', async () => (await scripts.ipintelInsert(keyKey(k.id), `${prefix}keys`, k.id, ...toFields(k))) === 1),
+    listKeys: () =>
+      guard('list keys', async () => {
+        const ids = (await redis.smembers(`${prefix}keys`)).sort();
+        const out: KeyRecord[] = [];
+        for (const id of ids) {
+          const k = fromHash(await redis.hgetall(keyKey(id)));
+          if (k !== null) out.push(k);
+        }
+        return out.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+      }),
+    revokeKey: (id, at, replacedBy) =>
+      guard('revoke a key', async () => (await scripts.ipintelRevoke(keyKey(id), at, replacedBy ?? '')) === 1),
+    consume: (r: ConsumeRequest) =>
+      guard('count usage', async (): Promise<ConsumeResult> => {
+        // Relative TTL: the counter outlives its period by KEEP_AFTER_PERIOD_S.
+        const ttl = Math.max(0, Math.ceil((r.periodEndsAt - Date.now()) / 1000)) + KEEP_AFTER_PERIOD_S;
+        const rateKey = `${prefix}{${r.account}}:r:${r.second}`;
+        const [o, used] = await scripts.ipintelConsume(usageKey(r.account, r.period), rateKey, r.n, r.quota, r.ratePerSecond, ttl);
+        return { outcome: OUTCOMES[o] ?? 'quota_exceeded', used };
+      }),
+    usage: (account, period) => guard('read usage', async () => Number((await redis.get(usageKey(account, period))) ?? 0)),
+    ping: () => guard('ping', async () => void (await redis.ping())),
+    whenReady: (timeoutMs) => guard('connect', () => whenReady(timeoutMs)),
+    close: async () => {
+      try {
+        if (redis.status === 'ready') await redis.quit();
+      } catch {
+        // quitting a broken connection: disconnect below is enough
+      }
+      redis.disconnect();
+    },
+  };
+}

@@ -1,0 +1,178 @@
+/**
+ * The embedded default store: one SQLite file (better-sqlite3).
+ *
+ * Several processes may share the file: WAL mode lets readers run beside the
+ * one writer, and busy_timeout makes a writer wait for the lock instead of
+ * failing. synchronous=NORMAL: in WAL mode a commit is durable against a crash
+ * of the process (the WAL is written before the call returns); only a power
+ * loss may lose the last commits.
+ *
+ * Atomic counting: check and increment run in one BEGIN IMMEDIATE
+ * transaction, which takes the database's write lock before it reads the
+ * counter, so no other process can write between the check and the increment
+ * (count-group.ts has the rule).
+ *
+ * Group commit: the consume calls that arrive within one turn of the event
+ * loop are run in ONE such transaction (each call still decided in arrival
+ * order, as if alone), and every caller is answered only after the commit. So
+ * counting stays exact and nothing is served before it is durably counted,
+ * while the cost of a commit (the WAL write) is shared by the whole group.
+ *
+ * @module
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { countGroup, type CounterIO } from './count-group.js';
+import { StoreUnavailableError, type ConsumeRequest, type ConsumeResult, type KeyRecord, type Store } from './types.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS keys (
+  id TEXT PRIMARY KEY, hash TEXT NOT NULL, prefix TEXT NOT NULL, plan TEXT NOT NULL, name TEXT,
+  account TEXT NOT NULL, created_at INTEGER NOT NULL, revoked_at INTEGER, replaced_by TEXT
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS usage (
+  account TEXT NOT NULL, period TEXT NOT NULL, used INTEGER NOT NULL, PRIMARY KEY (account, period)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rate (account TEXT PRIMARY KEY, sec INTEGER NOT NULL, count INTEGER NOT NULL) WITHOUT ROWID;
+`;
+
+interface KeyRow {
+  id: string;
+  hash: string;
+  prefix: string;
+  plan: string;
+  name: string | null;
+  account: string;
+  created_at: number;
+  revoked_at: number | null;
+  replaced_by: string | null;
+}
+
+const toRecord = (r: KeyRow): KeyRecord => ({
+  id: r.id,
+  hash: r.hash,
+  prefix: r.prefix,
+  plan: r.plan,
+  name: r.name,
+  account: r.account,
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
+  replacedBy: r.replaced_by,
+});
+
+export interface SqliteStoreOptions {
+  /** How long a writer waits for another process's lock, ms (default 5000). */
+  readonly busyTimeoutMs?: number;
+}
+
+/** Opens (creating when needed) the SQLite store at `path`. */
+export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec(SCHEMA);
+  const q = {
+    getKey: db.prepare<[string], KeyRow>('SELECT * FROM keys WHERE id = ?'),
+    insertKey: db.prepare(
+      'INSERT INTO keys (id, hash, prefix, plan, name, account, created_at, revoked_at, replaced_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    listKeys: db.prepare<[], KeyRow>('SELECT * FROM keys ORDER BY created_at, id'),
+    revoke: db.prepare('UPDATE keys SET revoked_at = ? WHERE id = ? AND (revoked_at IS NULL OR revoked_at > ?)'),
+    replaced: db.prepare('UPDATE keys SET replaced_by = ? WHERE id = ?'),
+    used: db.prepare<[string, string], { used: number }>('SELECT used FROM usage WHERE account = ? AND period = ?'),
+    setUsed: db.prepare('INSERT INTO usage (account, period, used) VALUES (?, ?, ?) ON CONFLICT (account, period) DO UPDATE SET used = excluded.used'),
+    rate: db.prepare<[string], { sec: number; count: number }>('SELECT sec, count FROM rate WHERE account = ?'),
+    setRate: db.prepare('INSERT INTO rate (account, sec, count) VALUES (?, ?, ?) ON CONFLICT (account) DO UPDATE SET sec = excluded.sec, count = excluded.count'),
+  };
+  const usedOf = (account: string, period: string): number => q.used.get(account, period)?.used ?? 0;
+
+  const counters: CounterIO = {
+    readUsed: usedOf,
+    readRate: (account) => q.rate.get(account),
+    writeUsed: (account, period, used) => void q.setUsed.run(account, period, used),
+    writeRate: (account, sec, count) => void q.setRate.run(account, sec, count),
+  };
+  const group = db.transaction((reqs: readonly ConsumeRequest[]): ConsumeResult[] => countGroup(reqs, counters));
+
+  let closed = false;
+  interface Pending {
+    readonly r: ConsumeRequest;
+    readonly resolve: (v: ConsumeResult) => void;
+    readonly reject: (e: unknown) => void;
+  }
+  let queue: Pending[] = [];
+  const flush = (): void => {
+    const batch = queue;
+    queue = [];
+    if (closed) {
+      for (const p of batch) p.reject(new StoreUnavailableError('the SQLite store is closed'));
+      return;
+    }
+    let results: ConsumeResult[];
+    try {
+      results = group.immediate(batch.map((p) => p.r));
+    } catch (e) {
+      const err = unavailable('count usage', e);
+      for (const p of batch) p.reject(err);
+      return;
+    }
+    for (let i = 0; i < batch.length; i++) batch[i]!.resolve(results[i]!);
+  };
+  const consume = (r: ConsumeRequest): Promise<ConsumeResult> =>
+    new Promise((resolve, reject) => {
+      if (queue.push({ r, resolve, reject }) === 1) setImmediate(flush);
+    });
+  const revoke = db.transaction((id: string, at: number, replacedBy: string | undefined): boolean => {
+    if (q.getKey.get(id) === undefined) return false;
+    q.revoke.run(at, id, at);
+    if (replacedBy !== undefined) q.replaced.run(replacedBy, id);
+    return true;
+  });
+
+  const guard = <T>(what: string, fn: () => T): Promise<T> => {
+    if (closed) return Promise.reject(new StoreUnavailableError('the SQLite store is closed'));
+    try {
+      return Promise.resolve(fn());
+    } catch (e) {
+      return Promise.reject(unavailable(what, e));
+    }
+  };
+
+  return {
+    kind: 'sqlite',
+    location: path,
+    getKey: (id) => guard('read a key', () => {
+      const row = q.getKey.get(id);
+      return row === undefined ? null : toRecord(row);
+    }),
+    insertKey: (k) =>
+      guard('insert a key', () => {
+        try {
+          q.insertKey.run(k.id, k.hash, k.prefix, k.plan, k.name, k.account, k.createdAt, k.revokedAt, k.replacedBy);
+          return true;
+        } catch (e) {
+          if ((e as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT') === true) return false;
+          throw e;
+        }
+      }),
+    listKeys: () => guard('list keys', () => q.listKeys.all().map(toRecord)),
+    revokeKey: (id, at, replacedBy) => guard('revoke a key', () => revoke.immediate(id, at, replacedBy)),
+    consume: (r) => (closed ? Promise.reject(new StoreUnavailableError('the SQLite store is closed')) : consume(r)),
+    usage: (account, period) => guard('read usage', () => usedOf(account, period)),
+    ping: () => guard('ping', () => void db.prepare('SELECT 1').get()),
+    close: () => {
+      if (!closed) {
+        closed = true;
+        db.close();
+      }
+      return Promise.resolve();
+    },
+  };
+}
+
+function unavailable(what: string, e: unknown): StoreUnavailableError {
+  const msg = e instanceof Error ? e.message : String(e);
+  return new StoreUnavailableError(`SQLite store: could not ${what}: ${msg}`, { cause: e });
+}

@@ -1,0 +1,89 @@
+/**
+ * GET /v1/openapi.json describes the API: real answers of every route, success
+ * and problem alike, validate against the schemas the document gives for that
+ * path, method, status and content type.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../src/app.js';
+import { PROBLEMS } from '../src/http/problem.js';
+import { validate } from './support/json-schema.js';
+import { call, harness, type CallInit, type Harness } from './support/harness.js';
+
+let h: Harness;
+let key: string;
+let doc: Record<string, any>;
+
+beforeAll(async () => {
+  h = await harness();
+  key = await h.key('tiny');
+  const res = await call(h.app, '/v1/openapi.json');
+  expect(res.status).toBe(200);
+  doc = res.json;
+});
+afterAll(() => h.close());
+
+async function conforms(app: App, template: string, url: string, init: CallInit = {}): Promise<number> {
+  const res = await call(app, url, init);
+  const method = (init.method ?? (init.body === undefined ? 'GET' : 'POST')).toLowerCase();
+  // A 405 is documented on the path's own operation (the wrong method has none).
+  const op = doc['paths'][template]?.[method] ?? (res.status === 405 ? Object.values(doc['paths'][template] ?? {})[0] : undefined);
+  expect(op, `${method} ${template} documented`).toBeDefined();
+  const documented = op.responses[String(res.status)];
+  expect(documented, `${method} ${template} documents status ${res.status}`).toBeDefined();
+  const type = res.headers['content-type']!.split(';')[0]!;
+  const schema = documented.content?.[type]?.schema;
+  expect(schema, `${template} ${res.status} documents ${type}`).toBeDefined();
+  if (type.endsWith('json')) expect(validate(doc, schema, res.json), `${url} -> ${res.status}`).toEqual([]);
+  if (res.json?.code !== undefined) expect(documented.description).toContain(`\`${res.json.code}\``);
+  return res.status;
+}
+
+describe('OpenAPI document', () => {
+  it('is OpenAPI 3.1 with every route and every problem code', () => {
+    expect(doc['openapi']).toBe('3.1.0');
+    expect(Object.keys(doc['paths'])).toEqual(
+      expect.arrayContaining(['/v1/check', '/v1/check/batch', '/thirdparty/{ip}/json', '/thirdparty/{ip}', '/attribution', '/healthz', '/v1/openapi.json']),
+    );
+    expect(doc['components'].schemas.Problem.properties.code.enum).toEqual(Object.keys(PROBLEMS));
+    expect(doc['components'].securitySchemes.ApiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+  });
+
+  it('validates real answers of the lookup routes', async () => {
+    const k = { key };
+    expect(await conforms(h.app, '/v1/check', '/v1/check?ip=8.8.8.8', k)).toBe(200);
+    expect(await conforms(h.app, '/v1/check', '/v1/check?ip=10.0.0.1', k)).toBe(200);
+    expect(await conforms(h.app, '/v1/check', '/v1/check?ip=2001:db8::1&format=thirdparty', k)).toBe(429);
+  });
+
+  it('validates batches, the thirdparty routes and problems', async () => {
+    const k2 = await h.key('test');
+    const k = { key: k2 };
+    expect(await conforms(h.app, '/v1/check', '/v1/check?ip=2001:4860::1&format=thirdparty', k)).toBe(200);
+    expect(await conforms(h.app, '/v1/check/batch', '/v1/check/batch', { ...k, body: { ips: ['8.8.8.8', 'nope', 7, '10.0.0.1'] } })).toBe(200);
+    expect(await conforms(h.app, '/v1/check/batch', '/v1/check/batch', { ...k, body: { ips: ['1.1.1.1'], format: 'thirdparty' } })).toBe(200);
+    expect(await conforms(h.app, '/thirdparty/{ip}/json', `/thirdparty/8.8.8.8/json?token=${k2}`)).toBe(200);
+    expect(await conforms(h.app, '/thirdparty/{ip}', '/thirdparty/9.9.9.9', k)).toBe(200);
+    expect(await conforms(h.app, '/thirdparty/json', '/thirdparty/json', { ...k, remoteAddress: '1.2.3.4' })).toBe(200);
+    expect(await conforms(h.app, '/v1/check', '/v1/check', k)).toBe(400);
+    expect(await conforms(h.app, '/v1/check', '/v1/check?ip=x', k)).toBe(400);
+    expect(await conforms(h.app, '/v1/check', '/v1/check?ip=8.8.8.8&format=x', k)).toBe(400);
+    expect(await conforms(h.app, '/v1/check', '/v1/check?ip=8.8.8.8&a=b', k)).toBe(400);
+    expect(await conforms(h.app, '/v1/check', '/v1/check?ip=8.8.8.8')).toBe(401);
+    expect(await conforms(h.app, '/v1/check', '/v1/check?ip=8.8.8.8', { method: 'PUT' })).toBe(405);
+    expect(await conforms(h.app, '/v1/check/batch', '/v1/check/batch', { ...k, body: { ips: Array(101).fill('1.1.1.1') } })).toBe(413);
+    expect(await conforms(h.app, '/v1/check/batch', '/v1/check/batch', { ...k, body: 'x', headers: { 'content-type': 'text/plain' } })).toBe(415);
+    expect(await conforms(h.app, '/v1/check/batch', '/v1/check/batch', { ...k, body: '[', headers: { 'content-type': 'application/json' } })).toBe(400);
+  });
+
+  it('validates the service routes', async () => {
+    expect(await conforms(h.app, '/healthz', '/healthz')).toBe(200);
+    expect(await conforms(h.app, '/attribution', '/attribution', { headers: { accept: 'application/json' } })).toBe(200);
+    expect(await conforms(h.app, '/attribution', '/attribution')).toBe(200);
+    expect(await conforms(h.app, '/v1/openapi.json', '/v1/openapi.json')).toBe(200);
+  });
+
+  it('the validator catches a wrong shape', () => {
+    const errors = validate(doc, { $ref: '#/components/schemas/CheckResult' }, { ip: 1, extra: true });
+    expect(errors).toEqual(expect.arrayContaining(['$.ip: expected string, got integer', '$: unexpected property extra', '$: missing geo']));
+  });
+});

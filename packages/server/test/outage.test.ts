@@ -1,0 +1,82 @@
+/**
+ * Store outage: redis-server is stopped and restarted during a run of
+ * requests. While it is down the server fails closed (503 store_unavailable,
+ * no lookup served), it recovers by itself, and every 200 was counted.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createApp, type App } from '../src/app.js';
+import { createKey } from '../src/keys/manage.js';
+import { periodAt, resolvePlans } from '../src/plans.js';
+import { openRedisStore } from '../src/store/redis.js';
+import type { Store } from '../src/store/types.js';
+import { fixtureBytes } from './support/fixtures.js';
+import { call, captureLogger, TEST_PLANS, tempDir } from './support/harness.js';
+import { describeRedis, startRedis, type RedisProcess } from './support/redis.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describeRedis('Redis outage', () => {
+  const tmp = tempDir();
+  let redis: RedisProcess;
+  let store: Store;
+  let app: App;
+  const log = captureLogger();
+  beforeAll(async () => {
+    redis = await startRedis({ dir: tmp.dir, appendonly: true });
+    store = openRedisStore(redis.url, { onEvent: () => {} });
+    app = createApp({ snapshot: fixtureBytes('a'), store, logger: log.logger, plans: TEST_PLANS, activationDelayMs: 0, rateLimit: false });
+    await app.ready;
+  });
+  afterAll(async () => {
+    await app.close();
+    await store.close();
+    await redis.stop();
+    tmp.cleanup();
+  });
+
+  it('fails closed while Redis is down and recovers when it returns', async () => {
+    const { key, record } = await createKey(store, { plan: 'scale', plans: resolvePlans(TEST_PLANS), now: 0 });
+    const counts = { ok: 0, unavailable: 0, other: [] as string[] };
+    let phase: 'up' | 'down' | 'back' = 'up';
+    const okIn = { up: 0, down: 0, back: 0 };
+    let stop = false;
+    const loop = async () => {
+      while (!stop) {
+        const res = await call(app, '/v1/check?ip=8.8.8.8', { key });
+        if (res.status === 200) {
+          counts.ok++;
+          okIn[phase]++;
+        } else if (res.json?.code === 'store_unavailable') counts.unavailable++;
+        else counts.other.push(res.body);
+        await sleep(2);
+      }
+    };
+    const loops = [loop(), loop(), loop()];
+    await sleep(300);
+    await redis.stop();
+    phase = 'down';
+    await sleep(100);
+    const downOk = okIn.down;
+    await sleep(400);
+    expect((await call(app, '/healthz')).json.store.status).toBe('unavailable');
+    // Nothing was served while Redis was down (the only 200s in 'down' are in flight at the stop).
+    expect(okIn.down).toBe(downOk);
+    await redis.start();
+    phase = 'back';
+    const end = Date.now() + 5_000;
+    while (okIn.back < 20 && Date.now() < end) await sleep(50);
+    stop = true;
+    await Promise.all(loops);
+
+    expect(counts.other).toEqual([]);
+    expect(counts.unavailable).toBeGreaterThan(0);
+    expect(okIn.up).toBeGreaterThan(0);
+    expect(okIn.back).toBeGreaterThanOrEqual(20);
+    // Every 200 was counted. A count whose reply was lost as Redis went down (one
+    // per loop at most) is counted but answered 503: fail closed errs that way.
+    const used = await store.usage(record.account, periodAt('month', Date.now()).key);
+    expect(used).toBeGreaterThanOrEqual(counts.ok);
+    expect(used).toBeLessThanOrEqual(counts.ok + loops.length);
+    expect((await call(app, '/healthz')).json.store.status).toBe('ok');
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * Socket-less test harness: an app over a fixture snapshot and a store, keys
+ * made directly in the store, and a `call` helper that builds ApiRequests.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import pino, { type Logger } from 'pino';
+import { createApp, type App, type AppOptions } from '../../src/app.js';
+import { bodyReader, type ApiResponse } from '../../src/http/types.js';
+import { createKey } from '../../src/keys/manage.js';
+import { resolvePlans, type Plan } from '../../src/plans.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import type { Store } from '../../src/store/types.js';
+import { fixtureBytes } from './fixtures.js';
+
+/** Small plans for tests: `test` (quota 50/day, no rate limit) and `tiny` (3/day, 2 per second). */
+export const TEST_PLANS: Record<string, Plan> = {
+  test: { quota: 50, period: 'day', ratePerSecond: 0 },
+  tiny: { quota: 3, period: 'day', ratePerSecond: 2 },
+};
+
+export function tempDir(prefix = 'ipintel-server-'): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A logger that keeps every line in `lines`. */
+export function captureLogger(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      lines.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''));
+      cb();
+    },
+  });
+  return { logger: pino({ level: 'info' }, stream), lines };
+}
+
+export interface Harness {
+  app: App;
+  store: Store;
+  /** A new active key on `plan` (default `test`). */
+  key(plan?: string, options?: { createdAt?: number }): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** An app over the fixture snapshot (variant a) and an in-memory SQLite store unless given. */
+export async function harness(options: AppOptions = {}): Promise<Harness> {
+  const store = typeof options.store === 'object' ? options.store : openSqliteStore(':memory:');
+  const app = createApp({ snapshot: fixtureBytes('a'), logger: false, activationDelayMs: 0, plans: TEST_PLANS, keyCacheMs: 0, ...options, store });
+  await app.ready;
+  return {
+    app,
+    store,
+    key: async (plan = 'test', o = {}) =>
+      (await createKey(store, { plan, plans: resolvePlans(TEST_PLANS), now: o.createdAt ?? Date.now() - 1 })).key,
+    close: async () => {
+      await app.close();
+      if (typeof options.store !== 'object') await store.close();
+    },
+  };
+}
+
+export interface CallInit {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array | object;
+  key?: string;
+  remoteAddress?: string;
+}
+
+/** Sends one request through the socket-less core and parses a JSON answer. */
+export async function call(app: App, url: string, init: CallInit = {}): Promise<ApiResponse & { json: any }> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.key !== undefined) headers['x-api-key'] = init.key;
+  let body = init.body;
+  if (body !== undefined && typeof body === 'object' && !(body instanceof Uint8Array)) {
+    body = JSON.stringify(body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await app.handle({
+    method: init.method ?? (body === undefined ? 'GET' : 'POST'),
+    url,
+    headers,
+    readBody: bodyReader(body as string | Uint8Array | undefined),
+    remoteAddress: init.remoteAddress,
+  });
+  let json: unknown;
+  try {
+    json = res.body === '' ? undefined : JSON.parse(res.body);
+  } catch {
+    json = undefined;
+  }
+  return { ...res, json };
+}

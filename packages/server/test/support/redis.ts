@@ -1,0 +1,85 @@
+/**
+ * A real redis-server per test file, on a free 127.0.0.1 port, stopped after.
+ *
+ * Without redis-server on PATH the Redis suites fail with a clear message when
+ * CI is set (CI must run them) and are skipped with a printed reason otherwise.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer, connect } from 'node:net';
+import { describe, it } from 'vitest';
+
+export const REDIS_AVAILABLE = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).error === undefined;
+const MISSING = 'redis-server is not on PATH: install it (apt-get install -y redis-server) to run the Redis suites';
+
+/** `describe` that needs redis-server: fails in CI without it, skips (with a reason) elsewhere. */
+export function describeRedis(name: string, fn: () => void): void {
+  if (REDIS_AVAILABLE) describe(name, fn);
+  else if (process.env['CI']) describe(name, () => it('has redis-server', () => { throw new Error(MISSING); }));
+  else {
+    console.warn(`skipping "${name}": ${MISSING}`);
+    describe.skip(name, fn);
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const c = connect(port, '127.0.0.1');
+    c.once('connect', () => c.write('PING\r\n'));
+    c.once('data', (d) => {
+      c.destroy();
+      resolve(d.toString().startsWith('+PONG'));
+    });
+    c.once('error', () => resolve(false));
+  });
+}
+
+export interface RedisProcess {
+  readonly url: string;
+  readonly port: number;
+  /** Starts (again) on the same port and directory. */
+  start(): Promise<void>;
+  /** Stops with SIGTERM (Redis writes its AOF on the way out) and waits for the exit. */
+  stop(): Promise<void>;
+}
+
+/** Starts redis-server; `appendonly` keeps data across restarts (in `dir`). */
+export async function startRedis(options: { dir: string; appendonly?: boolean }): Promise<RedisProcess> {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', options.dir, '--appendonly', options.appendonly === true ? 'yes' : 'no'];
+  if (options.appendonly === true) args.push('--appendfsync', 'always');
+  const proc: RedisProcess = {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    async start() {
+      child = spawn('redis-server', args, { stdio: 'ignore' });
+      for (let i = 0; i < 200; i++) {
+        if (await answers(port)) return;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error(`redis-server did not start on port ${port}`);
+    },
+    async stop() {
+      const c = child;
+      child = undefined;
+      if (c === undefined || c.exitCode !== null) return;
+      await new Promise<void>((resolve) => {
+        c.once('exit', () => resolve());
+        c.kill('SIGTERM');
+      });
+    },
+  };
+  await proc.start();
+  return proc;
+}
