@@ -69,8 +69,9 @@ function notFound(path: string): IpIntelError {
   );
 }
 
-function readFully(fd: number, length: number, position: number): Uint8Array {
-  const buf = Buffer.allocUnsafe(length);
+/** Reads `length` bytes at `position` into `into` (reused across columns) or a new buffer. */
+function readFully(fd: number, length: number, position: number, into?: Buffer): Uint8Array {
+  const buf = into !== undefined && into.length >= length ? into.subarray(0, length) : Buffer.allocUnsafe(length);
   let done = 0;
   while (done < length) {
     const n = readSync(fd, buf, done, length - done, position + done);
@@ -80,8 +81,8 @@ function readFully(fd: number, length: number, position: number): Uint8Array {
   return done === length ? buf : buf.subarray(0, done);
 }
 
-async function readFullyAsync(fh: FileHandle, length: number, position: number): Promise<Uint8Array> {
-  const buf = Buffer.allocUnsafe(length);
+async function readFullyAsync(fh: FileHandle, length: number, position: number, into?: Buffer): Promise<Uint8Array> {
+  const buf = into !== undefined && into.length >= length ? into.subarray(0, length) : Buffer.allocUnsafe(length);
   let done = 0;
   while (done < length) {
     const { bytesRead } = await fh.read(buf, done, length - done, position + done);
@@ -108,7 +109,9 @@ function readFileSnapshotSync(path: string, inflate: Inflate): DecodedSnapshot {
     const header = parseHeader(readFully(fd, Math.min(size, HEADER_SIZE), 0), size);
     const prelude = parsePrelude(header, readFully(fd, 4 + header.metaSize, HEADER_SIZE));
     const raw = new Map<ColumnName, Uint8Array>();
-    for (const c of prelude.columns) raw.set(c.name, columnBytes(c, readFully(fd, c.stored, c.at), inflate));
+    // One read buffer for every column: nothing the size of the file is left for the GC.
+    const scratch = Buffer.allocUnsafe(Math.max(0, ...prelude.columns.map((c) => c.stored)));
+    for (const c of prelude.columns) raw.set(c.name, columnBytes(c, readFully(fd, c.stored, c.at, scratch), inflate));
     return finishSnapshot(prelude, raw);
   } finally {
     closeSync(fd);
@@ -116,12 +119,15 @@ function readFileSnapshotSync(path: string, inflate: Inflate): DecodedSnapshot {
 }
 
 /** Inflates the planned columns, at most PARALLEL_COLUMNS at a time, reading each blob just before. */
-async function columnsAsync(prelude: Prelude, blobOf: (c: PlannedColumn) => Promise<Uint8Array>): Promise<DecodedSnapshot> {
+async function columnsAsync(prelude: Prelude, blobOf: (c: PlannedColumn, scratch: Buffer) => Promise<Uint8Array>): Promise<DecodedSnapshot> {
   const raw = new Map<ColumnName, Uint8Array>();
   const queue = [...prelude.columns].sort((a, b) => b.stored - a.stored); // largest first: best overlap
+  const largest = queue.length > 0 ? queue[0]!.stored : 0;
   const worker = async (): Promise<void> => {
+    // Each worker reuses one read buffer: its blob is done with once its inflate has finished.
+    const scratch = Buffer.allocUnsafe(largest);
     for (let c = queue.shift(); c !== undefined; c = queue.shift()) {
-      const blob = await blobOf(c);
+      const blob = await blobOf(c, scratch);
       checkBlob(c, blob);
       if (!c.deflate) {
         raw.set(c.name, new Uint8Array(blob));
@@ -146,7 +152,7 @@ async function readFileSnapshot(path: string): Promise<DecodedSnapshot> {
     const size = (await fh.stat()).size;
     const header = parseHeader(await readFullyAsync(fh, Math.min(size, HEADER_SIZE), 0), size);
     const prelude = parsePrelude(header, await readFullyAsync(fh, 4 + header.metaSize, HEADER_SIZE));
-    return await columnsAsync(prelude, (c) => readFullyAsync(fh, c.stored, c.at));
+    return await columnsAsync(prelude, (c, scratch) => readFullyAsync(fh, c.stored, c.at, scratch));
   } finally {
     await fh.close();
   }
