@@ -12,7 +12,8 @@ import { isV4Mapped, parseIPv4, parseIPv6 } from './ip/parse.js';
 import { toThirdParty } from './result/thirdparty.js';
 import { decodeSnapshot, type DecodedSnapshot, type Inflate } from './snapshot/decode.js';
 import { RangeIndex } from './snapshot/lookup.js';
-import { RecordTables, utcDay } from './snapshot/tables.js';
+import { currentUtcDay, utcDayOf } from './clock.js';
+import { RecordTables } from './snapshot/tables.js';
 import type {
   BatchError,
   CheckOptions,
@@ -58,7 +59,8 @@ export class IpIntel {
   private readonly pairNet: Uint32Array;
   private readonly pairSig: Uint32Array;
   private readonly scratch = new Uint32Array(4);
-  private readonly now: () => number;
+  /** Today's UTC day: the shared cheap clock, or the caller's clock read on every call. */
+  private readonly today: () => number;
   private readonly attribution: string;
   /** What the snapshot holds: build date, sources, counts. */
   readonly info: SnapshotInfo;
@@ -88,7 +90,8 @@ export class IpIntel {
     this.leafPair = c['leaf.pair'];
     this.pairNet = c['pair.net'];
     this.pairSig = c['pair.sig'];
-    this.now = options.now ?? Date.now;
+    const now = options.now;
+    this.today = now === undefined ? currentUtcDay : () => utcDayOf(now());
     const m = decoded.meta;
     this.attribution = options.attributionUrl ?? m.attribution_url;
     this.info = Object.freeze({
@@ -203,7 +206,7 @@ export class IpIntel {
       ip,
       version,
       geo: t.geo(this.leafGeo[leaf]! | (this.leafGeoHi[leaf]! << 16)),
-      network: t.network(this.pairNet[pair]!, utcDay(this.now())),
+      network: t.network(this.pairNet[pair]!, this.today()),
       signals: parts.signals,
       evidence: parts.evidence,
       risk: parts.risk,

@@ -158,7 +158,3 @@ export class RecordTables {
     return p;
   }
 }
-
-export function utcDay(ms: number): number {
-  return Math.floor(ms / DAY_MS);
-}
