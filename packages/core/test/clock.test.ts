@@ -1,0 +1,33 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+const DAY = 86_400_000;
+
+describe('currentUtcDay', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.resetModules();
+  });
+
+  it('is the UTC day of the system clock', async () => {
+    const { currentUtcDay } = await import('../src/clock.js');
+    expect(currentUtcDay()).toBe(Math.floor(Date.now() / DAY));
+  });
+
+  it('moves to the next day at UTC midnight when the event loop runs (timer)', async () => {
+    vi.useFakeTimers({ now: Date.parse('2026-11-22T23:59:59.000Z') });
+    const { currentUtcDay } = await import('../src/clock.js');
+    const before = currentUtcDay();
+    vi.advanceTimersByTime(2000);
+    expect(currentUtcDay()).toBe(before + 1);
+  });
+
+  it('moves to the next day within 256 calls in a loop that never yields (no timer runs)', async () => {
+    vi.useFakeTimers({ now: Date.parse('2026-11-22T23:59:59.000Z'), toFake: ['Date'] });
+    const { currentUtcDay } = await import('../src/clock.js');
+    const before = currentUtcDay();
+    vi.setSystemTime(Date.parse('2026-11-23T00:00:01.000Z'));
+    let seen = before;
+    for (let i = 0; i < 256; i++) seen = currentUtcDay();
+    expect(seen).toBe(before + 1);
+  });
+});
