@@ -34,6 +34,13 @@ export interface FeedLocation {
 
 export type Acquire = (feed: FeedLocation) => Promise<Uint8Array | null>;
 
+/** An error's message with its cause (undici says only "fetch failed"; the cause says why). */
+function why(e: unknown): string {
+  const err = e as Error & { cause?: unknown };
+  const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
+  return `${err.message}${cause}`;
+}
+
 /** Reads feeds from a folder; a missing file gives null (the source is simply absent). */
 export function fromFolder(dir: string): Acquire {
   return async (feed) => {
@@ -60,8 +67,7 @@ export function fromNetwork(options: FetchOptions = {}): Acquire {
       res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
     } catch (e) {
       const err = e as Error;
-      const why = err.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : err.message;
-      throw new AcquireError(feed.id, `download of ${url} failed: ${why}`);
+      throw new AcquireError(feed.id, `download of ${url} failed: ${err.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : why(err)}`);
     }
     if (!res.ok) throw new AcquireError(feed.id, `download of ${url} answered HTTP ${res.status}`);
     let body: Uint8Array;
@@ -69,8 +75,8 @@ export function fromNetwork(options: FetchOptions = {}): Acquire {
       body = new Uint8Array(await res.arrayBuffer());
     } catch (e) {
       const err = e as Error;
-      const why = err.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : `body ended early (${err.message})`;
-      throw new AcquireError(feed.id, `download of ${url} failed: ${why}`);
+      const reason = err.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : `body ended early (${why(err)})`;
+      throw new AcquireError(feed.id, `download of ${url} failed: ${reason}`);
     }
     const declared = res.headers.get('content-length');
     const encoded = res.headers.get('content-encoding');

@@ -27,6 +27,12 @@ export interface BuildOptions {
   readonly feeds?: string;
   /** Download every feed from its official URL (or a mirror). */
   readonly fetch?: FetchOptions;
+  /**
+   * A folder holding geo and ASN tables as CSV (`geo/dbip-city-ipv4.csv`,
+   * `bgp/ip-location-db-asn-ipv4.csv`, ...) to use instead of the npm data
+   * packages. Default: the feeds folder when it holds them (as fixtures do).
+   */
+  readonly tables?: string;
   /** ISO build date; default SOURCE_DATE_EPOCH, else the newest source date. */
   readonly buildDate?: string;
   readonly attributionUrl?: string;
@@ -72,11 +78,11 @@ export async function buildSnapshot(options: BuildOptions): Promise<BuildReport>
     throw new BuildError('choose one of --feeds DIR and --fetch');
   }
   let acquire: Acquire;
-  let tablesFromFolder = false;
+  let tables: string | null = options.tables ?? null;
   if (options.feeds !== undefined) {
     if (!existsSync(options.feeds)) throw new BuildError(`feeds folder not found: ${options.feeds}`);
     acquire = fromFolder(options.feeds);
-    tablesFromFolder = existsSync(join(options.feeds, 'geo', 'dbip-city-ipv4.csv'));
+    if (tables === null && existsSync(join(options.feeds, 'geo', 'dbip-city-ipv4.csv'))) tables = options.feeds;
   } else if (options.fetch !== undefined) {
     acquire = fromNetwork(options.fetch);
   } else {
@@ -84,7 +90,7 @@ export async function buildSnapshot(options: BuildOptions): Promise<BuildReport>
   }
   const { input, reports } = await loadInputs({
     acquire,
-    tablesFromFolder,
+    tables,
     buildDate: options.buildDate ?? buildDateFromEnv(),
     attributionUrl: options.attributionUrl ?? DEFAULT_ATTRIBUTION_URL,
     progress: say,

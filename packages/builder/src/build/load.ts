@@ -15,7 +15,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { SourceInfo } from '@ipintel/core';
-import type { Acquire } from '../acquire.js';
+import { fromFolder, type Acquire } from '../acquire.js';
 import type { CombineInput, Interval, AsnInfo, FamilyRanges } from '../combine/input.js';
 import { ABUSE_FEEDS, isRecentAbuse, type AbuseValue } from '../feeds/abuse.js';
 import { BGP_FEEDS, IP_LOCATION_DB_ASN_FILES, IP_LOCATION_DB_ASN_PACKAGE, ipLocationDbVersionDate, parseAsnCsvRanges, type AsnRangeFeed, type OriginsValue } from '../feeds/bgp.js';
@@ -49,11 +49,11 @@ export interface SourceReport {
 export interface LoadOptions {
   readonly acquire: Acquire;
   /**
-   * Read geo and ASN tables from CSVs in the feeds folder instead of the npm
-   * packages (set when the folder holds `geo/dbip-city-ipv4.csv`, as the
-   * fixtures do).
+   * Read geo and ASN tables from the CSVs in this folder
+   * (`geo/dbip-city-ipv4.csv`, `bgp/ip-location-db-asn-ipv4.csv`, ...) instead
+   * of the npm packages; null = npm packages.
    */
-  readonly tablesFromFolder: boolean;
+  readonly tables: string | null;
   readonly buildDate: string | null;
   readonly attributionUrl: string;
   readonly progress?: (message: string) => void;
@@ -115,24 +115,7 @@ export async function loadInputs(options: LoadOptions): Promise<{ input: Combine
     firstWins(loaded.flatMap((l) => (l.spec.kind === 'prefix' ? (l.result as PrefixFeed<V>).prefixes.filter((p) => keep(l, p.value)) : [])));
   const asnsOf = <V>(loaded: Loaded[]): [number, V][] => loaded.flatMap((l) => (l.spec.kind === 'asn' ? [...(l.result as AsnFeed<V>).asns] : []));
 
-  // 1. Geo and ASN tables.
-  const geo = await loadGeo(options, say);
-  for (const g of [geo[4], geo[6]]) {
-    reports.push({ id: `${g.source.id}-ipv${g === geo[4] ? 4 : 6}`, path: 'npm', status: 'used', source: g.source, rejected: g.rejected, ms: g.stats.ms });
-  }
-  // One source row per table, both families' entries summed.
-  sources.push({ ...geo[4].source, id: 'dbip-city-lite', entries: geo[4].source.entries + geo[6].source.entries });
-  const asn = await loadAsn(options, say);
-  for (const [v, a] of [[4, asn[4]], [6, asn[6]]] as const) {
-    reports.push({ id: `${a.source.id}`, path: `ipv${v}`, status: 'used', source: a.source, rejected: a.rejected, ms: 0 });
-  }
-  sources.push({ ...asn[4].source, id: 'ip-location-db-asn', entries: asn[4].source.entries + asn[6].source.entries });
-  const family = (v: 4 | 6): FamilyRanges => ({
-    geo: geo[v].ranges.map((r): Interval<(typeof r)['geo']> => ({ first: r.first, last: r.last, value: r.geo })),
-    asn: asn[v].ranges.map((r): Interval<AsnInfo> => ({ first: r.first, last: r.last, value: { asn: r.asn, org: r.org } })),
-  });
-
-  // 2. Routing, RPKI, allocation, bogons.
+  // 1. Routing, RPKI, allocation, bogons (feeds first: a failed download fails before the slow tables).
   const bgp = await readAll(BGP_FEEDS);
   const routes = prefixesOf<OriginsValue>(bgp.filter((l) => l.spec.id === 'routeviews-pfx2as' || l.spec.id === 'ris-whois-ipv6'));
   let validate: CombineInput['validate'] = null;
@@ -172,7 +155,7 @@ export async function loadInputs(options: LoadOptions): Promise<{ input: Combine
   const special = cymru.filter((l) => l.spec.id === 'bogons-ipinfo');
   const unallocated = cymru.filter((l) => l.spec.id !== 'bogons-ipinfo');
 
-  // 3. Signals.
+  // 2. Signals.
   const tags = await readAll(BGPTOOLS_FEEDS);
   const tag = (name: string): Set<number> => new Set(asnsOf<unknown>(tags.filter((l) => l.spec.id === `bgptools-tag-${name}`)).map(([a]) => a));
   const dc = await readAll(DATACENTER_FEEDS);
@@ -184,6 +167,23 @@ export async function loadInputs(options: LoadOptions): Promise<{ input: Combine
   type Vpn = { brand: string | null; broad: boolean };
   const drop = await readAll(DROP_FEEDS);
   const abuse = await readAll(ABUSE_FEEDS);
+  // 3. Geo and ASN tables.
+  const geo = await loadGeo(options, say);
+  for (const g of [geo[4], geo[6]]) {
+    reports.push({ id: `${g.source.id}-ipv${g === geo[4] ? 4 : 6}`, path: 'npm', status: 'used', source: g.source, rejected: g.rejected, ms: g.stats.ms });
+  }
+  // One source row per table, both families' entries summed.
+  sources.push({ ...geo[4].source, id: 'dbip-city-lite', entries: geo[4].source.entries + geo[6].source.entries });
+  const asn = await loadAsn(options, say);
+  for (const [v, a] of [[4, asn[4]], [6, asn[6]]] as const) {
+    reports.push({ id: `${a.source.id}`, path: `ipv${v}`, status: 'used', source: a.source, rejected: a.rejected, ms: 0 });
+  }
+  sources.push({ ...asn[4].source, id: 'ip-location-db-asn', entries: asn[4].source.entries + asn[6].source.entries });
+  const family = (v: 4 | 6): FamilyRanges => ({
+    geo: geo[v].ranges.map((r): Interval<(typeof r)['geo']> => ({ first: r.first, last: r.last, value: r.geo })),
+    asn: asn[v].ranges.map((r): Interval<AsnInfo> => ({ first: r.first, last: r.last, value: { asn: r.asn, org: r.org } })),
+  });
+
   const input: CombineInput = {
     v4: family(4),
     v6: family(6),
@@ -235,7 +235,7 @@ export function newestDate(sources: readonly SourceInfo[]): string {
 async function loadGeo(options: LoadOptions, say: (m: string) => void): Promise<Record<4 | 6, GeoFeed>> {
   const out = {} as Record<4 | 6, GeoFeed>;
   for (const v of [4, 6] as const) {
-    const csv = !options.tablesFromFolder ? null : await options.acquire({ id: `dbip-city-csv-ipv${v}`, path: `geo/dbip-city-ipv${v}.csv`, url: '' });
+    const csv = options.tables === null ? null : await fromFolder(options.tables)({ id: `dbip-city-csv-ipv${v}`, path: `geo/dbip-city-ipv${v}.csv`, url: '' });
     if (csv !== null) {
       say(`reading geo/dbip-city-ipv${v}.csv`);
       out[v] = readDbipCityCsv(csv, v);
@@ -252,7 +252,7 @@ async function loadAsn(options: LoadOptions, say: (m: string) => void): Promise<
   const out = {} as Record<4 | 6, AsnRangeFeed>;
   for (const v of [4, 6] as const) {
     const id = `ip-location-db-asn-ipv${v}`;
-    const local = !options.tablesFromFolder ? null : await options.acquire({ id, path: `bgp/ip-location-db-asn-ipv${v}.csv`, url: '' });
+    const local = options.tables === null ? null : await fromFolder(options.tables)({ id, path: `bgp/ip-location-db-asn-ipv${v}.csv`, url: '' });
     if (local !== null) {
       say(`reading bgp/ip-location-db-asn-ipv${v}.csv`);
       out[v] = parseAsnCsvRanges(local, { id: 'ip-location-db-asn', dataDate: null });
