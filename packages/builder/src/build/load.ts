@@ -59,8 +59,16 @@ export interface LoadOptions {
   readonly progress?: (message: string) => void;
 }
 
-/** Feeds parsed for tests and context only: never lookup sources. */
-const NOT_USED = new Set(['iptoasn-ipv6', 'asmap', 'ip-location-db-asn-ipv4', 'ip-location-db-asn-ipv6', 'bgptools-asns', 'bgptools-tag-dsl', 'bgptools-tag-cdn', 'bgptools-tag-anycast', 'bgptools-tag-tor']);
+/**
+ * Feeds parsed for tests and context only, never lookup sources: older or
+ * mixed routing tables, the npm ASN copies (read from the package instead),
+ * and bgp.tools tags that are too broad to decide a signal ASN-wide (the
+ * `vpn` tag covers Amazon, China Unicom, Korea Telecom: see feeds/vpn.ts).
+ */
+const NOT_USED = new Set([
+  'iptoasn-ipv6', 'asmap', 'ip-location-db-asn-ipv4', 'ip-location-db-asn-ipv6', 'bgptools-asns',
+  'bgptools-tag-dsl', 'bgptools-tag-cdn', 'bgptools-tag-anycast', 'bgptools-tag-tor', 'bgptools-tag-vpn',
+]);
 
 type Loaded = { spec: FeedSpec; result: PrefixFeed<unknown> | AsnFeed<unknown> };
 
@@ -84,7 +92,7 @@ export async function loadInputs(options: LoadOptions): Promise<{ input: Combine
   const seen = new Set<string>();
 
   async function readFeed(spec: FeedSpec): Promise<Loaded | null> {
-    if (seen.has(spec.id)) return null; // the same file registered by two modules (tags-vpn)
+    if (seen.has(spec.id)) throw new Error(`feed ${spec.id} is registered twice`);
     const t0 = performance.now();
     say(`reading ${spec.id}`);
     seen.add(spec.id);

@@ -23,9 +23,12 @@
  *   in `AZ0_PLACEHOLDERS` are rejected with a Diagnostic. Bogons are NOT
  *   filtered here: the combiner removes bogon space for every source.
  * - `x4bnet-vpn-ipv4.txt` / `-ipv6.txt`: one CIDR per line, no brand.
- * - `x4bnet-vpn-ASN.txt`: `AS<n> # name (brand)` (URLs removed from names);
- *   bgp.tools `tags-vpn.csv`: `AS<n>,AS name`, read by `bgptools.ts` (brand
- *   = the bgp.tools AS name: the operator, not always the consumer brand).
+ * - `x4bnet-vpn-ASN.txt`: `AS<n> # name (brand)` (URLs removed from names).
+ * - bgp.tools `tags-vpn.csv` is NOT a VPN source: it tags ASNs that carry some
+ *   VPN traffic (AS16509 Amazon, AS4837 China Unicom, AS4766 Korea Telecom,
+ *   ...), so using it ASN-wide would call about 9% of public IPv4 a VPN
+ *   (measured by tools/verify-build.mjs). It is parsed as context only
+ *   (`bgptools.ts`).
  *
  * Precedence: VPN evidence is `inferred`. Broad lists lose to every more
  * specific source: X4BNet's VPN IPv4 list concatenates Apple's iCloud
@@ -306,25 +309,6 @@ export function parseX4bVpnAsns(data: Uint8Array | string): AsnFeed<VpnValue> {
   return { source: { ...X4B_VPN_ASN_META, entries: asns.size }, asns, rejected };
 }
 
-/**
- * bgp.tools `tags-vpn.csv` (`AS<n>,name`), read by `bgptools.ts`'s
- * `parseBgpToolsTag` (same source id `bgptools-tag-vpn`, same name decoding)
- * and mapped to `{ brand: AS name, broad: true }`.
- *
- * @throws FeedError when no line is an ASN entry (empty or wrong file).
- */
-export function parseBgpToolsVpnTags(data: Uint8Array | string): AsnFeed<VpnValue> {
-  const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
-  const tags = parseBgpToolsTag(bytes, 'vpn');
-  if (tags.asns.size === 0) {
-    const first = tags.rejected[0];
-    throw new FeedError(tags.source.id, first ? `no line is an ASN entry (line ${first.line}: ${first.message})` : 'no data line (empty list)');
-  }
-  const asns = new Map<number, VpnValue>();
-  for (const [asn, name] of tags.asns) asns.set(asn, frozen(name === '' ? null : name, true));
-  return { source: tags.source, asns, rejected: tags.rejected };
-}
-
 // ---------------------------------------------------------------------------
 // Registry
 
@@ -354,6 +338,4 @@ export const VPN_FEEDS: readonly FeedSpec[] = [
   { id: 'x4bnet-vpn-ipv4', path: 'vpn/x4bnet-vpn-ipv4.txt', url: X4B_VPN_V4_META.url, kind: 'prefix', parse: parseX4bVpnIpv4 },
   { id: 'x4bnet-vpn-ipv6', path: 'vpn/x4bnet-vpn-ipv6.txt', url: X4B_VPN_V6_META.url, kind: 'prefix', parse: parseX4bVpnIpv6 },
   { id: 'x4bnet-vpn-asn', path: 'vpn/x4bnet-vpn-ASN.txt', url: X4B_VPN_ASN_META.url, kind: 'asn', parse: parseX4bVpnAsns },
-  // Same file and source id as BGPTOOLS_FEEDS' `bgptools-tag-vpn` (AS names); here as VPN values.
-  { id: 'bgptools-tag-vpn', path: 'bgp/bgptools/tags-vpn.csv', url: 'https://bgp.tools/tags/vpn.csv', kind: 'asn', parse: parseBgpToolsVpnTags },
 ];

@@ -7,7 +7,6 @@ import {
   VPN_FEEDS,
   az0Brand,
   parseAz0VpnIps,
-  parseBgpToolsVpnTags,
   parseMullvadRelays,
   parsePiaServers,
   parseProtonVpnLogicals,
@@ -122,16 +121,6 @@ describe('broad lists on the fixtures', () => {
     expect(r.source).toMatchObject({ id: 'x4bnet-vpn-asn', entries: 4 });
   });
 
-  it('bgp.tools vpn tag (read by bgptools.ts): AS name as brand, broad', () => {
-    const r = parseBgpToolsVpnTags(fixture('bgp/bgptools/tags-vpn.csv'));
-    expect(r.asns.get(9009)).toEqual({ brand: 'M247 Europe SRL', broad: true });
-    expect(r.source).toMatchObject({ id: 'bgptools-tag-vpn', url: 'https://bgp.tools/tags/vpn.csv', evidence: 'inferred' });
-    const q = parseBgpToolsVpnTags('AS2118,Reliable Communications s.r.o.\nnot a line\n');
-    expect([...q.asns.keys()]).toEqual([2118]);
-    expect(q.rejected.map((d) => d.line)).toEqual([2]);
-    expect(() => parseBgpToolsVpnTags('')).toThrow(FeedError);
-  });
-
   it('registers every VPN file', () => {
     expect(VPN_FEEDS.map((f) => `${f.kind} ${f.path}`)).toEqual([
       'prefix vpn/protonvpn-logicals.json',
@@ -141,7 +130,6 @@ describe('broad lists on the fixtures', () => {
       'prefix vpn/x4bnet-vpn-ipv4.txt',
       'prefix vpn/x4bnet-vpn-ipv6.txt',
       'asn vpn/x4bnet-vpn-ASN.txt',
-      'asn bgp/bgptools/tags-vpn.csv',
     ]);
   });
 });
@@ -182,11 +170,9 @@ describe.skipIf(!HAVE_FEEDS)('VPN adapters on the real feeds', () => {
     expect(r.prefixes.some((p) => p.start <= start && start < p.start + (1n << BigInt(32 - p.length)))).toBe(true);
   });
 
-  it('ASN lists: x4bnet 15 ASNs; bgp.tools vpn tag 766 ASNs; nothing rejected', () => {
+  it('ASN list: x4bnet 15 ASNs, nothing rejected', () => {
     const x = parseX4bVpnAsns(real('vpn/x4bnet-vpn-ASN.txt'));
     expect([x.source.entries, x.rejected]).toEqual([15, []]);
     expect(x.asns.get(208172)?.brand).toBe('ProtonVPN');
-    const t = parseBgpToolsVpnTags(real('bgp/bgptools/tags-vpn.csv'));
-    expect([t.source.entries, t.rejected]).toEqual([766, []]);
   });
 });
