@@ -42,7 +42,6 @@
  */
 import { parseAddressValue } from './cidr.js';
 import { parseAsnCommentList } from './asnlist.js';
-import { parseBgpToolsTag } from './bgptools.js';
 import { isObject, jsonObjectWithArrays, jsonType } from './json.js';
 import { parseCidrList, uniquePrefixes } from './lines.js';
 import type { FeedSpec } from './spec.js';
