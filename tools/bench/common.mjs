@@ -77,10 +77,20 @@ function parse6(s) {
   return groups.reduce((x, g) => (x << 16n) | BigInt(parseInt(g || '0', 16)), 0n);
 }
 
+/** RFC 5952 text (how addresses appear in logs): groups without leading zeros, the longest zero run as `::`. */
 function format6(x) {
   const g = [];
-  for (let i = 7; i >= 0; i--) g.push(((x >> BigInt(i * 16)) & 0xffffn).toString(16));
-  return g.join(':');
+  for (let i = 7; i >= 0; i--) g.push(Number((x >> BigInt(i * 16)) & 0xffffn));
+  let bestAt = -1;
+  let bestLen = 1;
+  for (let k = 0; k < 8; ) {
+    let e = k;
+    while (e < 8 && g[e] === 0) e++;
+    if (e - k > bestLen) [bestAt, bestLen] = [k, e - k];
+    k = e === k ? k + 1 : e;
+  }
+  const hex = (a) => a.map((v) => v.toString(16)).join(':');
+  return bestAt < 0 ? hex(g) : `${hex(g.slice(0, bestAt))}::${hex(g.slice(bestAt + bestLen))}`;
 }
 
 /** Runs `fn(i)` for i in [0, n) `rounds` times after a warm-up; returns the best rate per second. */

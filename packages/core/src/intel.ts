@@ -8,7 +8,7 @@ import { IpIntelError, invalidIp, quoteInput } from './errors.js';
 import { addressToBigInt, explainInvalid, parseAddress } from './ip/address.js';
 import { bigIntToText } from './ip/address.js';
 import { formatIPv4, formatIPv6 } from './ip/format.js';
-import { isV4Mapped, parseIPv4, parseIPv6 } from './ip/parse.js';
+import { isV4Mapped, lastIPv6WasCanonical, parseIPv4, parseIPv6 } from './ip/parse.js';
 import { toThirdParty } from './result/thirdparty.js';
 import { decodeSnapshot, type DecodedSnapshot, type Inflate } from './snapshot/decode.js';
 import { RangeIndex } from './snapshot/lookup.js';
@@ -195,7 +195,9 @@ export class IpIntel {
     const w = this.scratch;
     if (!parseIPv6(ip, w)) throw invalidIp(ip, explainInvalid(ip));
     if (isV4Mapped(w)) return this.assemble(this.index.lookup4(w[3]!), formatIPv4(w[3]!), 4);
-    return this.assemble(this.index.lookup6(w[0]!, w[1]!, w[2]!, w[3]!), formatIPv6(w), 6);
+    // Input already in RFC 5952 form (the usual case) is used as is: no new string.
+    const text = lastIPv6WasCanonical() ? ip : formatIPv6(w);
+    return this.assemble(this.index.lookup6(w[0]!, w[1]!, w[2]!, w[3]!), text, 6);
   }
 
   private assemble(leaf: number, ip: string, version: 4 | 6): CheckResult {

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { IpIntelError, loadSnapshot } from '../src/portable.js';
 import { encodeSnapshot, flattenPrefixes } from '../src/writer.js';
 import { EMPTY_SIGNALS, modelFromPrefixes } from './helpers.js';
+import { formatIPv6 } from '../src/ip/format.js';
+import { parseIPv6 } from '../src/ip/parse.js';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 300) });
 
@@ -29,6 +31,18 @@ describe('check()', () => {
     expect(b.ip).toBe('2001:4860::1');
     expect(b.version).toBe(6);
     expect(b.geo.city).toBe('city-1');
+  });
+
+  it('reports IPv6 in RFC 5952 form whatever form it was given in', () => {
+    fc.assert(
+      fc.property(fc.ipV6(), fc.boolean(), (ip, upper) => {
+        const r = intel.check(upper ? ip.toUpperCase() : ip);
+        if (r.version === 4) return; // IPv4-mapped
+        const w = new Uint32Array(4);
+        parseIPv6(ip, w);
+        expect(r.ip).toBe(formatIPv6(w));
+      }),
+    );
   });
 
   it('computes allocation age on the day of the lookup', () => {

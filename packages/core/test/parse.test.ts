@@ -74,6 +74,22 @@ describe('IPv6 parsing', () => {
     );
   });
 
+  it('returns canonical input as is, and formats everything else: the text is always the RFC 5952 form', () => {
+    fc.assert(
+      fc.property(fc.ipV6(), fc.boolean(), (ip, upper) => {
+        const input = upper ? ip.toUpperCase() : ip;
+        const w = new Uint32Array(4);
+        expect(parseIPv6(input, w)).toBe(true);
+        const a = parseAddress(input);
+        if (a.version === 6) expect(a.text).toBe(formatIPv6(w));
+        // Canonical text round-trips to itself.
+        const canonical = formatIPv6(w);
+        if (a.version === 6) expect(parseAddress(canonical).text).toBe(canonical);
+      }),
+      { numRuns: RUNS * 4 },
+    );
+  });
+
   it('formats per RFC 5952 section 4', () => {
     const f = (s: string): string => parseAddress(s).text;
     expect(f('2001:0DB8:0000:0000:0000:0000:0000:0001')).toBe('2001:db8::1');

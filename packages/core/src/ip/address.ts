@@ -6,7 +6,7 @@
  */
 import { invalidIp } from '../errors.js';
 import { formatIPv4, formatIPv6 } from './format.js';
-import { MAX_ADDRESS_LENGTH, isV4Mapped, parseIPv4, parseIPv6 } from './parse.js';
+import { MAX_ADDRESS_LENGTH, isV4Mapped, lastIPv6WasCanonical, parseIPv4, parseIPv6 } from './parse.js';
 
 export type ParsedAddress =
   | { readonly version: 4; readonly value: number; readonly text: string }
@@ -43,7 +43,7 @@ export function parseAddress(input: unknown): ParsedAddress {
     if (parseIPv6(input, scratch)) {
       if (isV4Mapped(scratch)) return { version: 4, value: scratch[3]!, text: formatIPv4(scratch[3]!) };
       const words = [scratch[0]!, scratch[1]!, scratch[2]!, scratch[3]!] as const;
-      return { version: 6, words, text: formatIPv6(words) };
+      return { version: 6, words, text: lastIPv6WasCanonical() ? input : formatIPv6(words) };
     }
   }
   throw invalidIp(input, explainInvalid(input));

@@ -63,6 +63,38 @@ function hexValue(c: number): number {
 
 /** Scratch for the 16-bit groups of one IPv6 parse (module-level: no per-call allocation). */
 const groups = new Uint16Array(8);
+/** Whether the last successful parseIPv6 input was already RFC 5952 canonical text. */
+let lastCanonical = false;
+
+/**
+ * True when the text last accepted by {@link parseIPv6} is already its RFC
+ * 5952 form (lower case, no leading zeros, no dotted tail, `::` exactly on the
+ * first longest run of two or more zero groups), so callers can use it as is
+ * instead of formatting a new string.
+ */
+export function lastIPv6WasCanonical(): boolean {
+  return lastCanonical;
+}
+
+/** RFC 5952 check of a parse: `gap` = index of `::` (or -1), `explicit` = groups written out. */
+function isCanonicalLayout(gap: number, explicit: number): boolean {
+  let bestAt = -1;
+  let bestLen = 1;
+  let runAt = -1;
+  for (let k = 0; k <= 8; k++) {
+    if (k < 8 && groups[k] === 0) {
+      if (runAt < 0) runAt = k;
+    } else if (runAt >= 0) {
+      if (k - runAt > bestLen) {
+        bestAt = runAt;
+        bestLen = k - runAt;
+      }
+      runAt = -1;
+    }
+  }
+  if (gap < 0) return bestAt < 0;
+  return gap === bestAt && 8 - explicit === bestLen;
+}
 
 /**
  * Parses an IPv6 text form into `out` (four 32-bit words, most significant first).
@@ -74,6 +106,7 @@ export function parseIPv6(s: string, out: Uint32Array): boolean {
   let i = 0;
   let g = 0; // groups written
   let gap = -1; // index in `groups` where `::` stands
+  let plain = true; // lower case, no leading zeros, no dotted tail so far
   if (s.charCodeAt(0) === 58) {
     // A leading colon is only valid as `::`.
     if (s.charCodeAt(1) !== 58) return false;
@@ -85,9 +118,11 @@ export function parseIPv6(s: string, out: Uint32Array): boolean {
     let value = 0;
     let h: number;
     while (i < n && i - start < 5 && (h = hexValue(s.charCodeAt(i))) >= 0) {
+      if (h > 9 && s.charCodeAt(i) < 97) plain = false; // upper-case hex digit
       value = (value << 4) | h;
       i++;
     }
+    if (i - start > 1 && s.charCodeAt(start) === 48) plain = false; // a leading zero
     if (i < n && s.charCodeAt(i) === 46) {
       // 1. An embedded IPv4 tail fills the last two groups and ends the text.
       if (g > 6) return false;
@@ -95,6 +130,7 @@ export function parseIPv6(s: string, out: Uint32Array): boolean {
       if (v4 < 0) return false;
       groups[g++] = v4 >>> 16;
       groups[g++] = v4 & 0xffff;
+      plain = false;
       i = n;
       break;
     }
@@ -121,6 +157,7 @@ export function parseIPv6(s: string, out: Uint32Array): boolean {
     for (let k = 0; k < tail; k++) groups[7 - k] = groups[g - 1 - k]!;
     for (let k = gap; k < 8 - tail; k++) groups[k] = 0;
   }
+  lastCanonical = plain && isCanonicalLayout(gap, g);
   out[0] = ((groups[0]! << 16) | groups[1]!) >>> 0;
   out[1] = ((groups[2]! << 16) | groups[3]!) >>> 0;
   out[2] = ((groups[4]! << 16) | groups[5]!) >>> 0;
