@@ -1,0 +1,61 @@
+/**
+ * Executors turn an input block into an output block. The local one runs in
+ * the calling thread; the pool (pool.ts) spreads blocks over worker threads.
+ * Both run the same BlockProcessor, so their output is byte-identical.
+ *
+ * @module
+ */
+import { openSync } from '@ipintel/core';
+import { BlockProcessor, type BlockOutput } from './block.js';
+import type { BufferPool } from './buffers.js';
+import { RowTemplate, type RenderOptions } from './template.js';
+
+export type BlockResult = BlockOutput;
+
+export interface Executor {
+  /**
+   * Processes one block (a view at offset 0 of its own buffer, which goes
+   * back to the input pool once read) into a buffer from the output pool, if
+   * one is free; results may settle out of order, the caller reorders.
+   */
+  run(block: Uint8Array): Promise<BlockResult>;
+  /** How many blocks it works on at once (the caller keeps three times that in flight). */
+  readonly parallelism: number;
+  close(): Promise<void>;
+}
+
+/** What a thread needs to set up its own processor. */
+export interface ProcessorConfig {
+  readonly snapshotPath: string;
+  readonly render: RenderOptions;
+}
+
+export function createProcessor(config: ProcessorConfig): BlockProcessor {
+  return new BlockProcessor(openSync(config.snapshotPath), new RowTemplate(config.render));
+}
+
+/** Runs blocks in the calling thread. */
+export class LocalExecutor implements Executor {
+  readonly parallelism = 1;
+
+  constructor(
+    private readonly processor: BlockProcessor,
+    private readonly inputs: BufferPool,
+    private readonly outputs: BufferPool,
+  ) {}
+
+  run(block: Uint8Array): Promise<BlockResult> {
+    const spare = this.outputs.takeAny();
+    try {
+      const result = this.processor.process(block, spare === undefined ? undefined : new Uint8Array(spare));
+      this.inputs.give(block.buffer as ArrayBuffer);
+      return Promise.resolve(result);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

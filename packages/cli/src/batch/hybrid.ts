@@ -1,0 +1,32 @@
+/**
+ * `--jobs N` with N > 1: the main thread plus N-1 worker threads.
+ *
+ * Why the main thread works too: its own job (read, cut, write) is light and
+ * it would otherwise sit idle, while each extra worker costs a V8 isolate, a
+ * snapshot load and a thread competing for the same cores. Dispatch keeps
+ * every worker fed first (two blocks queued each, so a worker never waits
+ * for the main thread) and processes the rest in the main thread.
+ *
+ * @module
+ */
+import type { BlockResult, Executor, LocalExecutor } from './executor.js';
+import type { WorkerPool } from './pool.js';
+
+export class HybridExecutor implements Executor {
+  readonly parallelism: number;
+
+  constructor(
+    private readonly pool: WorkerPool,
+    private readonly local: LocalExecutor,
+  ) {
+    this.parallelism = pool.parallelism + 1;
+  }
+
+  run(block: Uint8Array): Promise<BlockResult> {
+    return this.pool.inFlight < 2 * this.pool.parallelism ? this.pool.run(block) : this.local.run(block);
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}

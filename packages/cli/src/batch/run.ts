@@ -1,0 +1,170 @@
+/**
+ * The batch pipeline: read blocks -> process (locally or in workers) -> write
+ * in input order.
+ *
+ * Ordering and memory: results are kept in a FIFO in submission order and
+ * written from its head, so output order is input order whatever order
+ * workers finish in. The reader is not pulled while the FIFO holds
+ * `3 × parallelism` blocks (and writes wait for 'drain'), so memory is
+ * bounded by a few blocks whatever the input size.
+ *
+ * Jobs: `--jobs N` fixes the number of threads that process blocks: the
+ * main thread plus N-1 workers (hybrid.ts); 1 = no workers. `auto` uses one
+ * thread for small inputs and all cores (os.availableParallelism) once the
+ * input is known (file size) or seen (stdin) to exceed AUTO_PARALLEL_BYTES.
+ *
+ * @module
+ */
+import { availableParallelism } from 'node:os';
+import type { BlockProcessor } from './block.js';
+import { readBlocks } from './blocks.js';
+import { BufferPool } from './buffers.js';
+import { LocalExecutor, type BlockResult, type Executor, type ProcessorConfig } from './executor.js';
+import { HybridExecutor } from './hybrid.js';
+import { WorkerPool } from './pool.js';
+import { Progress } from './progress.js';
+import { writeAsync, type OutStream } from '../io.js';
+import type { OutputKind } from './template.js';
+
+/**
+ * Input bytes per block: ~2,300 IPv4 lines, ~2.5 MB of NDJSON out. Large
+ * enough to amortise a message to a worker (~2% overhead), small enough that
+ * the blocks in flight stay a few tens of MB.
+ */
+export const BLOCK_BYTES = 32 * 1024;
+/** About 200k IPv4 lines: below this, starting workers costs more than it saves. */
+export const AUTO_PARALLEL_BYTES = 3 * 1024 * 1024;
+
+export interface BatchRunOptions {
+  readonly input: AsyncIterable<Uint8Array | string>;
+  /** Input size when known (a regular file): auto jobs decide up front, progress shows ETA. */
+  readonly totalBytes: number | null;
+  readonly out: OutStream;
+  readonly err: OutStream;
+  readonly output: OutputKind;
+  /** The CSV header ('' for other outputs). */
+  readonly header: string;
+  /** Processor for the calling thread (single job, and the start of an auto run). */
+  readonly processor: BlockProcessor;
+  /** How worker threads build theirs. */
+  readonly config: ProcessorConfig;
+  readonly jobs: number | 'auto';
+  readonly progress: boolean;
+  readonly workerUrl?: URL | undefined;
+  readonly blockBytes?: number | undefined;
+  readonly autoParallelBytes?: number | undefined;
+}
+
+export interface BatchSummary {
+  /** Physical input lines, rows written, rows with an error. */
+  readonly lines: number;
+  readonly rows: number;
+  readonly invalid: number;
+  /** First invalid line (1-based line number in the input) and its message. */
+  readonly firstInvalid: { readonly line: number; readonly message: string } | null;
+  /** Threads used at the end of the run (1 = main thread only). */
+  readonly jobs: number;
+  /** True when the reader of our output went away (EPIPE): the run stopped early. */
+  readonly stopped: boolean;
+}
+
+class OutputClosed extends Error {}
+
+export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
+  const cores = availableParallelism();
+  const autoBytes = o.autoParallelBytes ?? AUTO_PARALLEL_BYTES;
+  const wantAtStart = typeof o.jobs === 'number' ? o.jobs > 1 : cores > 1 && o.totalBytes !== null && o.totalBytes >= autoBytes;
+  const poolSize = typeof o.jobs === 'number' ? o.jobs : cores;
+  const blockBytes = o.blockBytes ?? BLOCK_BYTES;
+  // Input and output buffers circulate between the threads instead of being reallocated.
+  const inputs = new BufferPool(4 * poolSize + 4, 2 * blockBytes);
+  const outputs = new BufferPool(4 * poolSize + 4, 0);
+  const local = new LocalExecutor(o.processor, inputs, outputs);
+  const makePool = (): Executor => new HybridExecutor(new WorkerPool(poolSize - 1, o.config, inputs, outputs, o.workerUrl), local);
+  let executor: Executor = local;
+  let parallel = false;
+  let autoFailed = false;
+  // Auto mode without a built worker script (running from sources) stays on one thread.
+  const goParallel = (): void => {
+    try {
+      executor = makePool();
+      parallel = true;
+    } catch (e) {
+      if (o.jobs !== 'auto') throw e;
+      autoFailed = true;
+    }
+  };
+  if (wantAtStart) goParallel();
+  const progress = o.progress ? new Progress(o.err, o.totalBytes) : null;
+
+  // Output errors arrive as events; EPIPE means the reader is gone (e.g. `| head`).
+  let outError: unknown = undefined;
+  const onOutError = (e: unknown): void => {
+    if (outError === undefined) outError = e;
+  };
+  o.out.on('error', onOutError);
+  const recycle = typeof (o.out as { fd?: unknown }).fd === 'number';
+  const write = async (chunk: string | Uint8Array, written?: () => void): Promise<void> => {
+    if (outError === undefined) await writeAsync(o.out, chunk, written).catch(onOutError);
+    if (outError !== undefined) throw new OutputClosed();
+  };
+
+  let lines = 0;
+  let rows = 0;
+  let invalid = 0;
+  let firstInvalid: BatchSummary['firstInvalid'] = null;
+  let bytesRead = 0;
+  let bytesDone = 0;
+  const queue: { result: Promise<BlockResult>; size: number }[] = [];
+
+  const drainOne = async (): Promise<void> => {
+    const head = queue.shift()!;
+    const r = await head.result;
+    if (r.invalid > 0 && firstInvalid === null) firstInvalid = { line: lines + r.firstInvalidLine, message: r.firstInvalidMessage };
+    if (o.output === 'json' && r.rows > 0) await write(rows === 0 ? '\n' : ',\n');
+    if (r.bytes.length > 0) {
+      // The buffer goes back for reuse once the stream is done with it (only for fd-backed
+      // streams, which copy to the kernel; a generic Writable may keep the chunk).
+      const buffer = r.bytes.buffer as ArrayBuffer;
+      await write(r.bytes, recycle ? () => outputs.give(buffer) : undefined);
+    }
+    lines += r.lines;
+    rows += r.rows;
+    invalid += r.invalid;
+    bytesDone += head.size;
+    progress?.update(rows, bytesDone);
+  };
+
+  let stopped = false;
+  try {
+    await write(o.output === 'json' ? '[' : o.header);
+    for await (const block of readBlocks(o.input, blockBytes, (n) => inputs.take(n), (n) => (bytesRead += n))) {
+      // 1. Auto mode on a stream: go parallel once the input proves large.
+      if (!parallel && !autoFailed && o.jobs === 'auto' && cores > 1 && bytesRead >= autoBytes) goParallel();
+      // 2. Submit; a rejection is observed when its turn comes (no unhandled rejection meanwhile).
+      const result = executor.run(block);
+      result.catch(() => undefined);
+      queue.push({ result, size: block.length });
+      // 3. One event-loop turn per block: worker replies and write callbacks (which
+      //    hand buffers back for reuse) are seen before the next block is placed.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      while (queue.length >= 3 * executor.parallelism) await drainOne();
+    }
+    while (queue.length > 0) await drainOne();
+    await write(o.output === 'json' ? (rows === 0 ? ']\n' : '\n]\n') : '');
+  } catch (e) {
+    if (!(e instanceof OutputClosed)) throw e;
+    if ((outError as NodeJS.ErrnoException).code !== 'EPIPE') throw outError;
+    stopped = true;
+  } finally {
+    o.out.off('error', onOutError);
+    for (const q of queue) q.result.catch(() => undefined);
+    await executor.close();
+  }
+  if (progress !== null && stopped) progress.clear();
+  else if (progress !== null) {
+    progress.update(rows, bytesDone, true);
+    progress.finish(rows);
+  }
+  return { lines, rows, invalid, firstInvalid, jobs: parallel ? poolSize : 1, stopped };
+}

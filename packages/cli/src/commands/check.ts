@@ -1,0 +1,70 @@
+/**
+ * `ipintel check <ip...>`: checks addresses given as arguments.
+ *
+ * Output: on a terminal, pretty JSON (an object for one address, an array for
+ * several); otherwise compact JSON, one line per address (NDJSON), so scripts
+ * can pipe it. `--pretty` / `--compact` override the detection. An argument
+ * that is not an address gets `{ip, error: {code, message}}` in its place and
+ * a message on stderr; the exit code is then 1.
+ *
+ * @module
+ */
+import { IpIntelError, type ResultFormat } from '@ipintel/core';
+import { HELP_FLAG, stringFlag, type ParsedArgs } from '../args.js';
+import { EXIT_INVALID_INPUT, EXIT_OK, UsageError } from '../errors.js';
+import { isTTY, writeAsync, type CliIo } from '../io.js';
+import { openSnapshot, snapshotPath } from '../snapshot.js';
+import type { Command } from './command.js';
+
+async function run(args: ParsedArgs, io: CliIo): Promise<number> {
+  if (args.flags['pretty'] !== undefined && args.flags['compact'] !== undefined) {
+    throw new UsageError('--pretty and --compact exclude each other', 'check');
+  }
+  const format = (stringFlag(args, 'format') ?? 'native') as ResultFormat;
+  const intel = openSnapshot(snapshotPath(stringFlag(args, 'snapshot')));
+  const pretty = args.flags['pretty'] !== undefined || (args.flags['compact'] === undefined && isTTY(io.stdout));
+  let bad = 0;
+  const results = args.positionals.map((ip) => {
+    try {
+      return intel.check(ip, { format });
+    } catch (e) {
+      if (!(e instanceof IpIntelError)) throw e;
+      bad++;
+      io.stderr.write(`ipintel check: ${e.message}\n`);
+      return { ip, error: e.toJSON() };
+    }
+  });
+  let text: string;
+  if (!pretty) text = results.map((r) => `${JSON.stringify(r)}\n`).join('');
+  else text = `${JSON.stringify(results.length === 1 ? results[0] : results, null, 2)}\n`;
+  await writeAsync(io.stdout, text);
+  return bad === 0 ? EXIT_OK : EXIT_INVALID_INPUT;
+}
+
+export const checkCommand: Command = {
+  summary: 'Check one or more IP addresses and print the results as JSON.',
+  usage: 'ipintel check <ip...> [--format native|thirdparty] [--snapshot PATH] [--pretty|--compact]',
+  details: [
+    'On a terminal the output is pretty JSON: one object, or an array for several addresses.',
+    'Piped, it is compact: one JSON object per line, in argument order (NDJSON).',
+    'An argument that is not an address prints {ip, error: {code, message}} in its place and a',
+    'message on stderr. Exit code: 0 when all were answered, 1 when one was not an address.',
+  ].join('\n'),
+  examples: [
+    'ipintel check 8.8.8.8                                  # pretty JSON on a terminal',
+    'ipintel check 1.1.1.1 2606:4700::1111 --format thirdparty',
+    'ipintel check 8.8.8.8 | jq .risk.score                  # compact when piped',
+  ],
+  spec: {
+    name: 'check',
+    positionals: { min: 1, max: Number.POSITIVE_INFINITY, name: 'IP address' },
+    flags: {
+      format: { type: 'string', value: 'SHAPE', choices: ['native', 'thirdparty'], description: 'Result shape (default native).' },
+      snapshot: { type: 'string', value: 'PATH', description: 'Snapshot file (default $IPINTEL_SNAPSHOT, else the bundled one).' },
+      pretty: { type: 'boolean', description: 'Pretty JSON even when piped.' },
+      compact: { type: 'boolean', description: 'One compact JSON line per address even on a terminal.' },
+      help: HELP_FLAG,
+    },
+  },
+  run,
+};

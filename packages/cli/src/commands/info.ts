@@ -1,0 +1,63 @@
+/**
+ * `ipintel info`: what the loaded snapshot holds — build date, each source
+ * with its date, entry count and licence, index sizes, and address counts
+ * per signal. `--json` prints the same as one JSON object.
+ *
+ * @module
+ */
+import { statSync } from 'node:fs';
+import { HELP_FLAG, stringFlag, type ParsedArgs } from '../args.js';
+import { EXIT_OK } from '../errors.js';
+import { coverage, WALK_LIMIT } from '../info/coverage.js';
+import { renderInfo } from '../info/render.js';
+import { writeAsync, type CliIo } from '../io.js';
+import { openSnapshot, snapshotPath } from '../snapshot.js';
+import type { Command } from './command.js';
+
+async function run(args: ParsedArgs, io: CliIo): Promise<number> {
+  const path = snapshotPath(stringFlag(args, 'snapshot'));
+  const intel = openSnapshot(path);
+  const bytes = statSync(path).size;
+  const cov = args.flags['no-counts'] === undefined ? coverage(intel) : null;
+  const note =
+    args.flags['no-counts'] !== undefined
+      ? 'not computed (--no-counts)'
+      : `not available: the snapshot has more than ${WALK_LIMIT.toLocaleString('en-US')} ranges and this @ipintel/core has no leafCoverage()`;
+  if (args.flags['json'] !== undefined) {
+    const body = {
+      snapshot: { path, bytes },
+      ...intel.info,
+      address_counts: cov === null ? null : { method: cov.method, ipv6_unit: '/64', signals: cov.signals },
+      ...(cov === null ? { address_counts_note: note } : {}),
+    };
+    await writeAsync(io.stdout, `${JSON.stringify(body, null, 2)}\n`);
+  } else {
+    await writeAsync(io.stdout, renderInfo(path, bytes, intel.info, cov, note));
+  }
+  return EXIT_OK;
+}
+
+export const infoCommand: Command = {
+  summary: 'Show what the snapshot holds: build date, sources, sizes and address counts per signal.',
+  usage: 'ipintel info [--snapshot PATH] [--json] [--no-counts]',
+  details: [
+    'Prints the snapshot path and size, format version, build date, attribution URL, index',
+    'sizes, every source (id, publisher, data date, entry count, licence) and, per signal, how',
+    'many IPv4 addresses and IPv6 /64 blocks carry it.',
+  ].join('\n'),
+  examples: [
+    'ipintel info                                   # the default snapshot',
+    'ipintel info --snapshot ./world.ipintel --json | jq .sources',
+  ],
+  spec: {
+    name: 'info',
+    positionals: { min: 0, max: 0, name: '' },
+    flags: {
+      snapshot: { type: 'string', value: 'PATH', description: 'Snapshot file (default $IPINTEL_SNAPSHOT, else the bundled one).' },
+      json: { type: 'boolean', description: 'Print one JSON object instead of tables.' },
+      'no-counts': { type: 'boolean', description: 'Skip the per-signal address counts.' },
+      help: HELP_FLAG,
+    },
+  },
+  run,
+};

@@ -1,0 +1,71 @@
+/**
+ * Exit codes and the one place that turns a failure into a message.
+ *
+ * Exit codes are part of the CLI's contract (docs/cli.md):
+ *   0 all inputs answered        1 some inputs were not addresses (rows carry the error)
+ *   2 usage error (bad flag)     3 snapshot missing, corrupt or of another version
+ *   4 input/output error         5 a command's package failed to load
+ *  70 internal error (a bug; the stack is printed)
+ * Delegated commands (build, serve, keys) return their own codes.
+ *
+ * @module
+ */
+import { IpIntelError } from '@ipintel/core';
+import type { OutStream } from './io.js';
+
+export const EXIT_OK = 0;
+export const EXIT_INVALID_INPUT = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_SNAPSHOT = 3;
+export const EXIT_IO = 4;
+export const EXIT_UNAVAILABLE = 5;
+/** A bug: an exception nobody expected (EX_SOFTWARE). */
+export const EXIT_INTERNAL = 70;
+
+/** A problem with how the command was called; printed with a pointer to `--help`. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+  /** The command whose help to point at (`ipintel <command> --help`), if any. */
+  readonly command: string | undefined;
+  constructor(message: string, command?: string) {
+    super(message);
+    this.command = command;
+  }
+}
+
+/** A failure with a known exit code and a message meant for the user. */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  readonly exitCode: number;
+  constructor(message: string, exitCode: number) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
+
+const SNAPSHOT_CODES = new Set(['snapshot_corrupt', 'snapshot_version', 'snapshot_not_found']);
+
+/** Prints `err` on stderr as `ipintel <command>: <message>` and returns the exit code. */
+export function reportError(err: unknown, stderr: OutStream, command: string): number {
+  const prefix = command === '' ? 'ipintel' : `ipintel ${command}`;
+  if (err instanceof UsageError) {
+    const help = err.command ?? command;
+    stderr.write(`${prefix}: ${err.message}\nRun "ipintel ${help === '' ? '' : `${help} `}--help" for usage.\n`);
+    return EXIT_USAGE;
+  }
+  if (err instanceof CliError) {
+    stderr.write(`${prefix}: ${err.message}\n`);
+    return err.exitCode;
+  }
+  if (err instanceof IpIntelError) {
+    stderr.write(`${prefix}: ${err.message}\n`);
+    return SNAPSHOT_CODES.has(err.code) ? EXIT_SNAPSHOT : EXIT_INVALID_INPUT;
+  }
+  const e = err as NodeJS.ErrnoException;
+  if (e !== null && typeof e === 'object' && typeof e.code === 'string' && typeof e.syscall === 'string') {
+    stderr.write(`${prefix}: ${e.message}\n`);
+    return EXIT_IO;
+  }
+  stderr.write(`${prefix}: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  return EXIT_INTERNAL;
+}

@@ -1,0 +1,22 @@
+/**
+ * Which snapshot a command reads, and opening it. `--snapshot PATH` wins,
+ * else core's default (`$IPINTEL_SNAPSHOT`, else the package's data file).
+ * The path is resolved once here so batch workers open the same file.
+ *
+ * @module
+ */
+import { resolve } from 'node:path';
+import { defaultSnapshotPath, openSync, type IpIntel } from '@ipintel/core';
+
+/** Absolute path of the snapshot to use. */
+export function snapshotPath(flag: string | undefined): string {
+  return flag === undefined ? defaultSnapshotPath() : resolve(flag);
+}
+
+/**
+ * Opens the snapshot (throws IpIntelError `snapshot_not_found` /
+ * `snapshot_corrupt` / `snapshot_version`, mapped to exit code 3).
+ */
+export function openSnapshot(path: string): IpIntel {
+  return openSync(path);
+}

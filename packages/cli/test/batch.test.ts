@@ -1,0 +1,290 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openSync, type IpIntel } from '@ipintel/core';
+import { allColumns } from '../src/batch/columns.js';
+import { runCli } from '../src/cli.js';
+import { batchHooks } from '../src/commands/batch.js';
+import { ensureBundle } from './bundle.js';
+import { parseCsv } from './csv.js';
+import { captureIo } from './io.js';
+import { prng, trickyModel, writeSnapshot } from './snapshots.js';
+
+let snap: string;
+let intel: IpIntel;
+beforeAll(() => {
+  snap = writeSnapshot(trickyModel());
+  intel = openSync(snap);
+});
+afterEach(() => {
+  for (const k of Object.keys(batchHooks) as (keyof typeof batchHooks)[]) delete batchHooks[k];
+});
+
+async function batch(input: string | Buffer, args: string[] = [], opts: Omit<Parameters<typeof captureIo>[0], 'stdin'> = {}) {
+  const c = captureIo({ ...opts, stdin: input });
+  const code = await runCli(['batch', '-', '--snapshot', snap, ...args], c.io);
+  return { code, out: c.stdout(), err: c.stderr() };
+}
+
+/** Addresses covering every leaf of the tricky snapshot, both families, the v4 fast path and the general path. */
+const SAMPLE = ['8.8.8.8', '8.8.4.4', '1.1.1.1', '1.2.3.4', '1.9.9.9', '10.0.0.1', '0.0.0.0', '255.255.255.255', '2001:db8::1', '2001:DB8:0:0::2', '::ffff:1.2.3.4', '2a00::1', 'fe80::1', '::'];
+
+/** n random lines over a few prefixes (so results vary), deterministic. */
+function randomIps(n: number, seed = 7): string[] {
+  const rnd = prng(seed);
+  const heads = [1, 8, 10, 100, 200];
+  return Array.from({ length: n }, () => {
+    const h = heads[Math.floor(rnd() * heads.length)]!;
+    const b = rnd() < 0.5 ? (h === 8 ? 8 : 2) : Math.floor(rnd() * 256);
+    return `${h}.${b}.${Math.floor(rnd() * 4) + (h === 8 ? 7 : 2)}.${Math.floor(rnd() * 256)}`;
+  });
+}
+
+describe('ipintel batch: rows', () => {
+  it.each(['native', 'thirdparty'] as const)('writes exactly JSON.stringify(check(ip)) per line, in input order (%s)', async (format) => {
+    const ips = [...SAMPLE, ...randomIps(2000)];
+    const r = await batch(`${ips.join('\n')}\n`, ['--format', format]);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe('');
+    expect(r.out).toBe(ips.map((ip) => `${JSON.stringify(intel.check(ip, { format }))}\n`).join(''));
+  });
+
+  it('keeps order across many small blocks', async () => {
+    const ips = randomIps(5000, 9);
+    const whole = await batch(ips.join('\n'));
+    batchHooks.blockBytes = 37;
+    const small = await batch(ips.join('\n'));
+    expect(small.out).toBe(whole.out);
+    expect(small.out.split('\n').slice(0, -1).map((l) => JSON.parse(l).ip)).toEqual(ips);
+  });
+
+  it('skips blank lines and # comments, trims spaces, accepts CRLF and a BOM', async () => {
+    const input = '\uFEFF8.8.8.8\r\n\r\n# a comment\n   \t\n  1.1.1.1  \r\n#1.2.3.4\n\u00a02001:db8::1\u00a0\r\n1.2.3.4';
+    const r = await batch(input);
+    expect(r.code).toBe(0);
+    expect(r.out.trimEnd().split('\n').map((l) => JSON.parse(l).ip)).toEqual(['8.8.8.8', '1.1.1.1', '2001:db8::1', '1.2.3.4']);
+  });
+
+  it('reports bad lines as error rows in place, counts them on stderr and exits 1', async () => {
+    const input = ['8.8.8.8', '# skip', 'not-an-ip', '', '01.02.03.04', '1.1.1.1', '1.2.3.4/24'].join('\n');
+    const r = await batch(input);
+    expect(r.code).toBe(1);
+    const rows = r.out.trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(rows.map((x) => x.ip)).toEqual(['8.8.8.8', 'not-an-ip', '01.02.03.04', '1.1.1.1', '1.2.3.4/24']);
+    expect(rows[1]).toEqual({ ip: 'not-an-ip', error: { code: 'invalid_ip', message: expect.stringContaining('"not-an-ip" is not a valid IP address') } });
+    expect(rows[3].geo.city).toBe('Mountain View');
+    expect(r.err).toMatch(/^ipintel batch: 3 of 5 rows were not IP addresses \(first: line 3: "not-an-ip" is not a valid IP address/);
+  });
+
+  it('survives an overlong line: one error row, echo cut short, the run goes on', async () => {
+    const r = await batch(`1.1.1.1\n${'9'.repeat(200_000)}\n8.8.8.8\n`);
+    expect(r.code).toBe(1);
+    const rows = r.out.trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(rows).toHaveLength(3);
+    expect(rows[1].error.code).toBe('invalid_ip');
+    expect(rows[1].ip.length).toBeLessThan(300);
+    expect(rows[2].ip).toBe('8.8.8.8');
+  });
+
+  it('fails cleanly on a missing file (exit 4) and on a terminal with no input (exit 2)', async () => {
+    const c = captureIo();
+    expect(await runCli(['batch', '/nonexistent/ips.txt', '--snapshot', snap], c.io)).toBe(4);
+    expect(c.stderr()).toBe('ipintel batch: cannot read /nonexistent/ips.txt: no such file\n');
+    const t = captureIo({ stdinTTY: true });
+    expect(await runCli(['batch', '--snapshot', snap], t.io)).toBe(2);
+    expect(t.stderr()).toContain('no input');
+  });
+
+  it('rejects a bad --jobs and an unknown --fields name', async () => {
+    expect((await batch('1.1.1.1', ['--jobs', '0'])).code).toBe(2);
+    const f = await batch('1.1.1.1', ['--fields', 'ip,geo.planet']);
+    expect(f.code).toBe(2);
+    expect(f.err).toContain('unknown field "geo.planet"');
+  });
+});
+
+describe('ipintel batch: CSV', () => {
+  it('has a header of flattened columns and quotes commas, quotes and newlines', async () => {
+    const ips = [...SAMPLE, 'bad,"line"'];
+    const r = await batch(ips.join('\n'), ['--output', 'csv']);
+    const rows = parseCsv(r.out);
+    expect(rows[0]).toEqual([...allColumns('native')]);
+    expect(rows).toHaveLength(ips.length + 1);
+    const col = (name: string): number => rows[0]!.indexOf(name);
+    const dc = rows[1]!; // 8.8.8.8: the tricky leaf
+    expect(dc[col('geo.region')]).toBe('Saint-Denis, "Nord"');
+    expect(dc[col('geo.city')]).toBe('Line one\nLine two');
+    expect(dc[col('network.as_org')]).toBe('Acme "Cloud", Inc.');
+    expect(dc[col('signals.datacenter_provider')]).toBe('Acme, "the" cloud');
+    expect(dc[col('signals.relay_provider')]).toBe('');
+    expect(dc[col('risk.reasons')]).toBe('is_datacenter');
+    expect(rows[3]![col('risk.reasons')]).toBe('is_datacenter;benign_network_kind');
+    const bad = rows[ips.length]!;
+    expect([bad[col('ip')], bad[col('error.code')], bad[col('geo.city')]]).toEqual(['bad,"line"', 'invalid_ip', '']);
+    // Every cell of a good row equals the flattened result.
+    for (let i = 0; i < SAMPLE.length; i++) {
+      const res = intel.check(SAMPLE[i]!) as unknown as Record<string, Record<string, unknown>>;
+      for (const [j, name] of rows[0]!.entries()) {
+        const [g, k] = name.split('.');
+        const v = k === undefined ? res[g!] : g === 'error' ? undefined : res[g!]![k];
+        const want = v === null || v === undefined ? '' : Array.isArray(v) ? v.join(';') : String(v);
+        expect(rows[i + 1]![j], `${SAMPLE[i]} ${name}`).toBe(want);
+      }
+    }
+  });
+
+  it('--fields selects columns (groups expand) and keeps the error columns', async () => {
+    const r = await batch('8.8.8.8\nnope\n', ['--output', 'csv', '--fields', 'risk.score,ip,geo']);
+    const rows = parseCsv(r.out);
+    expect(rows[0]).toEqual(['risk.score', 'ip', 'geo.country', 'geo.country_code', 'geo.region', 'geo.city', 'geo.latitude', 'geo.longitude', 'geo.timezone', 'error.code', 'error.message']);
+    expect(rows[1]!.slice(0, 4)).toEqual(['35', '8.8.8.8', 'Réunion', 'RE']);
+    expect(rows[2]!.slice(0, 2)).toEqual(['', 'nope']);
+    expect(rows[2]![9]).toBe('invalid_ip');
+  });
+
+  it('thirdparty CSV has its own columns', async () => {
+    const rows = parseCsv((await batch('8.8.8.8\n', ['--output', 'csv', '--format', 'thirdparty'])).out);
+    expect(rows[0]).toEqual([...allColumns('thirdparty')]);
+    expect(rows[1]!.slice(0, 6)).toEqual(['8.8.8.8', 'Line one\nLine two', 'Saint-Denis, "Nord"', 'RE', '-20.8823,55.4504', 'AS64501 Acme "Cloud", Inc.']);
+  });
+});
+
+describe('ipintel batch: JSON outputs', () => {
+  it('json is one valid array, in order, errors in place', async () => {
+    const ips = [...SAMPLE, 'x', ...randomIps(3000, 3)];
+    batchHooks.blockBytes = 100;
+    const r = await batch(ips.join('\n'), ['--output', 'json']);
+    const arr = JSON.parse(r.out);
+    const canonical = (ip: string): string => {
+      try {
+        return intel.check(ip).ip;
+      } catch {
+        return ip;
+      }
+    };
+    expect(arr.map((x: { ip: string }) => x.ip)).toEqual(ips.map(canonical));
+    expect(arr[0]).toEqual(JSON.parse(JSON.stringify(intel.check('8.8.8.8'))));
+    expect(r.out.endsWith('\n]\n')).toBe(true);
+  });
+
+  it('json of no rows is []', async () => {
+    expect((await batch('# nothing\n\n', ['--output', 'json'])).out).toBe('[]\n');
+    expect((await batch('', ['--output', 'ndjson'])).out).toBe('');
+    expect((await batch('', ['--output', 'csv'])).out.split('\n')).toHaveLength(2);
+  });
+
+  it('--fields gives flat objects keyed by column name; error rows keep their shape', async () => {
+    const r = await batch('1.1.1.1\n2001:db8::1\nbad\n', ['--fields', 'ip,version,risk,signals.is_datacenter,attribution']);
+    const rows = r.out.trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(rows[0]).toEqual({
+      ip: '1.1.1.1', version: 4, 'risk.score': 20, 'risk.level': 'low', 'risk.reasons': ['is_datacenter', 'benign_network_kind'],
+      'signals.is_datacenter': true, attribution: 'https://example.test/attribution',
+    });
+    expect(rows[1]).toMatchObject({ ip: '2001:db8::1', version: 6 });
+    expect(rows[2]).toEqual({ ip: 'bad', error: { code: 'invalid_ip', message: expect.any(String) } });
+    const tp = await batch('8.8.8.8\n', ['--format', 'thirdparty', '--fields', 'privacy,org,loc']);
+    expect(JSON.parse(tp.out)).toEqual({
+      'privacy.vpn': false, 'privacy.proxy': false, 'privacy.tor': false, 'privacy.relay': false, 'privacy.hosting': true,
+      'privacy.service': 'Acme, "the" cloud', org: 'AS64501 Acme "Cloud", Inc.', loc: '-20.8823,55.4504',
+    });
+  });
+});
+
+describe('ipintel batch: workers and progress', () => {
+  it('worker threads give byte-identical output to one thread, in order (tiny blocks, jobs 2 and 3)', async () => {
+    batchHooks.workerUrl = new URL(`file://${(await ensureBundle()).worker}`);
+    const lines = [...SAMPLE, ...randomIps(30_000, 11)];
+    lines.splice(777, 0, 'garbage', '# c', '');
+    const input = lines.join('\r\n');
+    for (const output of ['ndjson', 'csv', 'json']) {
+      const one = await batch(input, ['--output', output, '--jobs', '1']);
+      batchHooks.blockBytes = 2048;
+      for (const jobs of ['2', '3']) {
+        const many = await batch(input, ['--output', output, '--jobs', jobs]);
+        expect(many.code).toBe(1);
+        expect(many.out === one.out, `${output} jobs ${jobs}`).toBe(true);
+        expect(many.err).toBe(one.err);
+      }
+      delete batchHooks.blockBytes;
+    }
+  });
+
+  it('auto mode switches to workers mid-stream once the input is large, keeping order', async () => {
+    batchHooks.workerUrl = new URL(`file://${(await ensureBundle()).worker}`);
+    const input = randomIps(20_000, 5).join('\n');
+    const one = await batch(input, ['--jobs', '1', '--output', 'csv']);
+    batchHooks.blockBytes = 1024;
+    batchHooks.autoParallelBytes = 8192;
+    const auto = await batch(input, ['--output', 'csv']);
+    expect(auto.out === one.out).toBe(true);
+  });
+
+  it('draws a progress bar with rate on a TTY stderr, nothing when piped', async () => {
+    const input = randomIps(3000).join('\n');
+    const tty = await batch(input, [], { stderrTTY: true });
+    expect(tty.err).toMatch(/rows in [0-9.]+ s \([0-9,]+\/s\)\n$/);
+    const quiet = await batch(input, ['--no-progress'], { stderrTTY: true });
+    expect(quiet.err).toBe('');
+    expect((await batch(input)).err).toBe('');
+  });
+});
+
+describe('the IPv4 fast path', () => {
+  it('accepts exactly the dotted-decimal strings core accepts, and finds the same leaf', async () => {
+    const fc = await import('fast-check');
+    const { parseIPv4Bytes } = await import('../src/batch/block.js');
+    const enc = new TextEncoder();
+    const texts = fc.oneof(
+      fc.string({ unit: fc.constantFrom('0', '1', '2', '5', '9', '.', '00', '25', '255', '256'), maxLength: 12 }),
+      fc.ipV4(),
+      fc.ipV4Extended(),
+    );
+    fc.assert(
+      fc.property(texts, (s) => {
+        const a = parseIPv4Bytes(enc.encode(s), 0, s.length);
+        let core: ReturnType<IpIntel['check']> | undefined;
+        try {
+          core = intel.check(s);
+        } catch {
+          core = undefined;
+        }
+        if (a < 0) return core === undefined || core.version === 6 || core.ip !== s;
+        return core !== undefined && core.version === 4 && core.ip === s && intel.leafOfIPv4(a) === intel.leafOfIPv4(Number(s.split('.').reduce((x, p) => x * 256 + Number(p), 0)));
+      }),
+      { seed: 42, numRuns: Number(process.env['FC_RUNS'] ?? 5000) },
+    );
+  });
+});
+
+describe('the record-id path (core leafRecords)', () => {
+  it('writes the same bytes as the resultForLeaf path, for every output', async () => {
+    const { BlockProcessor } = await import('../src/batch/block.js');
+    const { RowTemplate } = await import('../src/batch/template.js');
+    // A stand-in for core's leafRecords(): ids by sub-object identity.
+    const withRecords = openSync(snap) as IpIntel & { leafRecords?: (leaf: number, out: Uint32Array) => void };
+    const idMap = new Map<object, number>();
+    const idOf = (o: object): number => {
+      let i = idMap.get(o);
+      if (i === undefined) idMap.set(o, (i = idMap.size));
+      return i;
+    };
+    withRecords.leafRecords = (leaf, out) => {
+      const r = withRecords.resultForLeaf(leaf, '0.0.0.0', 4);
+      out[0] = idOf(r.geo);
+      out[1] = idOf(r.network);
+      out[2] = idOf(r.signals);
+    };
+    const input = new TextEncoder().encode([...SAMPLE, 'bad', ...randomIps(5000, 21)].join('\n'));
+    const layouts = [
+      { format: 'native', output: 'ndjson' },
+      { format: 'native', output: 'csv' },
+      { format: 'thirdparty', output: 'json' },
+      { format: 'thirdparty', output: 'csv', fields: ['org', 'ip', 'timezone', 'privacy.service'] },
+      { format: 'native', output: 'ndjson', fields: ['risk.score', 'geo.city', 'version', 'network.asn', 'ip'] },
+    ] as const;
+    for (const layout of layouts) {
+      const plain = new BlockProcessor(intel, new RowTemplate(layout)).process(input);
+      const fast = new BlockProcessor(withRecords, new RowTemplate(layout)).process(input);
+      expect(Buffer.from(fast.bytes).equals(Buffer.from(plain.bytes)), JSON.stringify(layout)).toBe(true);
+      expect(fast.rows).toBe(plain.rows);
+    }
+  });
+});

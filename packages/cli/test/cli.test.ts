@@ -1,0 +1,157 @@
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { runCli } from '../src/cli.js';
+import { VERSION } from '../src/version.js';
+import { captureIo } from './io.js';
+import { trickyModel, writeSnapshot } from './snapshots.js';
+
+vi.mock('@ipintel/server', () => ({
+  serveCommand: async (argv: string[], io: { stdout: NodeJS.WritableStream }) => {
+    io.stdout.write(`serve ${JSON.stringify(argv)}\n`);
+    return 7;
+  },
+  keysCommand: async () => 0,
+}));
+vi.mock('@ipintel/builder', () => {
+  throw new Error('builder is broken today');
+});
+
+let snap: string;
+beforeAll(() => {
+  snap = writeSnapshot(trickyModel());
+});
+
+async function run(argv: string[], opts: Parameters<typeof captureIo>[0] = {}) {
+  const c = captureIo(opts);
+  const code = await runCli(argv, c.io);
+  return { code, out: c.stdout(), err: c.stderr() };
+}
+
+describe('ipintel (dispatch, help, version)', () => {
+  it('--version prints the package version', async () => {
+    const r = await run(['--version']);
+    expect(r).toMatchObject({ code: 0, out: `${VERSION}\n` });
+  });
+
+  it('no command prints the help on stderr with exit 2; help lists every command', async () => {
+    const none = await run([]);
+    expect(none.code).toBe(2);
+    expect(none.err).toContain('Usage: ipintel <command>');
+    const help = await run(['help']);
+    expect(help.code).toBe(0);
+    for (const c of ['check', 'batch', 'info', 'build', 'serve', 'keys', 'help']) expect(help.out).toMatch(new RegExp(`^  ${c} `, 'm'));
+  });
+
+  it.each(['check', 'batch', 'info'])('%s --help shows usage, flags and an example', async (cmd) => {
+    for (const argv of [[cmd, '--help'], [cmd, '-h'], ['help', cmd]]) {
+      const r = await run(argv);
+      expect(r.code).toBe(0);
+      expect(r.out).toContain(`Usage: ipintel ${cmd}`);
+      expect(r.out).toContain('Flags:');
+      expect(r.out).toMatch(/Examples:\n {2}ipintel /);
+    }
+  });
+
+  it.each(['check', 'batch', 'info'])('%s rejects an unknown flag with exit 2', async (cmd) => {
+    const r = await run([cmd, '--frobnicate']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`ipintel ${cmd}: unknown flag --frobnicate`);
+    expect(r.err).toContain(`Run "ipintel ${cmd} --help"`);
+  });
+
+  it('rejects an unknown command and a bad flag value', async () => {
+    expect((await run(['frob'])).code).toBe(2);
+    expect((await run(['--frob'])).err).toContain('unknown flag --frob');
+    const bad = await run(['check', '1.1.1.1', '--format', 'xml', '--snapshot', snap]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--format must be one of native, thirdparty');
+  });
+
+  it('delegates serve to @ipintel/server with its argv and exit code', async () => {
+    const r = await run(['serve', '--port', '0']);
+    expect(r).toMatchObject({ code: 7, out: 'serve ["--port","0"]\n' });
+  });
+
+  it('reports a package that fails to load (exit 5) and still answers --help', async () => {
+    const r = await run(['build', '--out', 'x']);
+    expect(r.code).toBe(5);
+    expect(r.err).toMatch(/^ipintel build: "ipintel build" is unavailable: @ipintel\/builder could not be loaded \(/);
+    const h = await run(['build', '--help']);
+    expect(h.code).toBe(0);
+    expect(h.out).toContain('Usage: ipintel build');
+    expect(h.out).toMatch(/example: ipintel build/);
+  });
+});
+
+describe('ipintel check', () => {
+  it('prints compact JSON when piped, one line per address, in order', async () => {
+    const r = await run(['check', '8.8.8.8', '2001:db8::1', '--snapshot', snap]);
+    expect(r.code).toBe(0);
+    const lines = r.out.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ ip: '8.8.8.8', version: 4, risk: { reasons: ['is_datacenter'] } });
+    expect(JSON.parse(lines[1]!)).toMatchObject({ ip: '2001:db8::1', version: 6 });
+  });
+
+  it('pretty-prints on a TTY: an object for one address, an array for several', async () => {
+    const one = await run(['check', '1.1.1.1', '--snapshot', snap], { stdoutTTY: true });
+    expect(one.out.startsWith('{\n  "ip": "1.1.1.1"')).toBe(true);
+    const two = await run(['check', '1.1.1.1', '1.2.3.4', '--snapshot', snap], { stdoutTTY: true });
+    expect(JSON.parse(two.out)).toHaveLength(2);
+    expect(two.out.startsWith('[\n  {')).toBe(true);
+    const compact = await run(['check', '1.1.1.1', '--compact', '--snapshot', snap], { stdoutTTY: true });
+    expect(compact.out.split('\n')).toHaveLength(2);
+  });
+
+  it('answers the thirdparty shape', async () => {
+    const r = await run(['check', '8.8.8.8', '--format', 'thirdparty', '--snapshot', snap]);
+    expect(JSON.parse(r.out)).toMatchObject({ ip: '8.8.8.8', country: 'RE', org: 'AS64501 Acme "Cloud", Inc.', privacy: { hosting: true } });
+  });
+
+  it('exits 1 with a clear message for input that is not an address, keeping its place', async () => {
+    const r = await run(['check', '8.8.8.8', '01.2.3.4', '1.1.1.1', '--snapshot', snap]);
+    expect(r.code).toBe(1);
+    expect(r.err).toBe('ipintel check: "01.2.3.4" is not a valid IP address: ' + JSON.parse(r.out.split('\n')[1]!).error.message.split(': ').slice(1).join(': ') + '\n');
+    const rows = r.out.trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(rows.map((x) => x.ip)).toEqual(['8.8.8.8', '01.2.3.4', '1.1.1.1']);
+    expect(rows[1]).toEqual({ ip: '01.2.3.4', error: { code: 'invalid_ip', message: expect.any(String) } });
+  });
+
+  it('needs an address (exit 2) and a snapshot (exit 3)', async () => {
+    expect((await run(['check', '--snapshot', snap])).code).toBe(2);
+    const r = await run(['check', '1.1.1.1', '--snapshot', '/nonexistent/x.ipintel']);
+    expect(r.code).toBe(3);
+    expect(r.err).toContain('no snapshot at /nonexistent/x.ipintel');
+  });
+});
+
+describe('ipintel info', () => {
+  it('shows build date, sources and address counts per signal', async () => {
+    const r = await run(['info', '--snapshot', snap]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('Built        2026-01-02T00:00:00.000Z');
+    expect(r.out).toMatch(/test-geo +Test Geo Ltd +2026-01-01 +4 +CC BY 4\.0/);
+    expect(r.out).toMatch(/is_tor +256 /);
+  });
+
+  it('--json gives the same data, with exact counts from the snapshot', async () => {
+    const r = await run(['info', '--json', '--snapshot', snap]);
+    const j = JSON.parse(r.out);
+    expect(j).toMatchObject({ build_date: '2026-01-02T00:00:00.000Z', has_rpki: true, snapshot: { path: snap } });
+    expect(j.sources.map((s: { id: string }) => s.id)).toEqual(['test-geo', 'test-tor']);
+    const s = j.address_counts.signals;
+    // 1.2.3.0/24 is tor+vpn; 8.8.8.0/24 + 1.1.1.1 are datacenter; 1.1.1.1 is a resolver.
+    expect(s.is_tor).toEqual({ ipv4_addresses: 256, ipv6_64s: 0 });
+    expect(s.is_vpn.ipv4_addresses).toBe(256);
+    expect(s.is_public_resolver.ipv4_addresses).toBe(1);
+    expect(s.is_datacenter.ipv4_addresses).toBe(257);
+    // 2001:db8::/32 is datacenter: 2^32 /64s.
+    expect(s.is_datacenter.ipv6_64s).toBe(2 ** 32);
+    // Everything outside 1/8 and 8/8 is bogon.
+    expect(s['network.is_announced'].ipv4_addresses).toBe(2 * 2 ** 24);
+    expect(s['network.is_bogon'].ipv4_addresses).toBe(2 ** 32 - 2 * 2 ** 24);
+  });
+
+  it('takes no arguments', async () => {
+    expect((await run(['info', 'extra'])).code).toBe(2);
+  });
+});

@@ -1,0 +1,35 @@
+/**
+ * In-memory streams for running `runCli` in-process: collected stdout and
+ * stderr text, optional TTY flags, stdin from a string or buffer.
+ */
+import { Readable, Writable } from 'node:stream';
+import type { CliIo, InStream, OutStream } from '../src/io.js';
+
+export interface Captured {
+  readonly io: CliIo;
+  stdout(): string;
+  stderr(): string;
+}
+
+function sink(tty: boolean): { stream: OutStream; text: () => string } {
+  const chunks: Buffer[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, _enc, cb) {
+      chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk));
+      cb();
+    },
+  }) as Writable & { isTTY?: boolean; columns?: number };
+  if (tty) {
+    stream.isTTY = true;
+    stream.columns = 100;
+  }
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+export function captureIo(opts: { stdin?: string | Buffer; stdoutTTY?: boolean; stderrTTY?: boolean; stdinTTY?: boolean } = {}): Captured {
+  const out = sink(opts.stdoutTTY === true);
+  const err = sink(opts.stderrTTY === true);
+  const stdin = Readable.from(opts.stdin === undefined ? [] : [Buffer.from(opts.stdin)]) as Readable & InStream;
+  if (opts.stdinTTY === true) stdin.isTTY = true;
+  return { io: { stdout: out.stream, stderr: err.stream, stdin }, stdout: out.text, stderr: err.text };
+}

@@ -1,0 +1,168 @@
+/**
+ * Process-level tests: the CLI run as a real process (a self-contained build
+ * of it, see bundle.ts), for what only a process shows: exit codes, worker
+ * threads over large inputs, a closed stdout, and memory that stays flat
+ * whatever the input size.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { closeSync, mkdtempSync, openSync as openFd, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBundle, type TestBundle } from './bundle.js';
+import { prng, syntheticModel, trickyModel, writeSnapshot } from './snapshots.js';
+
+let bundle: TestBundle;
+let tricky: string;
+let synth: string;
+let dir: string;
+
+beforeAll(async () => {
+  bundle = await ensureBundle();
+  tricky = writeSnapshot(trickyModel());
+  synth = writeSnapshot(syntheticModel(50_000, 5_000));
+  dir = mkdtempSync(join(tmpdir(), 'ipintel-cli-proc-'));
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  sha256: string;
+  bytes: number;
+  stderr: string;
+}
+
+/** Runs `node <args>`; stdout is hashed (kept as text only when small). `stdin` may be a generator of chunks. */
+function runNode(args: string[], stdin?: string | (() => Iterable<string>), stdoutFd?: number): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['pipe', stdoutFd ?? 'pipe', 'pipe'] });
+    const stdinPipe = child.stdin!;
+    const hash = createHash('sha256');
+    let text = '';
+    let bytes = 0;
+    let stderr = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      hash.update(d);
+      bytes += d.length;
+      if (text.length < 1 << 20) text += d.toString();
+    });
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout: text, sha256: hash.digest('hex'), bytes, stderr }));
+    stdinPipe.on('error', () => undefined);
+    if (stdin === undefined) stdinPipe.end();
+    else if (typeof stdin === 'string') stdinPipe.end(stdin);
+    else {
+      const it = stdin()[Symbol.iterator]();
+      const pump = (): void => {
+        for (;;) {
+          const n = it.next();
+          if (n.done === true) {
+            stdinPipe.end();
+            return;
+          }
+          if (!stdinPipe.write(n.value)) {
+            stdinPipe.once('drain', pump);
+            return;
+          }
+        }
+      };
+      pump();
+    }
+  });
+}
+
+/** `lines` random IPv4 lines (with a few comments, blanks, CRLF and bad lines), in chunks. */
+function* generated(lines: number, seed: number): Iterable<string> {
+  const rnd = prng(seed);
+  const CHUNK = 10_000;
+  for (let done = 0; done < lines; done += CHUNK) {
+    const out: string[] = [];
+    for (let i = 0; i < Math.min(CHUNK, lines - done); i++) {
+      const x = Math.floor(rnd() * 2 ** 32);
+      const k = done + i;
+      if (k % 99_991 === 5) out.push('not an address');
+      else if (k % 50_021 === 7) out.push('# comment');
+      else out.push(`${x >>> 24}.${(x >>> 16) & 255}.${(x >>> 8) & 255}.${x & 255}${k % 7 === 0 ? '\r' : ''}`);
+    }
+    yield `${out.join('\n')}\n`;
+  }
+}
+
+describe('ipintel as a process', () => {
+  it('exit codes: 0 answered, 1 bad address, 2 usage, 3 no snapshot', async () => {
+    const ok = await runNode([bundle.main, 'check', '8.8.8.8', '--snapshot', tricky]);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout).ip).toBe('8.8.8.8');
+    expect((await runNode([bundle.main, 'check', '8.8.8', '--snapshot', tricky])).code).toBe(1);
+    expect((await runNode([bundle.main, 'check', '8.8.8.8', '--bogus'])).code).toBe(2);
+    const none = await runNode([bundle.main, 'check', '8.8.8.8', '--snapshot', join(dir, 'missing.ipintel')]);
+    expect(none.code).toBe(3);
+    expect(none.stderr).toMatch(/^ipintel check: no snapshot at /);
+  });
+
+  it('--jobs 2 is byte-identical to --jobs 1 on 300,000 lines (ndjson, csv, json)', async () => {
+    const file = join(dir, 'in-300k.txt');
+    writeFileSync(file, [...generated(300_000, 1)].join(''));
+    for (const output of ['ndjson', 'csv', 'json']) {
+      const base = [bundle.main, 'batch', file, '--snapshot', synth, '--output', output];
+      const one = await runNode([...base, '--jobs', '1']);
+      const two = await runNode([...base, '--jobs', '2']);
+      expect(one.code).toBe(1); // the generated input holds a few bad lines
+      expect(two.code).toBe(1);
+      expect(two.bytes).toBe(one.bytes);
+      expect(two.sha256, output).toBe(one.sha256);
+      expect(two.stderr).toBe(one.stderr);
+      expect(one.stderr).toMatch(/^ipintel batch: 4 of 299,994 rows were not IP addresses \(first: line 6:/);
+    }
+  }, 240_000);
+
+  it('stops quietly (exit 0) when the reader of its output goes away', async () => {
+    const file = join(dir, 'in-epipe.txt');
+    writeFileSync(file, [...generated(200_000, 2)].join(''));
+    const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [bundle.main, 'batch', file, '--snapshot', synth, '--jobs', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.stdout.once('data', () => child.stdout.destroy());
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  }, 60_000);
+
+  // The output of 2,000,000 lines is ~2 GB and the input ~30 MB: holding either would break the bound.
+  it('memory stays flat: peak RSS for 2,000,000 lines is within 48 MB of 200,000 lines', async () => {
+    const harness = join(dir, 'rss-harness.mjs');
+    writeFileSync(
+      harness,
+      [
+        'const [main, ...args] = process.argv.slice(2);',
+        'let peak = 0;',
+        'const sample = () => { const r = process.memoryUsage().rss; if (r > peak) peak = r; };',
+        'setInterval(sample, 10).unref();',
+        "process.on('exit', () => { sample(); process.stderr.write(`PEAK_RSS ${peak}\\n`); });",
+        'process.argv = [process.argv[0], main, ...args];',
+        'await import(main);',
+      ].join('\n'),
+    );
+    const peakOf = async (lines: number, jobs: string): Promise<number> => {
+      const devnull = openFd('/dev/null', 'w');
+      try {
+        const r = await runNode([harness, bundle.main, 'batch', '-', '--snapshot', synth, '--jobs', jobs], () => generated(lines, 3), devnull);
+        const m = /PEAK_RSS (\d+)/.exec(r.stderr);
+        expect(m, r.stderr).not.toBeNull();
+        return Number(m![1]) / 2 ** 20;
+      } finally {
+        closeSync(devnull);
+      }
+    };
+    for (const jobs of ['1', '2']) {
+      const small = await peakOf(200_000, jobs);
+      const big = await peakOf(2_000_000, jobs);
+      expect(big - small, `jobs ${jobs}: ${small.toFixed(0)} MB -> ${big.toFixed(0)} MB`).toBeLessThan(48);
+      expect(big).toBeLessThan(400);
+    }
+  }, 300_000);
+});
