@@ -178,6 +178,27 @@ export class IpIntel {
     return this.index.lookup4(addr >>> 0);
   }
 
+  /**
+   * The record ids of a leaf, for callers that cache work per record (the
+   * CLI's batch writer caches serialised parts by id): out[0] geo row,
+   * out[1] network row, out[2] signal set. Throws for a leaf id out of range.
+   */
+  leafRecords(leaf: number, out: Uint32Array): void {
+    if (!(leaf >= 0 && leaf < this.leafGeo.length)) throw new IpIntelError('invalid_input', `leaf id ${leaf} is out of range`);
+    const pair = this.leafPair[leaf]! | (this.leafPairHi[leaf]! << 16);
+    out[0] = this.leafGeo[leaf]! | (this.leafGeoHi[leaf]! << 16);
+    out[1] = this.pairNet[pair]!;
+    out[2] = this.pairSig[pair]!;
+  }
+
+  /**
+   * Space held by each leaf: `v4[leaf]` IPv4 addresses, `v6[leaf]` IPv6 /64
+   * blocks (fractional inside /64s split finer). For `ipintel info`.
+   */
+  leafCoverage(): { v4: Float64Array; v6: Float64Array } {
+    return this.index.coverage(this.leafGeo.length);
+  }
+
   /** Native result for a leaf id with the given address text (for tools that iterate leaves). */
   resultForLeaf(leaf: number, ip: string, version: 4 | 6): CheckResult {
     if (!Number.isInteger(leaf) || leaf < 0 || leaf >= this.leafGeo.length) {

@@ -134,3 +134,47 @@ describe('index vs naive longest-prefix scan', () => {
     );
   });
 });
+
+describe('leafCoverage and leafRecords', () => {
+  it('coverage per leaf equals the oracle count of addresses per value (IPv4) and sums to the whole space', () => {
+    fc.assert(
+      fc.property(prefixSetArb(32, [8, 12, 16, 20, 24, 28, 32], LEAVES), (prefixes) => {
+        const intel = loadSnapshot(encodeSnapshot(modelFromPrefixes(prefixes, [], LEAVES)));
+        const { v4, v6 } = intel.leafCoverage();
+        expect(v4.reduce((a, b) => a + b, 0)).toBe(2 ** 32);
+        expect(v6.reduce((a, b) => a + b, 0)).toBe(2 ** 64);
+        // Oracle: walk the boundaries of all prefixes, value per segment by the naive scan.
+        const cuts = new Set<bigint>([0n, 1n << 32n]);
+        for (const p of prefixes) {
+          cuts.add(p.start);
+          cuts.add(p.start + (1n << BigInt(32 - p.length)));
+        }
+        const sorted = [...cuts].sort((a, b) => (a < b ? -1 : 1));
+        const want = new Array<number>(LEAVES).fill(0);
+        for (let i = 0; i + 1 < sorted.length; i++) want[naiveLpm(32, prefixes, sorted[i]!)]! += Number(sorted[i + 1]! - sorted[i]!);
+        expect(Array.from(v4)).toEqual(want);
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('IPv6 coverage counts /64 blocks, with shares inside finer blocks', () => {
+    const p = (hi: bigint, len: number, value: number): PrefixEntry<number> => ({ start: hi, length: len, value });
+    const intel = loadSnapshot(
+      encodeSnapshot(modelFromPrefixes([], [p(0x20010db8n << 96n, 48, 1), p((0x20010db8n << 96n) | 0x80n, 121, 2)], 3)),
+    );
+    const { v6 } = intel.leafCoverage();
+    expect(v6[2]).toBeCloseTo(128 / 2 ** 64, 30);
+    expect(v6[1]).toBeCloseTo(2 ** 16 - 128 / 2 ** 64, 6);
+    expect(v6[0]! + v6[1]! + v6[2]!).toBe(2 ** 64);
+  });
+
+  it('leafRecords gives the ids behind a result and refuses unknown leaves', () => {
+    const intel = loadSnapshot(encodeSnapshot(modelFromPrefixes([{ start: 0x08080800n, length: 24, value: 2 }], [], 3)));
+    const out = new Uint32Array(3);
+    intel.leafRecords(intel.leafOfIPv4(0x08080808), out);
+    expect(Array.from(out)).toEqual([2, 0, 0]);
+    expect(() => intel.leafRecords(3, out)).toThrow(/out of range/);
+    expect(() => intel.leafRecords(-1, out)).toThrow(/out of range/);
+  });
+});

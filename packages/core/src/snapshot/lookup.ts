@@ -203,6 +203,64 @@ export class RangeIndex {
     return (BigInt(this.w0[l - 1]!) << 32n) | BigInt(this.w1[i]!);
   }
 
+  /**
+   * Space held by each leaf: IPv4 addresses, and IPv6 /64 blocks (a share of
+   * a /64 for ranges inside sub-tables). Walks every range once.
+   */
+  coverage(leaves: number): { v4: Float64Array; v6: Float64Array } {
+    const v4 = new Float64Array(leaves);
+    const n4 = this.leaf4.length;
+    let b = 0;
+    const start4 = (i: number): number => {
+      while (this.o4[b + 1]! <= i) b++;
+      return b * 65536 + this.low4[i]!;
+    };
+    let cur = start4(0);
+    for (let i = 0; i < n4; i++) {
+      const next = i + 1 < n4 ? start4(i + 1) : 4294967296;
+      v4[this.leaf4[i]! | (this.leaf4hi[i]! << 16)]! += next - cur;
+      cur = next;
+    }
+    // IPv6: sizes are differences of 64-bit positions, taken word by word so that
+    // they stay exact (absolute positions near 2^61 would lose their low bits as doubles).
+    const v6 = new Float64Array(leaves);
+    const n6 = this.leaf6.length;
+    const TWO32 = 4294967296;
+    let g = 0;
+    const w0At = (i: number): number => {
+      while (this.groups[g + 1]! <= i) g++;
+      return this.w0[g]!;
+    };
+    let a0 = w0At(0);
+    let a1 = this.w1[0]!;
+    for (let i = 0; i < n6; i++) {
+      let b0 = TWO32;
+      let b1 = 0;
+      if (i + 1 < n6) {
+        b0 = w0At(i + 1);
+        b1 = this.w1[i + 1]!;
+      }
+      const leaf = this.leaf6[i]! | (this.leaf6hi[i]! << 16);
+      if (leaf < SUB_TABLE_BIT) {
+        v6[leaf]! += (b0 - a0) * TWO32 + (b1 - a1);
+      } else {
+        // A /64 with finer boundaries (the writer always starts a new main range right after
+        // it, so this range is exactly that block): each sub-range gets its share of the block.
+        const k = leaf - SUB_TABLE_BIT;
+        const end = this.sub[k + 1]!;
+        for (let j = this.sub[k]!; j < end; j++) {
+          const c0 = j + 1 < end ? this.subW[2 * j + 2]! : TWO32;
+          const c1 = j + 1 < end ? this.subW[2 * j + 3]! : 0;
+          const size = (c0 - this.subW[2 * j]!) * TWO32 + (c1 - this.subW[2 * j + 1]!);
+          v6[this.subLeaf[j]! | (this.subLeafHi[j]! << 16)]! += size / (TWO32 * TWO32);
+        }
+      }
+      a0 = b0;
+      a1 = b1;
+    }
+    return { v4, v6 };
+  }
+
   get ranges4(): number {
     return this.leaf4.length;
   }
