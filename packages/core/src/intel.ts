@@ -52,10 +52,9 @@ function blockWithin(bits: number, addr: bigint, start: bigint, end: bigint): nu
 export class IpIntel {
   private readonly index: RangeIndex;
   private readonly tables: RecordTables;
-  private readonly leafGeo: Uint16Array;
-  private readonly leafGeoHi: Uint8Array;
-  private readonly leafPair: Uint16Array;
-  private readonly leafPairHi: Uint8Array;
+  /** Per leaf: [geo low 16, pair low 16, geo high 8 | pair high 8 << 8]. */
+  private readonly leafIds: Uint16Array;
+  private readonly leafCount: number;
   private readonly pairNet: Uint32Array;
   private readonly pairSig: Uint32Array;
   private readonly scratch = new Uint32Array(4);
@@ -72,22 +71,17 @@ export class IpIntel {
       v4Offsets: c['v4.offsets'],
       v4Low: c['v4.low'],
       v4Leaf: c['v4.leaf'],
-      v4LeafHi: c['v4.leafhi'],
       v6W0: c['v6.w0'],
       v6Groups: c['v6.groups'],
       v6W1: c['v6.w1'],
       v6Leaf: c['v6.leaf'],
-      v6LeafHi: c['v6.leafhi'],
       v6Sub: c['v6.sub'],
       v6SubW: c['v6.subw'],
       v6SubLeaf: c['v6.subleaf'],
-      v6SubLeafHi: c['v6.subleafhi'],
     });
     this.tables = new RecordTables(decoded);
-    this.leafGeo = c['leaf.geo'];
-    this.leafGeoHi = c['leaf.geohi'];
-    this.leafPairHi = c['leaf.pairhi'];
-    this.leafPair = c['leaf.pair'];
+    this.leafIds = c['leaf.ids'];
+    this.leafCount = c['leaf.ids'].length / 3;
     this.pairNet = c['pair.net'];
     this.pairSig = c['pair.sig'];
     const now = options.now;
@@ -100,9 +94,9 @@ export class IpIntel {
       attribution_url: this.attribution,
       sources: Object.freeze(m.sources.map((s) => Object.freeze({ ...s }))),
       counts: Object.freeze({
-        ipv4_ranges: c['v4.leaf'].length,
-        ipv6_ranges: c['v6.leaf'].length + c['v6.subleaf'].length,
-        leaves: c['leaf.geo'].length,
+        ipv4_ranges: c['v4.low'].length,
+        ipv6_ranges: c['v6.w1'].length + c['v6.subleaf'].length / 3,
+        leaves: c['leaf.ids'].length / 3,
         geo_records: c['geo.country_code'].length,
         network_records: c['net.asn'].length,
         signal_sets: c['sig.flags'].length,
@@ -184,9 +178,10 @@ export class IpIntel {
    * out[1] network row, out[2] signal set. Throws for a leaf id out of range.
    */
   leafRecords(leaf: number, out: Uint32Array): void {
-    if (!(leaf >= 0 && leaf < this.leafGeo.length)) throw new IpIntelError('invalid_input', `leaf id ${leaf} is out of range`);
-    const pair = this.leafPair[leaf]! | (this.leafPairHi[leaf]! << 16);
-    out[0] = this.leafGeo[leaf]! | (this.leafGeoHi[leaf]! << 16);
+    if (!(leaf >= 0 && leaf < this.leafCount)) throw new IpIntelError('invalid_input', `leaf id ${leaf} is out of range`);
+    const hi = this.leafIds[3 * leaf + 2]!;
+    const pair = this.leafIds[3 * leaf + 1]! | ((hi >>> 8) << 16);
+    out[0] = this.leafIds[3 * leaf]! | ((hi & 0xff) << 16);
     out[1] = this.pairNet[pair]!;
     out[2] = this.pairSig[pair]!;
   }
@@ -196,12 +191,12 @@ export class IpIntel {
    * blocks (fractional inside /64s split finer). For `ipintel info`.
    */
   leafCoverage(): { v4: Float64Array; v6: Float64Array } {
-    return this.index.coverage(this.leafGeo.length);
+    return this.index.coverage(this.leafCount);
   }
 
   /** Native result for a leaf id with the given address text (for tools that iterate leaves). */
   resultForLeaf(leaf: number, ip: string, version: 4 | 6): CheckResult {
-    if (!Number.isInteger(leaf) || leaf < 0 || leaf >= this.leafGeo.length) {
+    if (!Number.isInteger(leaf) || leaf < 0 || leaf >= this.leafCount) {
       throw new IpIntelError('invalid_input', `leaf id ${leaf} is out of range`);
     }
     return this.assemble(leaf, ip, version);
@@ -222,14 +217,17 @@ export class IpIntel {
   }
 
   private assemble(leaf: number, ip: string, version: 4 | 6): CheckResult {
-    const t = this.tables;
-    const pair = this.leafPair[leaf]! | (this.leafPairHi[leaf]! << 16);
-    const parts = t.signalParts(this.pairSig[pair]!);
+    // 1. The leaf's geo row and network/signal pair: one cache line of `leafIds`.
+    const ids = this.leafIds;
+    const j = 3 * leaf;
+    const hi = ids[j + 2]!;
+    // 2. The shared, frozen parts: one cached object per pair (network + signals + evidence + risk).
+    const parts = this.tables.pairParts(ids[j + 1]! | ((hi >>> 8) << 16), this.today());
     return {
       ip,
       version,
-      geo: t.geo(this.leafGeo[leaf]! | (this.leafGeoHi[leaf]! << 16)),
-      network: t.network(this.pairNet[pair]!, this.today()),
+      geo: this.tables.geo(ids[j]! | ((hi & 0xff) << 16)),
+      network: parts.network,
       signals: parts.signals,
       evidence: parts.evidence,
       risk: parts.risk,

@@ -147,10 +147,10 @@ function allBelow(a: Uint32Array | Uint8Array, limit: number, name: string, allo
   if (bad >= 0) throw corrupt(`${name} holds ${bad}, out of range (< ${limit})`, name);
 }
 
-/** Every 24-bit id (low u16 + high u8 columns) is below `limit`. */
-function idsBelow(lo: Uint16Array, hi: Uint8Array, limit: number, name: string): void {
-  let ok = true;
-  for (let i = 0; i < lo.length; i++) ok = ok && (lo[i]! | (hi[i]! << 16)) < limit;
+/** Every 24-bit id (3 little-endian bytes each) is below `limit`. */
+function ids24Below(b: Uint8Array, limit: number, name: string): void {
+  let ok = b.length % 3 === 0;
+  for (let j = 0; j < b.length; j += 3) ok = ok && (b[j]! | (b[j + 1]! << 8) | (b[j + 2]! << 16)) < limit;
   require(ok, `${name} holds an id out of range`, name);
 }
 
@@ -165,8 +165,8 @@ function validate(c: Columns): void {
   const nGeo = c['geo.country_code'].length;
   const nNet = c['net.asn'].length;
   const nSig = c['sig.flags'].length;
-  const nLeaf = c['leaf.geo'].length;
-  require(c['leaf.geohi'].length === nLeaf && c['leaf.pairhi'].length === nLeaf, 'leaf columns differ in length', 'leaf');
+  require(c['leaf.ids'].length % 3 === 0, 'leaf ids are not triples', 'leaf.ids');
+  const nLeaf = c['leaf.ids'].length / 3;
   const nPair = c['pair.net'].length;
   const nStr = c['str.offsets'].length - 1;
   // 1. Tables: equal column lengths, string ids and enum codes in range.
@@ -197,16 +197,21 @@ function validate(c: Columns): void {
   allBelow(c['net.rpki'], RPKI_CODES.length, 'net.rpki');
   allBelow(c['sig.connection_type'], CONNECTION_CODES.length, 'sig.connection_type');
   allBelow(c['sig.connection_evidence'], EVIDENCE_CODES.length, 'sig.connection_evidence');
-  require(c['leaf.pair'].length === nLeaf && c['pair.sig'].length === nPair, 'leaf or pair columns differ in length', 'leaf');
-  idsBelow(c['leaf.geo'], c['leaf.geohi'], nGeo, 'leaf.geo');
-  idsBelow(c['leaf.pair'], c['leaf.pairhi'], nPair, 'leaf.pair');
+  require(c['pair.sig'].length === nPair, 'pair columns differ in length', 'pair.sig');
+  const lids = c['leaf.ids'];
+  let leafIdsOk = true;
+  for (let i = 0; i < nLeaf; i++) {
+    const hi = lids[3 * i + 2]!;
+    leafIdsOk = leafIdsOk && (lids[3 * i]! | ((hi & 0xff) << 16)) < nGeo && (lids[3 * i + 1]! | ((hi >>> 8) << 16)) < nPair;
+  }
+  require(leafIdsOk, 'a leaf refers past the geo or pair table', 'leaf.ids');
   allBelow(c['pair.net'], nNet, 'pair.net');
   allBelow(c['pair.sig'], nSig, 'pair.sig');
   // 2. IPv4 index: 65537 offsets ending at the range count, low parts increasing within each /16.
   const o4 = c['v4.offsets'];
   const low = c['v4.low'];
   require(o4.length === 65537 && o4[0] === 0 && o4[65536] === low.length, 'IPv4 offsets do not match the ranges', 'v4.offsets');
-  require(c['v4.leaf'].length === low.length && low.length > 0 && low[0] === 0, 'IPv4 ranges must start at 0.0.0.0', 'v4.low');
+  require(low.length > 0 && low[0] === 0, 'IPv4 ranges must start at 0.0.0.0', 'v4.low');
   nonDecreasing(o4, 'v4.offsets');
   let increasing = true;
   for (let b = 0; b < 65536; b++) {
@@ -214,20 +219,19 @@ function validate(c: Columns): void {
     for (let i = o4[b]! + 1; i < end; i++) increasing = increasing && low[i]! > low[i - 1]!;
   }
   require(increasing, 'IPv4 starts are not increasing', 'v4.low');
-  require(c['v4.leafhi'].length === low.length, 'IPv4 leaf columns differ in length', 'v4.leafhi');
-  idsBelow(c['v4.leaf'], c['v4.leafhi'], nLeaf, 'v4.leaf');
+  require(c['v4.leaf'].length === 3 * low.length, 'IPv4 leaf column has the wrong length', 'v4.leaf');
+  ids24Below(c['v4.leaf'], nLeaf, 'v4.leaf');
   // 3. IPv6 index: groups by first word, second words increasing, sub-tables well formed.
   const w0 = c['v6.w0'];
   const groups = c['v6.groups'];
   const w1 = c['v6.w1'];
   const leaf6 = c['v6.leaf'];
-  const leaf6hi = c['v6.leafhi'];
   const sub = c['v6.sub'];
   const subW = c['v6.subw'];
   const subLeaf = c['v6.subleaf'];
-  require(leaf6hi.length === leaf6.length && c['v6.subleafhi'].length === subLeaf.length, 'IPv6 leaf columns differ in length', 'v6.leafhi');
+
   require(w0.length > 0 && w0[0] === 0 && groups.length === w0.length + 1, 'IPv6 groups are malformed', 'v6.groups');
-  require(groups[0] === 0 && groups[w0.length] === w1.length && leaf6.length === w1.length && w1[0] === 0, 'IPv6 ranges must start at ::', 'v6.w1');
+  require(groups[0] === 0 && groups[w0.length] === w1.length && leaf6.length === 3 * w1.length && w1[0] === 0, 'IPv6 ranges must start at ::', 'v6.w1');
   let wordsOk = true;
   let groupsOk = true;
   let startsOk = true;
@@ -241,7 +245,7 @@ function validate(c: Columns): void {
   require(groupsOk, 'IPv6 group is empty', 'v6.groups');
   require(startsOk, 'IPv6 starts are not increasing', 'v6.w1');
   const nSub = sub.length - 1;
-  require(nSub >= 0 && sub[0] === 0 && sub[nSub] === subLeaf.length && subW.length === 2 * subLeaf.length, 'IPv6 sub-tables are malformed', 'v6.sub');
+  require(nSub >= 0 && sub[0] === 0 && 3 * sub[nSub]! === subLeaf.length && 3 * subW.length === 2 * subLeaf.length, 'IPv6 sub-tables are malformed', 'v6.sub');
   nonDecreasing(sub, 'v6.sub');
   for (let k = 0; k < nSub; k++) {
     const from = sub[k]!;
@@ -253,12 +257,12 @@ function validate(c: Columns): void {
     }
   }
   let leavesOk = true;
-  for (let i = 0; i < leaf6.length; i++) {
-    const l = leaf6[i]! | (leaf6hi[i]! << 16);
+  for (let i = 0; i < w1.length; i++) {
+    const l = leaf6[3 * i]! | (leaf6[3 * i + 1]! << 8) | (leaf6[3 * i + 2]! << 16);
     leavesOk = leavesOk && (l < nLeaf || (l >= SUB_TABLE_BIT && l - SUB_TABLE_BIT < nSub));
   }
   require(leavesOk, 'an IPv6 leaf id is out of range', 'v6.leaf');
-  idsBelow(subLeaf, c['v6.subleafhi'], nLeaf, 'v6.subleaf');
+  ids24Below(subLeaf, nLeaf, 'v6.subleaf');
 }
 
 /**

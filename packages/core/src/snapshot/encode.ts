@@ -104,15 +104,16 @@ function checkRanges(name: string, r: Ranges<number>, bits: number, leaves: numb
   }
 }
 
-/** Splits 24-bit ids into a u16 column (low bits) and a u8 column (high bits). */
-function packIds(ids: ArrayLike<number>): { lo: Uint16Array; hi: Uint8Array } {
-  const lo = new Uint16Array(ids.length);
-  const hi = new Uint8Array(ids.length);
+/** 24-bit ids as 3 little-endian bytes each. */
+function pack24(ids: ArrayLike<number>): Uint8Array {
+  const out = new Uint8Array(ids.length * 3);
   for (let i = 0; i < ids.length; i++) {
-    lo[i] = ids[i]! & 0xffff;
-    hi[i] = ids[i]! >>> 16;
+    const x = ids[i]!;
+    out[3 * i] = x & 0xff;
+    out[3 * i + 1] = (x >>> 8) & 0xff;
+    out[3 * i + 2] = x >>> 16;
   }
-  return { lo, hi };
+  return out;
 }
 
 function encodeV4(r: Ranges<number>): { offsets: Uint32Array; low: Uint16Array; leaf: Uint32Array } {
@@ -303,12 +304,15 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
     if (id >= 1 << 24) throw new RangeError('too many network/signal pairs for 24-bit ids');
     return id;
   });
-  const leafGeo = packIds(leaves.map((l) => l.geo));
-  const pairOf = packIds(leafPair);
-  cols.set('leaf.geo', leafGeo.lo);
-  cols.set('leaf.geohi', leafGeo.hi);
-  cols.set('leaf.pair', pairOf.lo);
-  cols.set('leaf.pairhi', pairOf.hi);
+  // Interleaved per leaf: [geo low 16, pair low 16, geo high 8 | pair high 8 << 8] (one cache line).
+  const ids = new Uint16Array(leaves.length * 3);
+  leaves.forEach((l, i) => {
+    const p = leafPair[i]!;
+    ids[3 * i] = l.geo & 0xffff;
+    ids[3 * i + 1] = p & 0xffff;
+    ids[3 * i + 2] = (l.geo >>> 16) | ((p >>> 16) << 8);
+  });
+  cols.set('leaf.ids', ids);
   cols.set('pair.net', u32(pairNet));
   cols.set('pair.sig', u32(pairSig));
   const str = strings.columns();
@@ -319,21 +323,15 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
   const v4 = encodeV4(model.v4);
   cols.set('v4.offsets', v4.offsets);
   cols.set('v4.low', v4.low);
-  const leaf4 = packIds(v4.leaf);
-  cols.set('v4.leaf', leaf4.lo);
-  cols.set('v4.leafhi', leaf4.hi);
+  cols.set('v4.leaf', pack24(v4.leaf));
   const v6 = encodeV6(model.v6);
   cols.set('v6.w0', v6.w0);
   cols.set('v6.groups', v6.groups);
   cols.set('v6.w1', v6.w1);
-  const leaf6 = packIds(v6.leaf);
-  cols.set('v6.leaf', leaf6.lo);
-  cols.set('v6.leafhi', leaf6.hi);
+  cols.set('v6.leaf', pack24(v6.leaf));
   cols.set('v6.sub', v6.sub);
   cols.set('v6.subw', v6.subw);
-  const subLeaf = packIds(v6.subleaf);
-  cols.set('v6.subleaf', subLeaf.lo);
-  cols.set('v6.subleafhi', subLeaf.hi);
+  cols.set('v6.subleaf', pack24(v6.subleaf));
 
   // 3. Each column its own blob, deflated on its own (offsets count from the end of the meta).
   const compress = options.compress ?? true;

@@ -34,10 +34,10 @@ export const FLAG_DEFLATE = 1;
 export const KNOWN_FLAGS = FLAG_DEFLATE;
 
 /**
- * Per-range leaf ids are 24-bit (a u16 column for the low bits and a u8
- * column for the high bits: 3 bytes per range instead of 4). Leaf ids stay
- * below 2^23; in the IPv6 main table, bit 23 marks a sub-table reference
- * (the low 23 bits are its index).
+ * Per-range leaf ids are 24-bit, stored as 3 little-endian bytes per range in
+ * a u8 column (one cache line holds the whole id; 3 bytes instead of 4).
+ * Leaf ids stay below 2^23; in the IPv6 main table, bit 23 marks a sub-table
+ * reference (the low 23 bits are its index).
  */
 export const SUB_TABLE_BIT = 0x800000;
 export const MAX_LEAVES = 0x800000;
@@ -91,25 +91,19 @@ export const COLUMNS = {
   'sig.datacenter_provider': 'u32',
   'sig.relay_provider': 'u32',
   'sig.verified_bot_name': 'u32',
-  'leaf.geo': 'u16',
-  'leaf.geohi': 'u8',
-  'leaf.pair': 'u16',
-  'leaf.pairhi': 'u8',
+  'leaf.ids': 'u16',
   'pair.net': 'u32',
   'pair.sig': 'u32',
   'v4.offsets': 'u32',
   'v4.low': 'u16',
-  'v4.leaf': 'u16',
-  'v4.leafhi': 'u8',
+  'v4.leaf': 'u8',
   'v6.w0': 'u32',
   'v6.groups': 'u32',
   'v6.w1': 'u32',
-  'v6.leaf': 'u16',
-  'v6.leafhi': 'u8',
+  'v6.leaf': 'u8',
   'v6.sub': 'u32',
   'v6.subw': 'u32',
-  'v6.subleaf': 'u16',
-  'v6.subleafhi': 'u8',
+  'v6.subleaf': 'u8',
 } as const satisfies Record<string, ColumnType>;
 
 export type ColumnName = keyof typeof COLUMNS;

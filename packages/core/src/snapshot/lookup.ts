@@ -25,21 +25,24 @@
  */
 import { SUB_TABLE_BIT } from './format.js';
 
-/** Leaf ids are 24-bit: low 16 bits and high 8 bits in two columns. */
+/** Leaf ids are 24-bit: 3 little-endian bytes per range. */
 export interface IndexArrays {
   readonly v4Offsets: Uint32Array;
   readonly v4Low: Uint16Array;
-  readonly v4Leaf: Uint16Array;
-  readonly v4LeafHi: Uint8Array;
+  readonly v4Leaf: Uint8Array;
   readonly v6W0: Uint32Array;
   readonly v6Groups: Uint32Array;
   readonly v6W1: Uint32Array;
-  readonly v6Leaf: Uint16Array;
-  readonly v6LeafHi: Uint8Array;
+  readonly v6Leaf: Uint8Array;
   readonly v6Sub: Uint32Array;
   readonly v6SubW: Uint32Array;
-  readonly v6SubLeaf: Uint16Array;
-  readonly v6SubLeafHi: Uint8Array;
+  readonly v6SubLeaf: Uint8Array;
+}
+
+/** The 24-bit id at index i of a 3-bytes-per-entry column. */
+function id24(b: Uint8Array, i: number): number {
+  const j = 3 * i;
+  return b[j]! | (b[j + 1]! << 8) | (b[j + 2]! << 16);
 }
 
 /** Builds the IPv6 jump table: for each top-16-bit value t, the first group with w0 >>> 16 >= t. */
@@ -56,33 +59,27 @@ export function buildV6Jump(w0: Uint32Array): Uint32Array {
 export class RangeIndex {
   private readonly o4: Uint32Array;
   private readonly low4: Uint16Array;
-  private readonly leaf4: Uint16Array;
-  private readonly leaf4hi: Uint8Array;
+  private readonly leaf4: Uint8Array;
   private readonly w0: Uint32Array;
   private readonly groups: Uint32Array;
   private readonly w1: Uint32Array;
-  private readonly leaf6: Uint16Array;
-  private readonly leaf6hi: Uint8Array;
+  private readonly leaf6: Uint8Array;
   private readonly sub: Uint32Array;
   private readonly subW: Uint32Array;
-  private readonly subLeaf: Uint16Array;
-  private readonly subLeafHi: Uint8Array;
+  private readonly subLeaf: Uint8Array;
   private readonly jump6: Uint32Array;
 
   constructor(a: IndexArrays) {
     this.o4 = a.v4Offsets;
     this.low4 = a.v4Low;
     this.leaf4 = a.v4Leaf;
-    this.leaf4hi = a.v4LeafHi;
     this.w0 = a.v6W0;
     this.groups = a.v6Groups;
     this.w1 = a.v6W1;
     this.leaf6 = a.v6Leaf;
-    this.leaf6hi = a.v6LeafHi;
     this.sub = a.v6Sub;
     this.subW = a.v6SubW;
     this.subLeaf = a.v6SubLeaf;
-    this.subLeafHi = a.v6SubLeafHi;
     this.jump6 = buildV6Jump(a.v6W0);
   }
 
@@ -106,7 +103,7 @@ export class RangeIndex {
   /** Leaf id of an IPv4 address. */
   lookup4(addr: number): number {
     const i = this.rangeOf4(addr);
-    return this.leaf4[i]! | (this.leaf4hi[i]! << 16);
+    return id24(this.leaf4, i);
   }
 
   /** Index of the IPv6 main-table range holding the address whose upper words are (w0, w1). */
@@ -139,10 +136,10 @@ export class RangeIndex {
   /** Leaf id of an IPv6 address given as four words. */
   lookup6(a0: number, a1: number, a2: number, a3: number): number {
     const i = this.rangeOf6(a0, a1);
-    const leaf = this.leaf6[i]! | (this.leaf6hi[i]! << 16);
+    const leaf = id24(this.leaf6, i);
     if (leaf < SUB_TABLE_BIT) return leaf;
     const j = this.subRangeOf(leaf - SUB_TABLE_BIT, a2, a3);
-    return this.subLeaf[j]! | (this.subLeafHi[j]! << 16);
+    return id24(this.subLeaf, j);
   }
 
   /** Index in the sub-table arrays of the range holding lower words (a2, a3) in sub-table k. */
@@ -161,7 +158,7 @@ export class RangeIndex {
 
   /** Bounds [start, end] of the IPv4 range `i` (off the hot path). */
   bounds4(i: number): [bigint, bigint] {
-    return [BigInt(this.start4(i)), i + 1 < this.leaf4.length ? BigInt(this.start4(i + 1)) - 1n : 0xffffffffn];
+    return [BigInt(this.start4(i)), i + 1 < this.low4.length ? BigInt(this.start4(i + 1)) - 1n : 0xffffffffn];
   }
 
   private start4(i: number): number {
@@ -181,8 +178,8 @@ export class RangeIndex {
     const i = this.rangeOf6(a[0], a[1]);
     const hi = (x: number): bigint => BigInt(this.start6hi(x)) << 64n;
     const mainStart = hi(i);
-    const mainEnd = i + 1 < this.leaf6.length ? hi(i + 1) - 1n : (1n << 128n) - 1n;
-    const leaf = this.leaf6[i]! | (this.leaf6hi[i]! << 16);
+    const mainEnd = i + 1 < this.w1.length ? hi(i + 1) - 1n : (1n << 128n) - 1n;
+    const leaf = id24(this.leaf6, i);
     if (leaf < SUB_TABLE_BIT) return [mainStart, mainEnd];
     const k = leaf - SUB_TABLE_BIT;
     const j = this.subRangeOf(k, a[2], a[3]);
@@ -209,7 +206,7 @@ export class RangeIndex {
    */
   coverage(leaves: number): { v4: Float64Array; v6: Float64Array } {
     const v4 = new Float64Array(leaves);
-    const n4 = this.leaf4.length;
+    const n4 = this.low4.length;
     let b = 0;
     const start4 = (i: number): number => {
       while (this.o4[b + 1]! <= i) b++;
@@ -218,13 +215,13 @@ export class RangeIndex {
     let cur = start4(0);
     for (let i = 0; i < n4; i++) {
       const next = i + 1 < n4 ? start4(i + 1) : 4294967296;
-      v4[this.leaf4[i]! | (this.leaf4hi[i]! << 16)]! += next - cur;
+      v4[id24(this.leaf4, i)]! += next - cur;
       cur = next;
     }
     // IPv6: sizes are differences of 64-bit positions, taken word by word so that
     // they stay exact (absolute positions near 2^61 would lose their low bits as doubles).
     const v6 = new Float64Array(leaves);
-    const n6 = this.leaf6.length;
+    const n6 = this.w1.length;
     const TWO32 = 4294967296;
     let g = 0;
     const w0At = (i: number): number => {
@@ -240,7 +237,7 @@ export class RangeIndex {
         b0 = w0At(i + 1);
         b1 = this.w1[i + 1]!;
       }
-      const leaf = this.leaf6[i]! | (this.leaf6hi[i]! << 16);
+      const leaf = id24(this.leaf6, i);
       if (leaf < SUB_TABLE_BIT) {
         v6[leaf]! += (b0 - a0) * TWO32 + (b1 - a1);
       } else {
@@ -252,7 +249,7 @@ export class RangeIndex {
           const c0 = j + 1 < end ? this.subW[2 * j + 2]! : TWO32;
           const c1 = j + 1 < end ? this.subW[2 * j + 3]! : 0;
           const size = (c0 - this.subW[2 * j]!) * TWO32 + (c1 - this.subW[2 * j + 1]!);
-          v6[this.subLeaf[j]! | (this.subLeafHi[j]! << 16)]! += size / (TWO32 * TWO32);
+          v6[id24(this.subLeaf, j)]! += size / (TWO32 * TWO32);
         }
       }
       a0 = b0;
@@ -262,10 +259,10 @@ export class RangeIndex {
   }
 
   get ranges4(): number {
-    return this.leaf4.length;
+    return this.low4.length;
   }
 
   get ranges6(): number {
-    return this.leaf6.length;
+    return this.w1.length;
   }
 }

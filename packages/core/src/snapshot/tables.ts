@@ -47,6 +47,11 @@ export interface SignalParts {
   readonly risk: Risk;
 }
 
+/** Everything a network/signal pair contributes to a result, in one object (one cache line to read). */
+export interface PairParts extends SignalParts {
+  readonly network: Network;
+}
+
 export class RecordTables {
   private readonly c: DecodedSnapshot['columns'];
   private readonly decoder = new TextDecoder();
@@ -55,6 +60,7 @@ export class RecordTables {
   private readonly geoCache: (Geo | undefined)[];
   private readonly sigCache: (SignalParts | undefined)[];
   private netCache: (Network | undefined)[];
+  private pairCache: (PairParts | undefined)[];
   private netDay = -1;
   private readonly countryNames: Readonly<Record<string, string>>;
 
@@ -64,6 +70,7 @@ export class RecordTables {
     this.geoCache = new Array<Geo | undefined>(this.c['geo.country_code'].length);
     this.sigCache = new Array<SignalParts | undefined>(this.c['sig.flags'].length);
     this.netCache = new Array<Network | undefined>(this.c['net.asn'].length);
+    this.pairCache = new Array<PairParts | undefined>(this.c['pair.net'].length);
   }
 
   str(id: number): string | null {
@@ -101,12 +108,28 @@ export class RecordTables {
     return g;
   }
 
+  /** The parts of network/signal pair `p` as of UTC day `today`: the hot path of check(). */
+  pairParts(p: number, today: number): PairParts {
+    if (today !== this.netDay) this.newDay(today);
+    let parts = this.pairCache[p];
+    if (parts === undefined) {
+      const s = this.signalParts(this.c['pair.sig'][p]!);
+      parts = { network: this.network(this.c['pair.net'][p]!, today), signals: s.signals, evidence: s.evidence, risk: s.risk };
+      this.pairCache[p] = parts;
+    }
+    return parts;
+  }
+
+  /** Network objects hold the age of the allocation: a new UTC day drops them (and the pairs holding them). */
+  private newDay(today: number): void {
+    this.netCache = new Array<Network | undefined>(this.netCache.length);
+    this.pairCache = new Array<PairParts | undefined>(this.pairCache.length);
+    this.netDay = today;
+  }
+
   /** The network object of row `i` as of UTC day `today` (days since 1970-01-01). */
   network(i: number, today: number): Network {
-    if (today !== this.netDay) {
-      this.netCache = new Array<Network | undefined>(this.netCache.length);
-      this.netDay = today;
-    }
+    if (today !== this.netDay) this.newDay(today);
     let n = this.netCache[i];
     if (n === undefined) {
       const c = this.c;
