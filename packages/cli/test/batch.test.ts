@@ -230,7 +230,7 @@ describe('ipintel batch: workers and progress', () => {
 describe('the IPv4 fast path', () => {
   it('accepts exactly the dotted-decimal strings core accepts, and finds the same leaf', async () => {
     const fc = await import('fast-check');
-    const { parseIPv4Bytes } = await import('../src/batch/block.js');
+    const { parseIPv4Bytes } = await import('@ipintel/core');
     const enc = new TextEncoder();
     const texts = fc.oneof(
       fc.string({ unit: fc.constantFrom('0', '1', '2', '5', '9', '.', '00', '25', '255', '256'), maxLength: 12 }),

@@ -7,6 +7,7 @@
 export { IpIntel, loadSnapshot, type LoadOptions } from './intel.js';
 export { IpIntelError, type IpIntelErrorCode } from './errors.js';
 export { parseAddress, type ParsedAddress } from './ip/address.js';
+export { parseIPv4Bytes } from './ip/parse.js';
 export { toThirdParty } from './result/thirdparty.js';
 export { RISK_WEIGHTS, scoreSignals, riskLevel } from './result/score.js';
 export { evidenceFor } from './result/evidence.js';

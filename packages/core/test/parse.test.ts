@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IpIntelError, parseAddress } from '../src/portable.js';
 import { formatIPv6 } from '../src/ip/format.js';
-import { parseIPv4, parseIPv6 } from '../src/ip/parse.js';
+import { parseIPv4, parseIPv4Bytes, parseIPv6 } from '../src/ip/parse.js';
 
 const RUNS = Number(process.env.FC_RUNS ?? 500);
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: RUNS });
@@ -35,6 +35,22 @@ describe('IPv4 parsing', () => {
         const canonical = /^(0|[1-9]\d{0,2})(\.(0|[1-9]\d{0,2})){3}$/.test(ip) && ip.split('.').every((p) => Number(p) <= 255);
         expect(parseIPv4(ip) >= 0).toBe(canonical);
       }),
+    );
+  });
+
+  it('parses bytes exactly as it parses strings (one policy for both)', () => {
+    const enc = new TextEncoder();
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.ipV4(), fc.ipV4Extended(), fc.string({ unit: fc.constantFrom('0', '1', '2', '5', '9', '.', '00', '25', '255', '256', 'x'), maxLength: 16 })),
+        fc.nat(3),
+        (s, pad) => {
+          // Embedded in a larger buffer, as the CLI reads lines out of a block.
+          const bytes = enc.encode(`${'#'.repeat(pad)}${s}\n`);
+          expect(parseIPv4Bytes(bytes, pad, pad + s.length)).toBe(parseIPv4(s));
+        },
+      ),
+      { numRuns: RUNS * 4 },
     );
   });
 

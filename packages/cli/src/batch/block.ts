@@ -26,7 +26,7 @@
  * @module
  */
 import { TextDecoder } from 'node:util';
-import { IpIntelError, type CheckResult, type IpIntel } from '@ipintel/core';
+import { IpIntelError, parseIPv4Bytes, type CheckResult, type IpIntel } from '@ipintel/core';
 import { hasLeafRecords, RecordRows } from './records.js';
 import { ByteSink } from './sink.js';
 import type { RowTemplate } from './template.js';
@@ -50,33 +50,6 @@ export interface BlockStats {
 export interface BlockOutput extends BlockStats {
   /** Rows: each followed by LF (ndjson, csv) or joined by ",\n" with no trailer (json). */
   readonly bytes: Uint8Array;
-}
-
-/** Strict dotted-decimal IPv4 from bytes [s, e): the address, or -1. Mirrors core's parseIPv4. */
-export function parseIPv4Bytes(b: Uint8Array, s: number, e: number): number {
-  if (e - s < 7 || e - s > 15) return -1;
-  let addr = 0;
-  let part = 0;
-  let digits = 0;
-  let dots = 0;
-  for (let i = s; i < e; i++) {
-    const c = b[i]!;
-    if (c >= 48 && c <= 57) {
-      if (digits === 1 && part === 0) return -1;
-      part = part * 10 + (c - 48);
-      if (part > 255) return -1;
-      digits++;
-    } else if (c === 46) {
-      if (digits === 0 || dots === 3) return -1;
-      addr = addr * 256 + part;
-      dots++;
-      part = 0;
-      digits = 0;
-    } else {
-      return -1;
-    }
-  }
-  return digits === 0 || dots !== 3 ? -1 : addr * 256 + part;
 }
 
 const COMMA_LF = new Uint8Array([44, 10]);

@@ -54,6 +54,38 @@ export function parseIPv4(s: string, from = 0, to = s.length): number {
   return addr * 256 + part;
 }
 
+/**
+ * {@link parseIPv4} over bytes `b[from, to)` (ASCII), for readers of byte
+ * streams (the CLI's batch mode parses lines without decoding them). The same
+ * policy, checked against the string version by a property test.
+ */
+export function parseIPv4Bytes(b: Uint8Array, from: number, to: number): number {
+  if (to - from < 7 || to - from > 15) return -1;
+  let addr = 0;
+  let part = 0;
+  let digits = 0;
+  let parts = 0;
+  for (let i = from; i < to; i++) {
+    const c = b[i]!;
+    if (c >= 48 && c <= 57) {
+      if (digits === 1 && part === 0) return -1;
+      part = part * 10 + (c - 48);
+      if (part > 255) return -1;
+      digits++;
+    } else if (c === 46) {
+      if (digits === 0 || parts === 3) return -1;
+      addr = addr * 256 + part;
+      parts++;
+      part = 0;
+      digits = 0;
+    } else {
+      return -1;
+    }
+  }
+  if (digits === 0 || parts !== 3) return -1;
+  return addr * 256 + part;
+}
+
 function hexValue(c: number): number {
   if (c >= 48 && c <= 57) return c - 48;
   const l = c | 0x20; // ASCII lower-case

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ConnectionType, EvidenceLabel, RpkiStatus, SourceInfo } from '../types.js';
+import type { EvidenceLabel, RpkiStatus, Signals, SourceInfo } from '../types.js';
 import type { Ranges } from './flatten.js';
 
 export interface GeoRow {
@@ -28,22 +28,11 @@ export interface NetworkRow {
   readonly registration_country: string | null;
 }
 
-export interface SignalRow {
-  readonly connection_type: ConnectionType;
+/** A signal set as stored: the result's signals (less the derived `is_datacenter`) and the label of `connection_type`. */
+export type SignalRow = Omit<Signals, 'is_datacenter'> & {
   /** Label of the source class that decided `connection_type`. */
   readonly connection_evidence: EvidenceLabel;
-  readonly datacenter_provider: string | null;
-  readonly relay_provider: string | null;
-  readonly is_relay: boolean;
-  readonly is_tor: boolean;
-  readonly is_vpn: boolean;
-  readonly is_proxy: boolean;
-  readonly is_public_resolver: boolean;
-  readonly is_drop_listed: boolean;
-  readonly recent_abuse: boolean;
-  readonly is_verified_bot: boolean;
-  readonly verified_bot_name: string | null;
-}
+};
 
 /** One distinct answer: indexes into the three tables. */
 export interface LeafRow {
