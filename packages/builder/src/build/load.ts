@@ -178,13 +178,13 @@ export async function loadInputs(options: LoadOptions): Promise<{ input: Combine
   // 3. Geo and ASN tables.
   const geo = await loadGeo(options, say);
   for (const g of [geo[4], geo[6]]) {
-    reports.push({ id: `${g.source.id}-ipv${g === geo[4] ? 4 : 6}`, path: 'npm', status: 'used', source: g.source, rejected: g.rejected, ms: g.stats.ms });
+    reports.push({ id: g.source.id, path: 'npm', status: 'used', source: g.source, rejected: g.rejected, ms: g.stats.ms });
   }
   // One source row per table, both families' entries summed.
   sources.push({ ...geo[4].source, id: 'dbip-city-lite', entries: geo[4].source.entries + geo[6].source.entries });
   const asn = await loadAsn(options, say);
   for (const [v, a] of [[4, asn[4]], [6, asn[6]]] as const) {
-    reports.push({ id: `${a.source.id}`, path: `ipv${v}`, status: 'used', source: a.source, rejected: a.rejected, ms: 0 });
+    reports.push({ id: `${a.source.id}-ipv${v}`, path: `ipv${v}`, status: 'used', source: a.source, rejected: a.rejected, ms: 0 });
   }
   sources.push({ ...asn[4].source, id: 'ip-location-db-asn', entries: asn[4].source.entries + asn[6].source.entries });
   const family = (v: 4 | 6): FamilyRanges => ({
