@@ -140,7 +140,7 @@ say();
 // 5. The CLI's batch mode (its own benchmark script, run as a child).
 const batchBench = fileURLToPath(new URL('../../packages/cli/bench/batch-bench.mjs', import.meta.url));
 if (!args['no-batch'] && existsSync(batchBench)) {
-  const r = spawnSync(process.execPath, [batchBench, '--snapshot', snapshot, ...(args.quick ? ['--lines', '100000'] : [])], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [batchBench, snapshot, ...(args.quick ? ['--lines', '100000'] : [])], { encoding: 'utf8' });
   say(`## 4. \`ipintel batch\``);
   say();
   say(r.status === 0 ? r.stdout.trim() : `batch benchmark failed: ${r.stderr.trim()}`);
