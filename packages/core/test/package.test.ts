@@ -1,0 +1,61 @@
+/**
+ * The built package works as published: ESM and CJS entries load and answer,
+ * the portable entry imports no Node built-in, and every export in the
+ * exports map has its types. Runs on dist/ (the test command builds first).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const pkgDir = fileURLToPath(new URL('..', import.meta.url));
+const pkg = JSON.parse(readFileSync(`${pkgDir}/package.json`, 'utf8')) as {
+  exports: Record<string, { import?: { types: string; default: string }; require?: { types: string; default: string } } | string>;
+};
+const built = existsSync(`${pkgDir}/dist/index.js`);
+
+describe.skipIf(!built)('built @ipintel/core', () => {
+  it('has every file its exports map names', () => {
+    for (const [entry, target] of Object.entries(pkg.exports)) {
+      if (typeof target === 'string') continue;
+      for (const cond of [target.import, target.require]) {
+        expect(existsSync(`${pkgDir}/${cond!.types}`), `${entry} types`).toBe(true);
+        expect(existsSync(`${pkgDir}/${cond!.default}`), `${entry} code`).toBe(true);
+      }
+    }
+  });
+
+  const script = (load: string) => `${load}
+const { loadSnapshot, IpIntelError } = core;
+const { encodeSnapshot, flattenPrefixes } = writer;
+const model = { build_date: 'x', attribution_url: 'u', has_rpki: false, sources: [], geo: [{ country: null, country_code: null, region: null, city: 'C', latitude: null, longitude: null, timezone: null }],
+  networks: [{ asn: 1, as_org: 'o', is_announced: true, is_bogon: false, rpki: 'unknown', allocation_date: null, registration_country: null }],
+  signals: [{ connection_type: 'isp', connection_evidence: 'inferred', datacenter_provider: null, relay_provider: null, is_relay: false, is_tor: false, is_vpn: false, is_proxy: false, is_public_resolver: false, is_drop_listed: false, recent_abuse: false, is_verified_bot: false, verified_bot_name: null }],
+  leaves: [{ geo: 0, net: 0, sig: 0 }], v4: flattenPrefixes(4, [], 0), v6: flattenPrefixes(6, [], 0) };
+const intel = loadSnapshot(encodeSnapshot(model));
+let code = ''; try { intel.check('1.2.3'); } catch (e) { code = e instanceof IpIntelError ? e.code : 'other'; }
+process.stdout.write(JSON.stringify([intel.check('8.8.8.8').geo.city, code]));`;
+
+  it('loads and answers from the ESM entries', () => {
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script(`import * as core from '@ipintel/core'; import * as writer from '@ipintel/core/writer';`)], { cwd: pkgDir, encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual(['C', 'invalid_ip']);
+  });
+
+  it('loads and answers from the CJS entries', () => {
+    const out = execFileSync(process.execPath, ['-e', script(`const core = require('@ipintel/core'); const writer = require('@ipintel/core/writer');`)], { cwd: pkgDir, encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual(['C', 'invalid_ip']);
+  });
+
+  it('keeps the portable entry free of Node built-ins', () => {
+    const seen = new Set<string>();
+    const visit = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(`${pkgDir}/dist/${file}`, 'utf8');
+      expect(text, file).not.toMatch(/from ['"]node:|require\(['"]node:|from ['"](fs|path|zlib|url)['"]/);
+      for (const m of text.matchAll(/from ['"]\.\/([^'"]+)['"]/g)) visit(m[1]!);
+    };
+    visit('portable.js');
+    expect(seen.size).toBeGreaterThan(1);
+  });
+});
