@@ -10,7 +10,8 @@ import { bigIntToText } from './ip/address.js';
 import { formatIPv4, formatIPv6 } from './ip/format.js';
 import { isV4Mapped, lastIPv6WasCanonical, parseIPv4, parseIPv6 } from './ip/parse.js';
 import { toThirdParty } from './result/thirdparty.js';
-import { decodeSnapshot, type DecodedSnapshot, type Inflate } from './snapshot/decode.js';
+import { ARRAY_OF, checkDecoded, decodeSnapshot, type DecodedSnapshot, type Inflate } from './snapshot/decode.js';
+import { COLUMNS, type ColumnName, type SnapshotMeta } from './snapshot/format.js';
 import { RangeIndex } from './snapshot/lookup.js';
 import { currentUtcDay, utcDayOf } from './clock.js';
 import { RecordTables } from './snapshot/tables.js';
@@ -23,6 +24,16 @@ import type {
   SnapshotInfo,
   ThirdPartyResult,
 } from './types.js';
+
+/**
+ * A loaded snapshot whose columns live in SharedArrayBuffers: post it to
+ * worker threads (`postMessage`, `workerData`) and open it there with
+ * {@link fromShared}; the memory is shared, not copied.
+ */
+export interface SharedSnapshot {
+  readonly meta: SnapshotMeta;
+  readonly columns: Readonly<Record<string, ArrayBufferView>>;
+}
 
 export interface LoadOptions {
   /** Inflater for the payload; the Node entry passes the native zlib one. */
@@ -63,9 +74,12 @@ export class IpIntel {
   private readonly attribution: string;
   /** What the snapshot holds: build date, sources, counts. */
   readonly info: SnapshotInfo;
+  private readonly decoded: DecodedSnapshot;
+  private shared: SharedSnapshot | undefined;
 
   /** Use {@link loadSnapshot} or `open()`; this takes an already decoded snapshot. */
   constructor(decoded: DecodedSnapshot, options: LoadOptions = {}) {
+    this.decoded = decoded;
     const c = decoded.columns;
     this.index = new RangeIndex({
       v4Offsets: c['v4.offsets'],
@@ -173,6 +187,29 @@ export class IpIntel {
   }
 
   /**
+   * This snapshot's columns copied once into SharedArrayBuffers, for worker
+   * threads ({@link fromShared}); later calls return the same object.
+   *
+   * @example
+   * new Worker(url, { workerData: intel.share() }); // in the worker: fromShared(workerData)
+   */
+  share(): SharedSnapshot {
+    if (this.shared === undefined) {
+      const columns: Record<string, ArrayBufferView> = {};
+      for (const name of Object.keys(COLUMNS) as ColumnName[]) {
+        const col = this.decoded.columns[name];
+        const sab = new SharedArrayBuffer(col.byteLength);
+        new Uint8Array(sab).set(new Uint8Array(col.buffer, col.byteOffset, col.byteLength));
+        // The declared element type, not col.constructor: a column inflated by Node's zlib is a Buffer.
+        const Typed = ARRAY_OF[COLUMNS[name]] as unknown as new (b: SharedArrayBuffer) => ArrayBufferView;
+        columns[name] = new Typed(sab);
+      }
+      this.shared = Object.freeze({ meta: this.decoded.meta, columns: Object.freeze(columns) });
+    }
+    return this.shared;
+  }
+
+  /**
    * The record ids of a leaf, for callers that cache work per record (the
    * CLI's batch writer caches serialised parts by id): out[0] geo row,
    * out[1] network row, out[2] signal set. Throws for a leaf id out of range.
@@ -234,6 +271,18 @@ export class IpIntel {
       attribution: this.attribution,
     };
   }
+}
+
+/**
+ * Opens a snapshot shared by another thread ({@link IpIntel.share}). Every
+ * column's type and every index invariant is checked again (the object may
+ * come from anywhere); nothing is copied. Throws `IpIntelError` `snapshot_corrupt`.
+ */
+export function fromShared(shared: SharedSnapshot, options?: LoadOptions): IpIntel {
+  if (shared === null || typeof shared !== 'object' || typeof shared.columns !== 'object' || shared.columns === null) {
+    throw new IpIntelError('invalid_input', 'fromShared expects the object IpIntel#share() returns');
+  }
+  return new IpIntel(checkDecoded(shared.meta, shared.columns), options);
 }
 
 /**

@@ -4,7 +4,7 @@
  *
  * @module
  */
-export { IpIntel, loadSnapshot, type LoadOptions } from './intel.js';
+export { IpIntel, fromShared, loadSnapshot, type LoadOptions, type SharedSnapshot } from './intel.js';
 export { IpIntelError, type IpIntelErrorCode } from './errors.js';
 export { parseAddress, type ParsedAddress } from './ip/address.js';
 export { parseIPv4Bytes } from './ip/parse.js';

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { openSync } from '@ipintel/core';
+import { fromShared, openSync, type SharedSnapshot } from '@ipintel/core';
 import { BlockProcessor, type BlockOutput } from './block.js';
 import type { BufferPool } from './buffers.js';
 import { RowTemplate, type RenderOptions } from './template.js';
@@ -28,10 +28,13 @@ export interface Executor {
 export interface ProcessorConfig {
   readonly snapshotPath: string;
   readonly render: RenderOptions;
+  /** The main thread's snapshot in shared memory: workers use it instead of loading their own copy. */
+  readonly shared?: SharedSnapshot;
 }
 
 export function createProcessor(config: ProcessorConfig): BlockProcessor {
-  return new BlockProcessor(openSync(config.snapshotPath), new RowTemplate(config.render));
+  const intel = config.shared !== undefined ? fromShared(config.shared) : openSync(config.snapshotPath);
+  return new BlockProcessor(intel, new RowTemplate(config.render));
 }
 
 /** Runs blocks in the calling thread. */

@@ -15,6 +15,7 @@
  *
  * @module
  */
+import type { SharedSnapshot } from '@ipintel/core';
 import { availableParallelism } from 'node:os';
 import type { BlockProcessor } from './block.js';
 import { readBlocks } from './blocks.js';
@@ -48,6 +49,8 @@ export interface BatchRunOptions {
   readonly processor: BlockProcessor;
   /** How worker threads build theirs. */
   readonly config: ProcessorConfig;
+  /** The snapshot in shared memory for worker threads (taken only when workers start). */
+  readonly share?: () => SharedSnapshot;
   readonly jobs: number | 'auto';
   readonly progress: boolean;
   readonly workerUrl?: URL | undefined;
@@ -80,7 +83,10 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
   const inputs = new BufferPool(4 * poolSize + 4, 2 * blockBytes);
   const outputs = new BufferPool(4 * poolSize + 4, 0);
   const local = new LocalExecutor(o.processor, inputs, outputs);
-  const makePool = (): Executor => new HybridExecutor(new WorkerPool(poolSize - 1, o.config, inputs, outputs, o.workerUrl), local);
+  const makePool = (): Executor => {
+    const config = o.share !== undefined ? { ...o.config, shared: o.share() } : o.config;
+    return new HybridExecutor(new WorkerPool(poolSize - 1, config, inputs, outputs, o.workerUrl), local);
+  };
   let executor: Executor = local;
   let parallel = false;
   let autoFailed = false;

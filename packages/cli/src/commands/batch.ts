@@ -74,6 +74,7 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
   const path = snapshotPath(stringFlag(args, 'snapshot'));
   const input = openInput(args.positionals[0], io);
   const template = new RowTemplate(render);
+  const intel = openSnapshot(path);
   const summary = await runBatch({
     input: input.stream,
     totalBytes: input.size,
@@ -81,8 +82,10 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
     err: io.stderr,
     output,
     header: template.header(),
-    processor: new BlockProcessor(openSnapshot(path), template),
+    processor: new BlockProcessor(intel, template),
     config: { snapshotPath: path, render },
+    // Workers read the main thread's columns from shared memory instead of loading the file again.
+    share: () => intel.share(),
     jobs,
     progress: isTTY(io.stderr) && args.flags['no-progress'] === undefined,
     workerUrl: batchHooks.workerUrl,

@@ -328,6 +328,27 @@ export function columnBytes(c: PlannedColumn, blob: Uint8Array, inflate: Inflate
   }
 }
 
+/** The typed-array class of each column type. */
+export const ARRAY_OF = { u8: Uint8Array, u16: Uint16Array, u32: Uint32Array, f32: Float32Array } as const;
+
+/**
+ * Checks columns that did not come from bytes (a snapshot shared between
+ * threads): every column present with its element type, and every invariant
+ * a lookup relies on.
+ */
+export function checkDecoded(meta: SnapshotMeta, columns: Readonly<Record<string, unknown>>): DecodedSnapshot {
+  require(typeof meta === 'object' && meta !== null && typeof meta.build_date === 'string' && Array.isArray(meta.sources), 'shared meta is malformed', 'meta');
+  require(typeof meta.country_names === 'object' && meta.country_names !== null, 'shared meta lacks country names', 'meta');
+  const out = {} as Record<ColumnName, Columns[ColumnName]>;
+  for (const name of Object.keys(COLUMNS) as ColumnName[]) {
+    const col = columns[name];
+    require(col instanceof ARRAY_OF[COLUMNS[name]], `shared column ${name} is missing or has the wrong type`, name);
+    out[name] = col as Columns[ColumnName];
+  }
+  validate(out as Columns);
+  return { meta, columns: out as Columns };
+}
+
 /** Typed-array views over each column's raw bytes, validated. */
 export function finishSnapshot(prelude: Prelude, raw: ReadonlyMap<ColumnName, Uint8Array>): DecodedSnapshot {
   const columns = {} as Record<ColumnName, Columns[ColumnName]>;

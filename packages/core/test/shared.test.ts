@@ -1,0 +1,60 @@
+import { Worker } from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
+import { IpIntelError, fromShared, loadSnapshot } from '../src/portable.js';
+import { encodeSnapshot } from '../src/writer.js';
+import { modelFromPrefixes } from './helpers.js';
+
+const intel = loadSnapshot(
+  encodeSnapshot(modelFromPrefixes([{ start: 0x08080800n, length: 24, value: 1 }], [{ start: 0x20014860n << 96n, length: 32, value: 2 }], 3)),
+);
+
+describe('sharing a snapshot between threads', () => {
+  it('answers the same from the shared columns, which are SharedArrayBuffers', () => {
+    const shared = intel.share();
+    expect(intel.share()).toBe(shared);
+    expect(Object.values(shared.columns).every((c) => c.buffer instanceof SharedArrayBuffer)).toBe(true);
+    const copy = fromShared(shared);
+    for (const ip of ['8.8.8.8', '8.8.9.1', '2001:4860::1', '::1']) expect(copy.check(ip)).toEqual(intel.check(ip));
+  });
+
+  it('crosses a worker thread without copying the columns', async () => {
+    // workerData is structured-cloned: SharedArrayBuffer-backed columns arrive as views of the same memory.
+    const shared = intel.share();
+    const code = `const { parentPort, workerData } = require('node:worker_threads');
+      const col = workerData.columns['str.bytes'];
+      parentPort.postMessage({ isShared: col.buffer instanceof SharedArrayBuffer, length: col.length });`;
+    const w = new Worker(code, { eval: true, workerData: shared });
+    const reply = await new Promise<{ isShared: boolean; length: number }>((res, rej) => {
+      w.once('message', res);
+      w.once('error', rej);
+    });
+    await w.terminate();
+    expect(reply).toEqual({ isShared: true, length: (shared.columns['str.bytes'] as Uint8Array).length });
+  });
+
+  it('refuses a shared object whose columns are missing, mistyped or break an invariant', () => {
+    const shared = intel.share();
+    const without = { meta: shared.meta, columns: { ...shared.columns, 'v4.low': undefined as never } };
+    expect(() => fromShared(without)).toThrow(/v4\.low/);
+    const mistyped = { meta: shared.meta, columns: { ...shared.columns, 'v4.low': new Uint32Array(4) } };
+    expect(() => fromShared(mistyped)).toThrow(IpIntelError);
+    const leaf = new Uint8Array((shared.columns['v4.leaf'] as Uint8Array).length).fill(0xff);
+    expect(() => fromShared({ meta: shared.meta, columns: { ...shared.columns, 'v4.leaf': leaf } })).toThrow(/v4\.leaf/);
+    expect(() => fromShared(null as never)).toThrow(/share\(\)/);
+  });
+});
+
+describe('sharing a snapshot opened with Node zlib', () => {
+  it('shares plain typed arrays, never Buffers (no deprecated Buffer constructor)', async () => {
+    const { open } = await import('../src/index.js');
+    const bytes = encodeSnapshot(modelFromPrefixes([{ start: 0x01010100n, length: 24, value: 1 }], [], 2));
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w.name);
+    process.on('warning', onWarning);
+    const shared = (await open(bytes)).share();
+    await new Promise((r) => setTimeout(r, 10));
+    process.off('warning', onWarning);
+    expect(warnings).toEqual([]);
+    expect(Object.values(shared.columns).some((c) => Buffer.isBuffer(c))).toBe(false);
+  });
+});
