@@ -5,7 +5,7 @@
  * @module
  */
 export { encodeSnapshot, dayNumber, type EncodeOptions } from './snapshot/encode.js';
-export { flattenPrefixes, pushRange, valueAt, familyBits, type PrefixEntry, type Ranges } from './snapshot/flatten.js';
+export { flattenPrefixes, pushRange, familyBits, type PrefixEntry, type Ranges } from './snapshot/flatten.js';
 export type { SnapshotModel, GeoRow, NetworkRow, SignalRow, LeafRow } from './snapshot/model.js';
 export * as format from './snapshot/format.js';
 export { murmur3 } from './snapshot/checksum.js';

@@ -33,8 +33,6 @@ import {
 
 /** Inflates one deflate-raw column to exactly `rawSize` bytes (lets Node pass its native zlib). */
 export type Inflate = (stored: Uint8Array, rawSize: number) => Uint8Array;
-/** Asynchronous {@link Inflate}: columns are inflated concurrently (Node's zlib thread pool). */
-export type InflateAsync = (stored: Uint8Array, rawSize: number) => Promise<Uint8Array>;
 
 type Columns = { [K in ColumnName]: (typeof COLUMNS)[K] extends 'u8'
   ? Uint8Array

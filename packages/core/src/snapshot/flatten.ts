@@ -73,15 +73,3 @@ export function flattenPrefixes<V>(version: 4 | 6, prefixes: readonly PrefixEntr
   closeBefore(max + 1n);
   return out;
 }
-
-/** Value at `addr` in flat ranges (binary search); for tests and the builder's checks. */
-export function valueAt<V>(r: Ranges<V>, addr: bigint): V {
-  let l = 0;
-  let h = r.starts.length;
-  while (l < h) {
-    const m = (l + h) >>> 1;
-    if (r.starts[m]! <= addr) l = m + 1;
-    else h = m;
-  }
-  return r.values[l - 1]!;
-}
