@@ -86,12 +86,20 @@ export function parseIPv4Bytes(b: Uint8Array, from: number, to: number): number 
   return addr * 256 + part;
 }
 
-function hexValue(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48;
-  const l = c | 0x20; // ASCII lower-case
-  if (l >= 97 && l <= 102) return l - 87;
-  return -1;
-}
+/**
+ * Hex digit value per ASCII code, -1 for anything else; upper-case digits
+ * are marked by adding 16 (so one lookup also tells whether the text is
+ * lower case, as RFC 5952 output is).
+ */
+const HEX = /*#__PURE__*/ (() => {
+  const t = new Int8Array(128).fill(-1);
+  for (let d = 0; d < 10; d++) t[48 + d] = d;
+  for (let d = 0; d < 6; d++) {
+    t[97 + d] = 10 + d;
+    t[65 + d] = 26 + d;
+  }
+  return t;
+})();
 
 /** Scratch for the 16-bit groups of one IPv6 parse (module-level: no per-call allocation). */
 const groups = new Uint16Array(8);
@@ -148,9 +156,15 @@ export function parseIPv6(s: string, out: Uint32Array): boolean {
   while (i < n) {
     const start = i;
     let value = 0;
-    let h: number;
-    while (i < n && i - start < 5 && (h = hexValue(s.charCodeAt(i))) >= 0) {
-      if (h > 9 && s.charCodeAt(i) < 97) plain = false; // upper-case hex digit
+    let h = 0;
+    while (i < n && i - start < 5) {
+      const c = s.charCodeAt(i);
+      h = c < 128 ? HEX[c]! : -1;
+      if (h < 0) break;
+      if (h > 15) {
+        plain = false; // an upper-case hex digit
+        h -= 16;
+      }
       value = (value << 4) | h;
       i++;
     }
