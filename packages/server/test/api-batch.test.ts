@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError, type Store } from '../src/store/types.js';
 import { createApp } from '../src/app.js';
-import { call, harness, TEST_PLANS, type Harness } from './support/harness.js';
+import { call, expectProblem, harness, TEST_PLANS, type Harness } from './support/harness.js';
 
 let h: Harness;
 let key: string;
@@ -15,14 +15,6 @@ beforeAll(async () => {
   key = await h.key('test');
 });
 afterAll(() => h.close());
-
-function expectProblem(res: { status: number; headers: Record<string, string>; json: any }, status: number, code: string): void {
-  expect(res.status).toBe(status);
-  expect(res.headers['content-type']).toBe('application/problem+json');
-  expect(res.json).toMatchObject({ status, code, type: `urn:ipintel:problem:${code}` });
-  expect(typeof res.json.title).toBe('string');
-  expect(typeof res.json.detail).toBe('string');
-}
 
 describe('POST /v1/check/batch', () => {
   const batch = (body: unknown, k = key, headers?: Record<string, string>) =>

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import { createApp } from '../src/app.js';
-import { call, harness, TEST_PLANS, type Harness } from './support/harness.js';
+import { call, expectProblem, harness, TEST_PLANS, type Harness } from './support/harness.js';
 import { CITY } from './support/fixtures.js';
 
 let h: Harness;
@@ -17,14 +17,6 @@ beforeAll(async () => {
   key = await h.key('test');
 });
 afterAll(() => h.close());
-
-function expectProblem(res: { status: number; headers: Record<string, string>; json: any }, status: number, code: string): void {
-  expect(res.status).toBe(status);
-  expect(res.headers['content-type']).toBe('application/problem+json');
-  expect(res.json).toMatchObject({ status, code, type: `urn:ipintel:problem:${code}` });
-  expect(typeof res.json.title).toBe('string');
-  expect(typeof res.json.detail).toBe('string');
-}
 
 describe('GET /v1/check', () => {
   it('answers 200 with the native result and RateLimit headers', async () => {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
+import { expect } from 'vitest';
 import { createApp, type App, type AppOptions } from '../../src/app.js';
 import { bodyReader, type ApiResponse } from '../../src/http/types.js';
 import { createKey } from '../../src/keys/manage.js';
@@ -94,4 +95,13 @@ export async function call(app: App, url: string, init: CallInit = {}): Promise<
     json = undefined;
   }
   return { ...res, json };
+}
+
+/** Asserts an RFC 9457 problem answer with its status and stable code. */
+export function expectProblem(res: { status: number; headers: Record<string, string>; json: any }, status: number, code: string): void {
+  expect(res.status).toBe(status);
+  expect(res.headers['content-type']).toBe('application/problem+json');
+  expect(res.json).toMatchObject({ status, code, type: `urn:ipintel:problem:${code}` });
+  expect(typeof res.json.title).toBe('string');
+  expect(typeof res.json.detail).toBe('string');
 }
