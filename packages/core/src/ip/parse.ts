@@ -18,6 +18,8 @@
  * @module
  */
 
+import { zeroRunToCompress } from './format.js';
+
 /** Longest valid text form: `ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255`. */
 export const MAX_ADDRESS_LENGTH = 45;
 
@@ -118,24 +120,9 @@ export function lastIPv6WasCanonical(): boolean {
 
 /** RFC 5952 check of a parse: `gap` = index of `::` (or -1), `explicit` = groups written out. */
 function isCanonicalLayout(gap: number, explicit: number): boolean {
-  let bestAt = -1;
-  let bestLen = 1;
-  let runAt = -1;
-  for (let k = 0; k <= 8; k++) {
-    if (k < 8 && groups[k] === 0) {
-      if (runAt < 0) runAt = k;
-    } else if (runAt >= 0) {
-      if (k - runAt > bestLen) {
-        bestAt = runAt;
-        bestLen = k - runAt;
-      }
-      runAt = -1;
-    }
-  }
-  if (gap < 0) return bestAt < 0;
-  return gap === bestAt && 8 - explicit === bestLen;
+  const run = zeroRunToCompress(groups);
+  return gap < 0 ? run < 0 : run === gap * 16 + (8 - explicit);
 }
-
 /**
  * Parses an IPv6 text form into `out` (four 32-bit words, most significant first).
  * Returns false when `s` is not one; `out` is then unspecified.
