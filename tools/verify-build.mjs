@@ -36,6 +36,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultSnapshotPath, openSync, parseAddress } from '../packages/core/dist/index.js';
+import { mulberry32 } from './bench/common.mjs';
 import { feeds as R } from '../packages/builder/dist/index.js';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -88,19 +89,7 @@ const log = (m) => process.stderr.write(`${m}\n`);
 const t0 = performance.now();
 const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(1)}s`;
 
-// ------------------------------------------------------------ seeded PRNG
-
-/** mulberry32: a small seeded 32-bit generator, so runs repeat. */
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-}
+// ------------------------------------------------------------ seeded PRNG (tools/bench/common.mjs)
 // Two streams: random addresses, and feed samples (the same whatever --v4/--v6 say).
 const streams = { random: mulberry32(opt.seed), feed: mulberry32((opt.seed ^ 0x9e3779b9) >>> 0) };
 let rand32 = streams.random;

@@ -2,16 +2,22 @@
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 
-/** mulberry32: small, fast, seeded; the same seed gives the same inputs on every run. */
-export function prng(seed) {
+/** mulberry32: small, fast, seeded 32-bit integers; the same seed gives the same inputs on every run. */
+export function mulberry32(seed) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return (t ^ (t >>> 14)) >>> 0;
   };
+}
+
+/** The same generator as floats in [0, 1). */
+export function prng(seed) {
+  const next = mulberry32(seed);
+  return () => next() / 4294967296;
 }
 
 /** IANA special-purpose IPv4 blocks (not public): [first, size]. */

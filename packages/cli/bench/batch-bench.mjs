@@ -15,6 +15,7 @@ import { closeSync, existsSync, openSync, statSync, writeFileSync } from 'node:f
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mulberry32 } from '../../../tools/bench/common.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -39,18 +40,6 @@ if (!existsSync(cli)) {
   process.exit(2);
 }
 
-/** mulberry32: a small seeded PRNG, so the input is the same on every run. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-}
-
 /** Not public: 0/8, 10/8, 100.64/10, 127/8, 169.254/16, 172.16/12, 192.0.0/24, 192.0.2/24, 192.168/16, 198.18/15, 198.51.100/24, 203.0.113/24, 224/3. */
 function isPublic(x) {
   const a = x >>> 24;
@@ -68,7 +57,7 @@ function isPublic(x) {
 
 const input = join(tmpdir(), `ipintel-batch-bench-${lines}.txt`);
 if (!existsSync(input)) {
-  const next = prng(20240601);
+  const next = mulberry32(20240601);
   const out = [];
   while (out.length < lines) {
     const x = next();
