@@ -16,22 +16,8 @@ import {
   type SignalRow,
   type SnapshotModel,
 } from '@ipintel/core/writer';
+import { EMPTY_SIGNALS } from '../../core/test/helpers.js';
 
-const BASE_SIGNALS: SignalRow = {
-  connection_type: 'isp',
-  connection_evidence: 'inferred',
-  datacenter_provider: null,
-  relay_provider: null,
-  is_relay: false,
-  is_tor: false,
-  is_vpn: false,
-  is_proxy: false,
-  is_public_resolver: false,
-  is_drop_listed: false,
-  recent_abuse: false,
-  is_verified_bot: false,
-  verified_bot_name: null,
-};
 
 const v4 = (a: number, b: number, c: number, d: number): bigint => BigInt(((a << 24) | (b << 16) | (c << 8) | d) >>> 0);
 
@@ -53,11 +39,11 @@ export function trickyModel(): SnapshotModel {
     { asn: 64501, as_org: 'Acme "Cloud", Inc.', is_announced: true, is_bogon: false, rpki: 'not-found', allocation_date: '2010-05-17', registration_country: 'RE' },
   ];
   const signals: SignalRow[] = [
-    { ...BASE_SIGNALS, connection_type: 'unknown', connection_evidence: 'authoritative' },
-    BASE_SIGNALS,
-    { ...BASE_SIGNALS, connection_type: 'datacenter', connection_evidence: 'authoritative', datacenter_provider: 'Acme, "the" cloud' },
-    { ...BASE_SIGNALS, is_tor: true, is_vpn: true },
-    { ...BASE_SIGNALS, connection_type: 'datacenter', connection_evidence: 'authoritative', datacenter_provider: 'Cloudflare', is_public_resolver: true },
+    { ...EMPTY_SIGNALS, connection_type: 'unknown', connection_evidence: 'authoritative' },
+    EMPTY_SIGNALS,
+    { ...EMPTY_SIGNALS, connection_type: 'datacenter', connection_evidence: 'authoritative', datacenter_provider: 'Acme, "the" cloud' },
+    { ...EMPTY_SIGNALS, is_tor: true, is_vpn: true },
+    { ...EMPTY_SIGNALS, connection_type: 'datacenter', connection_evidence: 'authoritative', datacenter_provider: 'Cloudflare', is_public_resolver: true },
   ];
   const leaves = [
     { geo: 0, net: 0, sig: 0 },

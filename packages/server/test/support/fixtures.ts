@@ -7,22 +7,10 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeSnapshot, flattenPrefixes, type SignalRow, type SnapshotModel } from '@ipintel/core/writer';
+import { EMPTY_SIGNALS } from '../../../core/test/helpers.js';
 
-const NONE: SignalRow = {
-  connection_type: 'unknown',
-  connection_evidence: 'inferred',
-  datacenter_provider: null,
-  relay_provider: null,
-  is_relay: false,
-  is_tor: false,
-  is_vpn: false,
-  is_proxy: false,
-  is_public_resolver: false,
-  is_drop_listed: false,
-  recent_abuse: false,
-  is_verified_bot: false,
-  verified_bot_name: null,
-};
+// The shared baseline signal set of the test fixtures, for space with no connection type.
+const NONE: SignalRow = { ...EMPTY_SIGNALS, connection_type: 'unknown' };
 
 export type Variant = 'a' | 'b';
 
