@@ -9,5 +9,6 @@ export { flattenPrefixes, pushRange, familyBits, type PrefixEntry, type Ranges }
 export type { SnapshotModel, GeoRow, NetworkRow, SignalRow, LeafRow } from './snapshot/model.js';
 export * as format from './snapshot/format.js';
 export { murmur3 } from './snapshot/checksum.js';
+export { readSnapshotMeta } from './snapshot/decode.js';
 export { addressToBigInt, bigIntToText, parseAddress } from './ip/address.js';
 export { formatIPv4, formatIPv6 } from './ip/format.js';

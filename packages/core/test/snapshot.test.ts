@@ -115,3 +115,18 @@ describe('snapshot loading', () => {
     expect(Object.isFrozen(intel.info)).toBe(true);
   });
 });
+
+describe('readSnapshotMeta', () => {
+  it('reads the meta without the columns, and refuses a damaged header or meta', async () => {
+    const { readSnapshotMeta } = await import('../src/writer.js');
+    expect(readSnapshotMeta(good).build_date).toBe('2026-01-01T00:00:00.000Z');
+    // A damaged column does not matter here (it is not read), a damaged meta does.
+    const badColumn = good.slice();
+    badColumn[badColumn.length - 1]! ^= 0xff;
+    expect(readSnapshotMeta(badColumn).build_date).toBe('2026-01-01T00:00:00.000Z');
+    const badMeta = good.slice();
+    badMeta[40]! ^= 0xff;
+    expect(() => readSnapshotMeta(badMeta)).toThrow(/meta checksum/);
+    expect(() => readSnapshotMeta(good.subarray(0, 20))).toThrow(IpIntelError);
+  });
+});

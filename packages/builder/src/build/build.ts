@@ -11,7 +11,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { loadSnapshot, nodeInflate, type SourceInfo } from '@ipintel/core';
-import { encodeSnapshot } from '@ipintel/core/writer';
+import { encodeSnapshot, readSnapshotMeta } from '@ipintel/core/writer';
 import { fromFolder, fromNetwork, type Acquire, type FetchOptions } from '../acquire.js';
 import { combine, type CombineStats } from '../combine/combine.js';
 import { loadInputs, type SourceReport } from './load.js';
@@ -60,12 +60,12 @@ function buildDateFromEnv(): string | null {
   return new Date(Number(epoch) * 1000).toISOString();
 }
 
-/** Entry counts of the snapshot at `path`, if one is there and loads. */
+/** Entry counts of the snapshot at `path`, if one is there and its header and meta check out (no column is read). */
 async function previousCounts(path: string): Promise<Map<string, number> | null> {
   if (!existsSync(path)) return null;
   try {
-    const intel = loadSnapshot(new Uint8Array(await readFile(path)), { inflate: nodeInflate });
-    return new Map(intel.info.sources.map((s) => [s.id, s.entries]));
+    const meta = readSnapshotMeta(new Uint8Array(await readFile(path)));
+    return new Map(meta.sources.map((s) => [s.id, s.entries]));
   } catch {
     return null; // a broken previous file is no baseline
   }

@@ -355,6 +355,15 @@ export function finishSnapshot(prelude: Prelude, raw: ReadonlyMap<ColumnName, Ui
   return { meta: prelude.meta, columns: columns as Columns };
 }
 
+/**
+ * The meta of snapshot bytes (build date, sources, column table), after the
+ * header and meta checksums: no column is inflated. For tools that only need
+ * what a snapshot was built from.
+ */
+export function readSnapshotMeta(bytes: Uint8Array): SnapshotMeta {
+  return preludeOf(bytes).meta;
+}
+
 /** Header and prelude of in-memory bytes. */
 function preludeOf(bytes: Uint8Array): Prelude {
   const header = parseHeader(bytes, bytes.length);
