@@ -8,6 +8,7 @@ export default defineConfig({
     // Tests run against the sources of sibling packages, so a stale dist never hides a change.
     alias: [
       { find: /^@ipintel\/core\/writer$/, replacement: src('core/src/writer.ts') },
+      { find: /^@ipintel\/core\/internal$/, replacement: src('core/src/internal.ts') },
       { find: /^@ipintel\/core\/portable$/, replacement: src('core/src/portable.ts') },
       { find: /^@ipintel\/core$/, replacement: src('core/src/index.ts') },
       { find: /^@ipintel\/builder$/, replacement: src('builder/src/index.ts') },

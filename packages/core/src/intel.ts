@@ -5,10 +5,9 @@
  * @module
  */
 import { IpIntelError, invalidIp, quoteInput } from './errors.js';
-import { addressToBigInt, explainInvalid, parseAddress } from './ip/address.js';
-import { bigIntToText } from './ip/address.js';
+import { addressToBigInt, bigIntToText, parseAddress } from './ip/address.js';
 import { formatIPv4, formatIPv6 } from './ip/format.js';
-import { isV4Mapped, lastIPv6WasCanonical, parseIPv4, parseIPv6 } from './ip/parse.js';
+import { IPV6_CANONICAL, isV4Mapped, parseIPv4, parseIPv6, rejectionReason } from './ip/parse.js';
 import { toThirdParty } from './result/thirdparty.js';
 import { ARRAY_OF, checkDecoded, decodeSnapshot, type DecodedSnapshot, type Inflate } from './snapshot/decode.js';
 import { COLUMNS, type ColumnName, type SnapshotMeta } from './snapshot/format.js';
@@ -44,10 +43,56 @@ export interface LoadOptions {
   readonly attributionUrl?: string;
 }
 
-function checkFormat(format: unknown): ResultFormat {
+/**
+ * The format asked for. `null` and `undefined` options mean no options; any
+ * other non-object is `invalid_input` (a typed error, never a TypeError).
+ */
+function formatOf(options: unknown): ResultFormat {
+  if (options === undefined || options === null) return 'native';
+  if (typeof options !== 'object') throw new IpIntelError('invalid_input', `options must be an object, got ${quoteInput(options)}`);
+  const format = (options as CheckOptions).format;
   if (format === undefined || format === 'native') return 'native';
   if (format === 'thirdparty') return 'thirdparty';
-  throw new IpIntelError('invalid_format', `format must be "native" or "thirdparty", got ${quoteInput(String(format))}`);
+  throw new IpIntelError('invalid_format', `format must be "native" or "thirdparty", got ${quoteInput(format)}`);
+}
+
+/**
+ * How a batch element that is not a string is echoed in its error: never by
+ * calling the element's own code (`toString` may throw, recurse 20,000 arrays
+ * deep or not exist), so building the error cannot fail.
+ */
+function echoOf(input: unknown): string {
+  switch (typeof input) {
+    case 'string':
+      return input;
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+    case 'undefined':
+      return String(input);
+    case 'symbol':
+      return '[symbol]';
+    default:
+      return input === null ? 'null' : `[${typeof input}]`;
+  }
+}
+
+/**
+ * Key of the view tools get through `@ipintel/core/internal`: a symbol the
+ * public entry does not export (a plain property read on the hot path of the
+ * tools that use it). `Symbol.for`, so that the CommonJS build, which gives
+ * each entry its own copy of this module, still agrees on the key.
+ */
+export const INTERNAL: unique symbol = Symbol.for('ipintel.internal');
+
+/** What `@ipintel/core/internal` reads of a loaded snapshot (see internal.ts). */
+export interface IntelInternals {
+  readonly index: RangeIndex;
+  readonly leafCount: number;
+  /** Record ids of a leaf into out[0..2]: geo row, network row, signal set. */
+  records(leaf: number, out: Uint32Array): void;
+  /** The native result of a leaf, with the given address text. */
+  assemble(leaf: number, ip: string, version: 4 | 6): CheckResult;
 }
 
 /** Largest CIDR block holding `addr` that lies inside [start, end]. */
@@ -76,6 +121,8 @@ export class IpIntel {
   readonly info: SnapshotInfo;
   private readonly decoded: DecodedSnapshot;
   private shared: SharedSnapshot | undefined;
+  /** @internal For `@ipintel/core/internal` only; not part of the API. */
+  readonly [INTERNAL]: unknown;
 
   /** Use {@link loadSnapshot} or `open()`; this takes an already decoded snapshot. */
   constructor(decoded: DecodedSnapshot, options: LoadOptions = {}) {
@@ -117,11 +164,20 @@ export class IpIntel {
       }),
       has_rpki: m.has_rpki === true,
     });
+    const internals: IntelInternals = {
+      index: this.index,
+      leafCount: this.leafCount,
+      records: (leaf, out) => this.records(leaf, out),
+      assemble: (leaf, ip, version) => this.assemble(leaf, ip, version),
+    };
+    this[INTERNAL] = internals;
   }
 
   /**
    * Checks one address. Throws `IpIntelError` `invalid_ip` for input that is
-   * not an address and `invalid_format` for an unknown format.
+   * not an address, `invalid_format` for an unknown format and
+   * `invalid_input` for options that are not an object (`null` and
+   * `undefined` mean no options).
    *
    * @example
    * intel.check('8.8.8.8').network.asn // => 15169
@@ -131,14 +187,17 @@ export class IpIntel {
   check(ip: string, options: CheckOptions<'thirdparty'>): ThirdPartyResult;
   check(ip: string, options?: CheckOptions): CheckResult | ThirdPartyResult;
   check(ip: string, options?: CheckOptions): CheckResult | ThirdPartyResult {
-    const format = options === undefined ? 'native' : checkFormat(options.format);
+    const format = options === undefined ? 'native' : formatOf(options);
     const result = this.checkNative(ip);
     return format === 'native' ? result : toThirdParty(result);
   }
 
   /**
-   * Checks many addresses, in input order. Never throws for one bad element:
-   * it carries `{ ip, error: { code, message } }` in place. Accepts any iterable.
+   * Checks many addresses, in input order. Never throws for one bad element,
+   * whatever it is: it carries `{ ip, error: { code: 'invalid_ip', message } }`
+   * in place (`ip` is the string as given; other values are shown by type,
+   * see {@link BatchError}). Accepts any iterable; throws `invalid_input` when
+   * `ips` is not one, and for options as {@link IpIntel.check} does.
    *
    * @example
    * intel.checkBatch(['1.1.1.1', 'nope']).map((r) => 'error' in r) // => [false, true]
@@ -147,7 +206,7 @@ export class IpIntel {
   checkBatch(ips: Iterable<unknown>, options: CheckOptions<'thirdparty'>): (ThirdPartyResult | BatchError)[];
   checkBatch(ips: Iterable<unknown>, options?: CheckOptions): (CheckResult | ThirdPartyResult | BatchError)[];
   checkBatch(ips: Iterable<unknown>, options?: CheckOptions): (CheckResult | ThirdPartyResult | BatchError)[] {
-    const format = options === undefined ? 'native' : checkFormat(options.format);
+    const format = formatOf(options);
     if (ips === null || typeof ips !== 'object' || typeof (ips as Iterable<unknown>)[Symbol.iterator] !== 'function') {
       throw new IpIntelError('invalid_input', `checkBatch expects an iterable of strings, got ${quoteInput(ips)}`);
     }
@@ -158,7 +217,7 @@ export class IpIntel {
         out.push(format === 'native' ? r : toThirdParty(r));
       } catch (e) {
         if (!(e instanceof IpIntelError)) throw e;
-        out.push({ ip: typeof ip === 'string' ? ip : String(ip), error: e.toJSON() });
+        out.push({ ip: echoOf(ip), error: e.toJSON() });
       }
     }
     return out;
@@ -179,11 +238,6 @@ export class IpIntel {
     const len = blockWithin(bits, x, start, end);
     const first = x - (x % (1n << BigInt(bits - len)));
     return { ip: a.text, version: a.version, prefix: `${bigIntToText(a.version, first)}/${len}`, prefix_length: len };
-  }
-
-  /** Raw index lookup for an IPv4 address as an unsigned 32-bit number: the leaf id (for benchmarks and tools). */
-  leafOfIPv4(addr: number): number {
-    return this.index.lookup4(addr >>> 0);
   }
 
   /**
@@ -209,47 +263,28 @@ export class IpIntel {
     return this.shared;
   }
 
-  /**
-   * The record ids of a leaf, for callers that cache work per record (the
-   * CLI's batch writer caches serialised parts by id): out[0] geo row,
-   * out[1] network row, out[2] signal set. Throws for a leaf id out of range.
-   */
-  leafRecords(leaf: number, out: Uint32Array): void {
-    if (!(leaf >= 0 && leaf < this.leafCount)) throw new IpIntelError('invalid_input', `leaf id ${leaf} is out of range`);
-    const hi = this.leafIds[3 * leaf + 2]!;
-    const pair = this.leafIds[3 * leaf + 1]! | ((hi >>> 8) << 16);
-    out[0] = this.leafIds[3 * leaf]! | ((hi & 0xff) << 16);
+  /** Record ids of a leaf (see IntelInternals.records); the caller checks the range. */
+  private records(leaf: number, out: Uint32Array): void {
+    const ids = this.leafIds;
+    const hi = ids[3 * leaf + 2]!;
+    const pair = ids[3 * leaf + 1]! | ((hi >>> 8) << 16);
+    out[0] = ids[3 * leaf]! | ((hi & 0xff) << 16);
     out[1] = this.pairNet[pair]!;
     out[2] = this.pairSig[pair]!;
   }
 
-  /**
-   * Space held by each leaf: `v4[leaf]` IPv4 addresses, `v6[leaf]` IPv6 /64
-   * blocks (fractional inside /64s split finer). For `ipintel info`.
-   */
-  leafCoverage(): { v4: Float64Array; v6: Float64Array } {
-    return this.index.coverage(this.leafCount);
-  }
-
-  /** Native result for a leaf id with the given address text (for tools that iterate leaves). */
-  resultForLeaf(leaf: number, ip: string, version: 4 | 6): CheckResult {
-    if (!Number.isInteger(leaf) || leaf < 0 || leaf >= this.leafCount) {
-      throw new IpIntelError('invalid_input', `leaf id ${leaf} is out of range`);
-    }
-    return this.assemble(leaf, ip, version);
-  }
-
   private checkNative(ip: string): CheckResult {
-    if (typeof ip !== 'string') throw invalidIp(ip, explainInvalid(ip));
+    if (typeof ip !== 'string') throw invalidIp(ip, rejectionReason(ip, 0, 0));
     // 1. IPv4 dotted decimal: the common case, no allocation but the result.
     const a = parseIPv4(ip);
     if (a >= 0) return this.assemble(this.index.lookup4(a), ip, 4);
-    // 2. IPv6 (IPv4-mapped is answered as IPv4).
+    // 2. IPv6 (IPv4-mapped is answered as IPv4); a negative status is the reason.
     const w = this.scratch;
-    if (!parseIPv6(ip, w)) throw invalidIp(ip, explainInvalid(ip));
+    const status = parseIPv6(ip, w);
+    if (status < 0) throw invalidIp(ip, rejectionReason(ip, a, status));
     if (isV4Mapped(w)) return this.assemble(this.index.lookup4(w[3]!), formatIPv4(w[3]!), 4);
     // Input already in RFC 5952 form (the usual case) is used as is: no new string.
-    const text = lastIPv6WasCanonical() ? ip : formatIPv6(w);
+    const text = status & IPV6_CANONICAL ? ip : formatIPv6(w);
     return this.assemble(this.index.lookup6(w[0]!, w[1]!, w[2]!, w[3]!), text, 6);
   }
 

@@ -142,7 +142,11 @@ export interface CheckOptions<F extends ResultFormat = ResultFormat> {
 
 /** One failed element of a batch, carried in place of its result. */
 export interface BatchError {
-  /** The input as given (non-strings are shown as `String(value)`). */
+  /**
+   * The input as given. A non-string is shown without running its own code:
+   * `String(value)` for a number, boolean, bigint, `null` or `undefined`;
+   * `[object]`, `[function]` or `[symbol]` otherwise.
+   */
   readonly ip: string;
   readonly error: { readonly code: string; readonly message: string };
 }

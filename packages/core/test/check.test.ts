@@ -138,6 +138,61 @@ describe('checkBatch()', () => {
     expect(() => intel.checkBatch(42 as never)).toThrow(/iterable/);
     expect(() => intel.checkBatch(['8.8.8.8'], { format: 'csv' as never })).toThrow(/format/);
   });
+
+  // Issue 11 row 6: these elements used to escape as a TypeError / RangeError from String(element).
+  it('gives every hostile element a typed invalid_ip error in place, with a message that cannot throw', () => {
+    let deep: unknown[] = [];
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const hostile: unknown[] = [
+      Object.create(null),
+      deep,
+      { toString: () => { throw new Error('boom'); } },
+      { [Symbol.toPrimitive]: () => { throw new Error('boom'); } },
+      Symbol('s'),
+      revoked,
+      () => '8.8.8.8',
+      ['8.8.8.8'],
+      10n,
+      null,
+      undefined,
+    ];
+    const out = intel.checkBatch([...hostile, '8.8.8.8']);
+    expect(out).toHaveLength(hostile.length + 1);
+    hostile.forEach((_, i) => {
+      const r = out[i] as { ip: unknown; error: { code: string; message: unknown } };
+      expect(r.error.code, `element ${i}`).toBe('invalid_ip');
+      expect(typeof r.ip).toBe('string');
+      expect(typeof r.error.message).toBe('string');
+      expect(() => JSON.stringify(r)).not.toThrow();
+    });
+    expect(out.slice(6, 11).map((r) => r.ip)).toEqual(['[function]', '[object]', '10', 'null', 'undefined']);
+    expect((out[hostile.length] as { ip: string }).ip).toBe('8.8.8.8');
+  });
+});
+
+describe('options', () => {
+  it('treats null and undefined options as none, and refuses a non-object with a typed invalid_input', () => {
+    const plain = intel.check('8.8.8.8');
+    expect(intel.check('8.8.8.8', null as never)).toEqual(plain);
+    expect(intel.check('8.8.8.8', undefined)).toEqual(plain);
+    expect(intel.checkBatch(['8.8.8.8'], null as never)).toEqual([plain]);
+    for (const bad of ['thirdparty', 42, true]) {
+      for (const call of [() => intel.check('8.8.8.8', bad as never), () => intel.checkBatch(['8.8.8.8'], bad as never)]) {
+        let err: unknown;
+        try {
+          call();
+        } catch (e) {
+          err = e;
+        }
+        expect(err).toBeInstanceOf(IpIntelError);
+        expect((err as IpIntelError).code).toBe('invalid_input');
+      }
+    }
+    const throwing = { get format(): string { throw new Error('x'); } };
+    expect(() => intel.check('8.8.8.8', throwing as never)).toThrow('x'); // the caller's own getter
+  });
 });
 
 describe('flattenPrefixes', () => {

@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { leafCoverage, leafOfIPv4, leafRecords, resultForLeaf } from '../src/internal.js';
 import { loadSnapshot } from '../src/portable.js';
 import { bigIntToText, encodeSnapshot, type PrefixEntry } from '../src/writer.js';
 import { modelFromPrefixes, naiveLpm } from './helpers.js';
@@ -76,7 +77,7 @@ describe('index vs naive longest-prefix scan', () => {
         for (const x of probes(32, prefixes, random)) {
           const want = naiveLpm(32, prefixes, x);
           expect(intel.check(bigIntToText(4, x)).geo.city).toBe(`city-${want}`);
-          expect(intel.leafOfIPv4(Number(x))).toBe(want);
+          expect(leafOfIPv4(intel, Number(x))).toBe(want);
         }
       }),
     );
@@ -135,12 +136,12 @@ describe('index vs naive longest-prefix scan', () => {
   });
 });
 
-describe('leafCoverage and leafRecords', () => {
+describe('@ipintel/core/internal: leafCoverage, leafRecords, resultForLeaf', () => {
   it('coverage per leaf equals the oracle count of addresses per value (IPv4) and sums to the whole space', () => {
     fc.assert(
       fc.property(prefixSetArb(32, [8, 12, 16, 20, 24, 28, 32], LEAVES), (prefixes) => {
         const intel = loadSnapshot(encodeSnapshot(modelFromPrefixes(prefixes, [], LEAVES)));
-        const { v4, v6 } = intel.leafCoverage();
+        const { v4, v6 } = leafCoverage(intel);
         expect(v4.reduce((a, b) => a + b, 0)).toBe(2 ** 32);
         expect(v6.reduce((a, b) => a + b, 0)).toBe(2 ** 64);
         // Oracle: walk the boundaries of all prefixes, value per segment by the naive scan.
@@ -163,7 +164,7 @@ describe('leafCoverage and leafRecords', () => {
     const intel = loadSnapshot(
       encodeSnapshot(modelFromPrefixes([], [p(0x20010db8n << 96n, 48, 1), p((0x20010db8n << 96n) | 0x80n, 121, 2)], 3)),
     );
-    const { v6 } = intel.leafCoverage();
+    const { v6 } = leafCoverage(intel);
     expect(v6[2]).toBeCloseTo(128 / 2 ** 64, 30);
     expect(v6[1]).toBeCloseTo(2 ** 16 - 128 / 2 ** 64, 6);
     expect(v6[0]! + v6[1]! + v6[2]!).toBe(2 ** 64);
@@ -172,9 +173,12 @@ describe('leafCoverage and leafRecords', () => {
   it('leafRecords gives the ids behind a result and refuses unknown leaves', () => {
     const intel = loadSnapshot(encodeSnapshot(modelFromPrefixes([{ start: 0x08080800n, length: 24, value: 2 }], [], 3)));
     const out = new Uint32Array(3);
-    intel.leafRecords(intel.leafOfIPv4(0x08080808), out);
+    leafRecords(intel, leafOfIPv4(intel, 0x08080808), out);
     expect(Array.from(out)).toEqual([2, 0, 0]);
-    expect(() => intel.leafRecords(3, out)).toThrow(/out of range/);
-    expect(() => intel.leafRecords(-1, out)).toThrow(/out of range/);
+    for (const bad of [3, -1, 0.5, Number.NaN]) {
+      expect(() => leafRecords(intel, bad, out)).toThrow(/out of range/);
+      expect(() => resultForLeaf(intel, bad, '8.8.8.8', 4)).toThrow(/out of range/);
+    }
+    expect(resultForLeaf(intel, 2, '8.8.8.8', 4)).toEqual(intel.check('8.8.8.8'));
   });
 });

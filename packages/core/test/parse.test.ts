@@ -1,8 +1,9 @@
+import { isIP } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IpIntelError, parseAddress } from '../src/portable.js';
 import { formatIPv6 } from '../src/ip/format.js';
-import { parseIPv4, parseIPv4Bytes, parseIPv6 } from '../src/ip/parse.js';
+import { IPV6_CANONICAL, REASONS, parseIPv4, parseIPv4Bytes, parseIPv6, reasonText } from '../src/ip/parse.js';
 
 const RUNS = Number(process.env.FC_RUNS ?? 500);
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: RUNS });
@@ -79,14 +80,27 @@ describe('IPv6 parsing', () => {
     fc.assert(
       fc.property(fc.ipV6(), (ip) => {
         const w = new Uint32Array(4);
-        expect(parseIPv6(ip, w)).toBe(true);
+        expect(parseIPv6(ip, w)).toBeGreaterThanOrEqual(0);
         const text = formatIPv6(w);
         const w2 = new Uint32Array(4);
-        expect(parseIPv6(text, w2)).toBe(true);
+        expect(parseIPv6(text, w2)).toBeGreaterThanOrEqual(0);
         expect(Array.from(w2)).toEqual(Array.from(w));
         expect(formatIPv6(w2)).toBe(text);
         expect(text).toBe(text.toLowerCase());
       }),
+    );
+  });
+
+  it('reports IPV6_CANONICAL exactly when the input is already its RFC 5952 form', () => {
+    fc.assert(
+      fc.property(fc.ipV6(), fc.boolean(), (ip, upper) => {
+        const input = upper ? ip.toUpperCase() : ip;
+        const w = new Uint32Array(4);
+        const status = parseIPv6(input, w);
+        expect(status).toBeGreaterThanOrEqual(0);
+        expect((status & IPV6_CANONICAL) !== 0).toBe(formatIPv6(w) === input);
+      }),
+      { numRuns: RUNS * 4 },
     );
   });
 
@@ -95,7 +109,7 @@ describe('IPv6 parsing', () => {
       fc.property(fc.ipV6(), fc.boolean(), (ip, upper) => {
         const input = upper ? ip.toUpperCase() : ip;
         const w = new Uint32Array(4);
-        expect(parseIPv6(input, w)).toBe(true);
+        expect(parseIPv6(input, w)).toBeGreaterThanOrEqual(0);
         const a = parseAddress(input);
         if (a.version === 6) expect(a.text).toBe(formatIPv6(w));
         // Canonical text round-trips to itself.
@@ -165,6 +179,121 @@ describe('IPv6 parsing', () => {
         expect(c === undefined || c === 'invalid_ip').toBe(true);
       }),
       { numRuns: RUNS * 4 },
+    );
+  });
+});
+
+describe('rejection reasons (the parser reports why, in one place)', () => {
+  const why = (input: unknown): string => {
+    try {
+      parseAddress(input);
+    } catch (e) {
+      return (e as Error).message.replace(/^.* is not a valid IP address: /, '');
+    }
+    return 'accepted';
+  };
+
+  it.each([
+    ['', 'empty string'],
+    [' 1.2.3.4', 'whitespace is not part of an address'],
+    ['1.2.3.4\u00a0', 'whitespace is not part of an address'],
+    ['2001:db8::1 ', 'whitespace is not part of an address'],
+    ['1.2.3.4/24', 'a prefix, not an address'],
+    ['2001:db8::/32', 'a prefix, not an address'],
+    ['fe80::1%eth0', 'zone identifiers are not accepted'],
+    ['::ffff:1.2.3.4%1', 'zone identifiers are not accepted'],
+    ['01.2.3.4', 'leading zeros in an IPv4 part are ambiguous'],
+    ['1.2.3', 'IPv4 needs four decimal parts 0-255'],
+    ['16843009', 'IPv4 needs four decimal parts 0-255'],
+    ['1.2.3.256', 'IPv4 needs four decimal parts 0-255'],
+    ['1.2.3.4::', 'not an IPv4 dotted-decimal or IPv6 text form'],
+    ['1::2::3', 'IPv6 allows one "::" only'],
+    ['12345::', 'an IPv6 group has at most four hex digits'],
+    [':1::2', 'a single ":" at the start or end'],
+    ['1::2:', 'a single ":" at the start or end'],
+    ['1:2:3:4:5:6:7', 'IPv6 needs eight groups, or fewer with one "::"'],
+    ['1:2:3:4:5:6:7:8::', 'IPv6 needs eight groups, or fewer with one "::"'],
+    ['::ffff:1.2.3', 'an embedded IPv4 part must be four decimal parts 0-255 at the end'],
+    ['g::1', 'not an IPv4 dotted-decimal or IPv6 text form'],
+    ['hello', 'not an IPv4 dotted-decimal or IPv6 text form'],
+    ['9'.repeat(50), 'longer than 45 characters'],
+    [42, 'expected a string'],
+  ] as const)('%j: %s', (input, reason) => {
+    expect(why(input)).toBe(reason);
+  });
+
+  it('every code maps to a message, and every rejection carries one of them', () => {
+    for (let code = -1; code > -REASONS.length; code--) expect(reasonText(code)).toBe(REASONS[-code]);
+    const known = new Set(REASONS.slice(1));
+    fc.assert(
+      fc.property(fc.string({ maxLength: 50, unit: fc.constantFrom(...'0123456789abcdefABCDEF:.%/ \t\u00a0x'.split('')) }), (s) => {
+        const r = why(s);
+        expect(r === 'accepted' || known.has(r), `${JSON.stringify(s)}: ${r}`).toBe(true);
+      }),
+      { numRuns: RUNS * 4 },
+    );
+  });
+});
+
+/**
+ * Our parser against the platform's (Go's netip fuzzes against net.ParseIP
+ * the same way). Every difference is a documented policy (docs/parsing.md):
+ * 1. Zone identifiers: node:net accepts `fe80::1%eth0`; we reject them.
+ * That is the only one: leading zeros, short forms, hex, whitespace and
+ * `[brackets]` are rejected by both. Where both accept, the families agree
+ * (IPv4-mapped IPv6 is IPv6 to node:net and answered as IPv4 by us).
+ */
+describe('parser vs node:net isIP on random strings', () => {
+  const ZONE = fc.stringMatching(/^%[0-9a-zA-Z]{1,6}$/);
+  const octet = fc.oneof(fc.integer({ min: 0, max: 255 }).map(String), fc.constantFrom('00', '01', '256', '999', ''));
+  const noisy = (base: fc.Arbitrary<string>): fc.Arbitrary<string> =>
+    fc
+      .tuple(base, fc.array(fc.tuple(fc.nat(), fc.constantFrom(...'0123456789abcdefABCDEF:.%/ \t\n[]x-'.split('')), fc.boolean()), { maxLength: 3 }))
+      .map(([s, edits]) => {
+        let out = s;
+        for (const [at, c, insert] of edits) {
+          const i = out.length === 0 ? 0 : at % out.length;
+          out = insert ? out.slice(0, i) + c + out.slice(i) : out.slice(0, i) + out.slice(i + 1);
+        }
+        return out;
+      });
+  const inputs = fc.oneof(
+    fc.ipV4(),
+    fc.ipV6(),
+    fc.ipV4Extended(),
+    fc.tuple(octet, octet, octet, octet).map((p) => p.join('.')),
+    fc.tuple(fc.ipV6(), ZONE).map(([a, z]) => a + z),
+    noisy(fc.oneof(fc.ipV4(), fc.ipV6())),
+    fc.string({ maxLength: 46, unit: fc.constantFrom(...'0123456789abcdef:.'.split('')) }),
+  );
+
+  it('agrees on every input except zone identifiers (our documented policy)', () => {
+    const w = new Uint32Array(4);
+    fc.assert(
+      fc.property(inputs, (s) => {
+        const node = isIP(s);
+        let ours: 0 | 4 | 6 = 0;
+        try {
+          ours = parseAddress(s).version;
+        } catch (e) {
+          expect((e as IpIntelError).code).toBe('invalid_ip');
+        }
+        if (node === 6 && s.includes('%')) {
+          expect(ours, `${JSON.stringify(s)}: a zone`).toBe(0);
+          return;
+        }
+        if (node === 0) expect(ours, `${JSON.stringify(s)}: node:net rejects it`).toBe(0);
+        else if (node === 4) expect(ours, JSON.stringify(s)).toBe(4);
+        else {
+          expect(ours, `${JSON.stringify(s)}: node:net accepts it as IPv6`).not.toBe(0);
+          if (ours === 4) {
+            // Answered as IPv4: only IPv4-mapped IPv6 is.
+            expect(parseIPv6(s, w)).toBeGreaterThanOrEqual(0);
+            expect([w[0], w[1], w[2]]).toEqual([0, 0, 0xffff]);
+          }
+        }
+      }),
+      { numRuns: Number(process.env.FC_RUNS_NET ?? 20_000) },
     );
   });
 });

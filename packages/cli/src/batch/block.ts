@@ -11,11 +11,9 @@
  *
  * Hot path, per line:
  *   1. find LF, trim ASCII space on bytes;
- *   2. strict dotted-decimal IPv4 parsed from the bytes (the same policy as
- *      core's parser: four parts 0..255, no leading zeros) -> intel.leafOfIPv4
- *      -> intel.resultForLeaf (what check() returns for it, without parsing
- *      the text again) — or, when core offers leafRecords(), straight to
- *      per-record cached segments (records.ts);
+ *   2. strict dotted-decimal IPv4 parsed from the bytes (core's own
+ *      parseIPv4Bytes: the same policy as check()) -> leafOfIPv4 -> the
+ *      leaf's record ids -> per-record cached segments (records.ts);
  *   3. copy the row's segments (pre-encoded per shared sub-object, see
  *      template.ts) and the address bytes into the output.
  * Anything else (IPv6, odd spacing, errors) takes the general path:
@@ -27,7 +25,8 @@
  */
 import { TextDecoder } from 'node:util';
 import { IpIntelError, parseIPv4Bytes, type CheckResult, type IpIntel } from '@ipintel/core';
-import { hasLeafRecords, RecordRows } from './records.js';
+import { leafOfIPv4 } from '@ipintel/core/internal';
+import { RecordRows } from './records.js';
 import { ByteSink } from './sink.js';
 import type { RowTemplate } from './template.js';
 
@@ -62,14 +61,14 @@ export class BlockProcessor {
   /** Output bytes per input byte of the last block, to size the next buffer. */
   private ratio = 16;
 
-  /** The record-id path, when core offers it (records.ts). */
-  private readonly records: RecordRows | null;
+  /** The record-id path of dotted-decimal IPv4 lines (records.ts). */
+  private readonly records: RecordRows;
 
   constructor(intel: IpIntel, template: RowTemplate) {
     this.intel = intel;
     this.template = template;
     this.joined = template.output === 'json';
-    this.records = hasLeafRecords(intel) ? new RecordRows(intel, template) : null;
+    this.records = new RecordRows(intel, template);
   }
 
   /**
@@ -80,7 +79,7 @@ export class BlockProcessor {
   process(input: Uint8Array, reuse?: Uint8Array): BlockOutput {
     const intel = this.intel;
     const records = this.records;
-    records?.startBlock();
+    records.startBlock();
     const joined = this.joined;
     const want = Math.max(65536, Math.ceil(input.length * this.ratio * 1.25));
     const sink = new ByteSink(reuse !== undefined && reuse.length >= want / 2 ? reuse : new Uint8Array(want));
@@ -107,8 +106,7 @@ export class BlockProcessor {
       if (a >= 0) {
         if (joined && rows > 0) sink.append(COMMA_LF);
         rows++;
-        if (records !== null) records.write(sink, intel.leafOfIPv4(a), input, s, e);
-        else this.writeRow(sink, intel.resultForLeaf(intel.leafOfIPv4(a), '0.0.0.0', 4), input, s, e, null);
+        records.write(sink, leafOfIPv4(intel, a), input, s, e);
         continue;
       }
       // 3. General path.
@@ -134,18 +132,14 @@ export class BlockProcessor {
         }
         continue;
       }
-      this.writeRow(sink, r, input, 0, 0, r.ip);
+      this.writeRow(sink, r);
     }
     this.ratio = n > 0 ? Math.max(1, sink.pos / n) : this.ratio;
     return { bytes: sink.view(), lines, rows, invalid, firstInvalidLine, firstInvalidMessage };
   }
 
-  /**
-   * Copies a row: each segment's bytes (cached per sub-object by the
-   * template), with the address (input bytes [s, e), or `ip`) after the ip
-   * segment's prefix.
-   */
-  private writeRow(sink: ByteSink, r: CheckResult, input: Uint8Array, s: number, e: number, ip: string | null): void {
+  /** Copies a row of the general path: each segment's bytes (cached per sub-object by the template), with the result's own address text. */
+  private writeRow(sink: ByteSink, r: CheckResult): void {
     const segs = this.template.segments;
     for (let i = 0; i < segs.length; i++) {
       const seg = segs[i]!;
@@ -153,13 +147,8 @@ export class BlockProcessor {
       else if (seg.kind === 'version') sink.append(r.version === 4 ? seg.v4 : seg.v6);
       else {
         sink.append(seg.pre);
-        if (ip === null) {
-          sink.ensure(e - s);
-          sink.putRange(input, s, e);
-        } else {
-          sink.ensure(ip.length);
-          sink.putAscii(ip);
-        }
+        sink.ensure(r.ip.length);
+        sink.putAscii(r.ip);
       }
     }
     sink.append(this.template.tail);

@@ -1,6 +1,6 @@
 /**
- * The fastest row path, used when @ipintel/core provides `leafRecords()`
- * (requested from core; until then block.ts uses resultForLeaf()).
+ * The row path of dotted-decimal IPv4 lines: from the leaf's record ids
+ * (`leafRecords` of @ipintel/core/internal) straight to cached bytes.
  *
  * A leaf is a (geo row, network row, signal set) triple, and results of
  * leaves sharing a record share that record's frozen sub-object. With the
@@ -17,17 +17,9 @@
  * @module
  */
 import type { CheckResult, IpIntel } from '@ipintel/core';
+import { leafRecords, resultForLeaf } from '@ipintel/core/internal';
 import type { ByteSink } from './sink.js';
 import type { Group, RowTemplate, Segment } from './template.js';
-
-/** The core method this module needs: the record ids of a leaf into out[0..2] (geo, network, signal set). */
-export interface LeafRecords {
-  leafRecords(leaf: number, out: Uint32Array): void;
-}
-
-export function hasLeafRecords(intel: IpIntel): intel is IpIntel & LeafRecords {
-  return typeof (intel as Partial<LeafRecords>).leafRecords === 'function';
-}
 
 /** Which id of out[] keys each group (attribution is one string for the whole snapshot: id slot 3 = 0). */
 const RECORD_OF: Readonly<Record<Group, number>> = { geo: 0, network: 1, signals: 2, evidence: 2, risk: 2, attribution: 3 };
@@ -41,7 +33,7 @@ export class RecordRows {
   private day = -1;
 
   constructor(
-    private readonly intel: IpIntel & LeafRecords,
+    private readonly intel: IpIntel,
     private readonly template: RowTemplate,
   ) {
     const segs: readonly Segment[] = template.segments;
@@ -62,7 +54,7 @@ export class RecordRows {
   /** Writes the row of IPv4 leaf `leaf` with the address bytes input[s, e). */
   write(sink: ByteSink, leaf: number, input: Uint8Array, s: number, e: number): void {
     const ids = this.ids;
-    this.intel.leafRecords(leaf, ids);
+    leafRecords(this.intel, leaf, ids);
     const segs = this.template.segments;
     const slots = this.slots;
     const caches = this.caches;
@@ -73,7 +65,7 @@ export class RecordRows {
         const cache = caches[i]!;
         const id = ids[slots[i]!]!;
         let b = cache[id];
-        if (b === undefined) cache[id] = b = seg.bytes((r ??= this.intel.resultForLeaf(leaf, '0.0.0.0', 4)));
+        if (b === undefined) cache[id] = b = seg.bytes((r ??= resultForLeaf(this.intel, leaf, '0.0.0.0', 4)));
         sink.append(b);
       } else if (seg.kind === 'version') sink.append(seg.v4);
       else {

@@ -8,7 +8,7 @@
 import { statSync } from 'node:fs';
 import { HELP_FLAG, stringFlag, type ParsedArgs } from '../args.js';
 import { EXIT_OK } from '../errors.js';
-import { coverage, WALK_LIMIT } from '../info/coverage.js';
+import { coverage } from '../info/coverage.js';
 import { renderInfo } from '../info/render.js';
 import { writeAsync, type CliIo } from '../io.js';
 import { openSnapshot, snapshotPath } from '../snapshot.js';
@@ -19,15 +19,12 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
   const intel = openSnapshot(path);
   const bytes = statSync(path).size;
   const cov = args.flags['no-counts'] === undefined ? coverage(intel) : null;
-  const note =
-    args.flags['no-counts'] !== undefined
-      ? 'not computed (--no-counts)'
-      : `not available: the snapshot has more than ${WALK_LIMIT.toLocaleString('en-US')} ranges and this @ipintel/core has no leafCoverage()`;
+  const note = 'not computed (--no-counts)';
   if (args.flags['json'] !== undefined) {
     const body = {
       snapshot: { path, bytes },
       ...intel.info,
-      address_counts: cov === null ? null : { method: cov.method, ipv6_unit: '/64', signals: cov.signals },
+      address_counts: cov === null ? null : { ipv6_unit: '/64', signals: cov.signals },
       ...(cov === null ? { address_counts_note: note } : {}),
     };
     await writeAsync(io.stdout, `${JSON.stringify(body, null, 2)}\n`);

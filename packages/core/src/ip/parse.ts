@@ -15,6 +15,14 @@
  * No allocation: IPv6 words go into a caller-supplied scratch Uint32Array(4),
  * most significant word first.
  *
+ * Each parser reports its own status as one small integer (Go netip's
+ * parseAddrError, without the allocation): >= 0 is success, a negative value
+ * is the reason for the rejection, a code of {@link REASONS}. parseIPv4
+ * returns the address itself (0..2^32-1) or a reason; parseIPv6 returns
+ * {@link IPV6_CANONICAL} or 0, or a reason. Nothing is kept in module state
+ * and nothing re-derives a reason afterwards: the messages come from the
+ * exact point where parsing stopped.
+ *
  * @module
  */
 
@@ -24,11 +32,64 @@ import { zeroRunToCompress } from './format.js';
 export const MAX_ADDRESS_LENGTH = 45;
 
 /**
- * Parses strict dotted-decimal IPv4 in `s[from, to)`.
- * Returns the address as an unsigned 32-bit number, or -1 when it is not one.
+ * Why a text is not an address: the negative status codes of the parsers,
+ * each with its message (`reasonText`). Stable within a version; only the
+ * messages are shown to people.
+ */
+export const R_NOT_STRING = -1;
+export const R_EMPTY = -2;
+export const R_TOO_LONG = -3;
+export const R_WHITESPACE = -4;
+export const R_ZONE = -5;
+export const R_PREFIX = -6;
+export const R_CHARACTER = -7;
+export const R_V4_LEADING_ZERO = -8;
+export const R_V4_PARTS = -9;
+export const R_V6_GROUPS = -10;
+export const R_V6_TWO_GAPS = -11;
+export const R_V6_GROUP_DIGITS = -12;
+export const R_V6_LONE_COLON = -13;
+export const R_V6_IPV4_TAIL = -14;
+
+/** Message per reason, indexed by `-code`. */
+export const REASONS: readonly string[] = [
+  '',
+  'expected a string',
+  'empty string',
+  `longer than ${MAX_ADDRESS_LENGTH} characters`,
+  'whitespace is not part of an address',
+  'zone identifiers are not accepted',
+  'a prefix, not an address',
+  'not an IPv4 dotted-decimal or IPv6 text form',
+  'leading zeros in an IPv4 part are ambiguous',
+  'IPv4 needs four decimal parts 0-255',
+  'IPv6 needs eight groups, or fewer with one "::"',
+  'IPv6 allows one "::" only',
+  'an IPv6 group has at most four hex digits',
+  'a single ":" at the start or end',
+  'an embedded IPv4 part must be four decimal parts 0-255 at the end',
+];
+
+/** The message of a (negative) status code. */
+export function reasonText(code: number): string {
+  return REASONS[-code] ?? REASONS[-R_CHARACTER]!;
+}
+
+/** The reason for stopping at character code `c`: the characters people paste by mistake get their own. */
+function charReason(c: number): number {
+  if (c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0xfeff) return R_WHITESPACE;
+  if (c === 37) return R_ZONE; // %
+  if (c === 47) return R_PREFIX; // /
+  return R_CHARACTER;
+}
+
+/**
+ * Parses strict dotted-decimal IPv4 in `s[from, to)`. Returns the address as
+ * an unsigned 32-bit number, or a negative reason code ({@link REASONS}).
+ * Work is bounded by the first 16 characters whatever the input's length.
  */
 export function parseIPv4(s: string, from = 0, to = s.length): number {
-  if (to - from < 7 || to - from > 15) return -1;
+  if (to === from) return R_EMPTY;
   let addr = 0;
   let part = 0;
   let digits = 0;
@@ -37,32 +98,33 @@ export function parseIPv4(s: string, from = 0, to = s.length): number {
     const c = s.charCodeAt(i);
     if (c >= 48 && c <= 57) {
       // 1. A leading zero may only stand alone ("0", never "01").
-      if (digits === 1 && part === 0) return -1;
+      if (digits === 1 && part === 0) return R_V4_LEADING_ZERO;
       part = part * 10 + (c - 48);
-      if (part > 255) return -1;
+      if (part > 255) return R_V4_PARTS;
       digits++;
     } else if (c === 46) {
       // 2. A dot closes a non-empty part; at most three dots.
-      if (digits === 0 || parts === 3) return -1;
+      if (digits === 0 || parts === 3) return R_V4_PARTS;
       addr = addr * 256 + part;
       parts++;
       part = 0;
       digits = 0;
     } else {
-      return -1;
+      return charReason(c);
     }
   }
-  if (digits === 0 || parts !== 3) return -1;
+  if (digits === 0 || parts !== 3) return R_V4_PARTS;
   return addr * 256 + part;
 }
 
 /**
  * {@link parseIPv4} over bytes `b[from, to)` (ASCII), for readers of byte
  * streams (the CLI's batch mode parses lines without decoding them). The same
- * policy, checked against the string version by a property test.
+ * policy and the same status codes, checked against the string version by a
+ * property test.
  */
 export function parseIPv4Bytes(b: Uint8Array, from: number, to: number): number {
-  if (to - from < 7 || to - from > 15) return -1;
+  if (to === from) return R_EMPTY;
   let addr = 0;
   let part = 0;
   let digits = 0;
@@ -70,21 +132,22 @@ export function parseIPv4Bytes(b: Uint8Array, from: number, to: number): number 
   for (let i = from; i < to; i++) {
     const c = b[i]!;
     if (c >= 48 && c <= 57) {
-      if (digits === 1 && part === 0) return -1;
+      if (digits === 1 && part === 0) return R_V4_LEADING_ZERO;
       part = part * 10 + (c - 48);
-      if (part > 255) return -1;
+      if (part > 255) return R_V4_PARTS;
       digits++;
     } else if (c === 46) {
-      if (digits === 0 || parts === 3) return -1;
+      if (digits === 0 || parts === 3) return R_V4_PARTS;
       addr = addr * 256 + part;
       parts++;
       part = 0;
       digits = 0;
     } else {
-      return -1;
+      // Bytes >= 0x80 are parts of a UTF-8 sequence, never an ASCII reason.
+      return c < 128 ? charReason(c) : R_CHARACTER;
     }
   }
-  if (digits === 0 || parts !== 3) return -1;
+  if (digits === 0 || parts !== 3) return R_V4_PARTS;
   return addr * 256 + part;
 }
 
@@ -103,40 +166,44 @@ const HEX = /*#__PURE__*/ (() => {
   return t;
 })();
 
-/** Scratch for the 16-bit groups of one IPv6 parse (module-level: no per-call allocation). */
+/** Scratch for the 16-bit groups of one IPv6 parse (module-level: no per-call allocation; no state survives a call). */
 const groups = new Uint16Array(8);
-/** Whether the last successful parseIPv6 input was already RFC 5952 canonical text. */
-let lastCanonical = false;
 
 /**
- * True when the text last accepted by {@link parseIPv6} is already its RFC
- * 5952 form (lower case, no leading zeros, no dotted tail, `::` exactly on the
+ * Success status bit of {@link parseIPv6}: the text is already its RFC 5952
+ * form (lower case, no leading zeros, no dotted tail, `::` exactly on the
  * first longest run of two or more zero groups), so callers can use it as is
  * instead of formatting a new string.
  */
-export function lastIPv6WasCanonical(): boolean {
-  return lastCanonical;
-}
+export const IPV6_CANONICAL = 1;
 
 /** RFC 5952 check of a parse: `gap` = index of `::` (or -1), `explicit` = groups written out. */
 function isCanonicalLayout(gap: number, explicit: number): boolean {
   const run = zeroRunToCompress(groups);
   return gap < 0 ? run < 0 : run === gap * 16 + (8 - explicit);
 }
+
 /**
- * Parses an IPv6 text form into `out` (four 32-bit words, most significant first).
- * Returns false when `s` is not one; `out` is then unspecified.
+ * Parses an IPv6 text form into `out` (four 32-bit words, most significant
+ * first). Returns {@link IPV6_CANONICAL} or 0 on success, else a negative
+ * reason code ({@link REASONS}); `out` is then unspecified.
+ *
+ * @example
+ * parseIPv6('2001:db8::1', w) // => 1 (IPV6_CANONICAL)
+ * parseIPv6('2001:DB8::1', w) // => 0 (valid, not canonical)
+ * reasonText(parseIPv6('1::2::3', w)) // => 'IPv6 allows one "::" only'
  */
-export function parseIPv6(s: string, out: Uint32Array): boolean {
+export function parseIPv6(s: string, out: Uint32Array): number {
   const n = s.length;
-  if (n < 2 || n > MAX_ADDRESS_LENGTH) return false;
+  if (n === 0) return R_EMPTY;
+  if (n > MAX_ADDRESS_LENGTH) return R_TOO_LONG;
   let i = 0;
   let g = 0; // groups written
   let gap = -1; // index in `groups` where `::` stands
   let plain = true; // lower case, no leading zeros, no dotted tail so far
   if (s.charCodeAt(0) === 58) {
     // A leading colon is only valid as `::`.
-    if (s.charCodeAt(1) !== 58) return false;
+    if (n < 2 || s.charCodeAt(1) !== 58) return R_V6_LONE_COLON;
     gap = 0;
     i = 2;
   }
@@ -158,9 +225,9 @@ export function parseIPv6(s: string, out: Uint32Array): boolean {
     if (i - start > 1 && s.charCodeAt(start) === 48) plain = false; // a leading zero
     if (i < n && s.charCodeAt(i) === 46) {
       // 1. An embedded IPv4 tail fills the last two groups and ends the text.
-      if (g > 6) return false;
+      if (g > 6) return R_V6_GROUPS;
       const v4 = parseIPv4(s, start, n);
-      if (v4 < 0) return false;
+      if (v4 < 0) return v4 === R_WHITESPACE || v4 === R_ZONE || v4 === R_PREFIX ? v4 : R_V6_IPV4_TAIL;
       groups[g++] = v4 >>> 16;
       groups[g++] = v4 & 0xffff;
       plain = false;
@@ -168,37 +235,55 @@ export function parseIPv6(s: string, out: Uint32Array): boolean {
       break;
     }
     const digits = i - start;
-    if (digits === 0 || digits > 4 || g === 8) return false;
+    if (digits > 4) return R_V6_GROUP_DIGITS;
+    if (digits === 0) return i < n ? charReason(s.charCodeAt(i)) : R_V6_LONE_COLON;
+    if (g === 8) return R_V6_GROUPS;
     groups[g++] = value;
     if (i === n) break;
-    if (s.charCodeAt(i) !== 58) return false;
+    const c = s.charCodeAt(i);
+    if (c !== 58) return charReason(c);
     i++;
     if (i < n && s.charCodeAt(i) === 58) {
       // 2. `::` may appear once.
-      if (gap >= 0) return false;
+      if (gap >= 0) return R_V6_TWO_GAPS;
       gap = g;
       i++;
     } else if (i === n) {
-      return false; // a single trailing colon
+      return R_V6_LONE_COLON; // a single trailing colon
     }
   }
   if (gap < 0) {
-    if (g !== 8) return false;
+    if (g !== 8) return R_V6_GROUPS;
   } else {
-    if (g > 7) return false; // `::` stands for at least one group
+    if (g > 7) return R_V6_GROUPS; // `::` stands for at least one group
     const tail = g - gap;
     for (let k = 0; k < tail; k++) groups[7 - k] = groups[g - 1 - k]!;
     for (let k = gap; k < 8 - tail; k++) groups[k] = 0;
   }
-  lastCanonical = plain && isCanonicalLayout(gap, g);
   out[0] = ((groups[0]! << 16) | groups[1]!) >>> 0;
   out[1] = ((groups[2]! << 16) | groups[3]!) >>> 0;
   out[2] = ((groups[4]! << 16) | groups[5]!) >>> 0;
   out[3] = ((groups[6]! << 16) | groups[7]!) >>> 0;
-  return true;
+  return plain && isCanonicalLayout(gap, g) ? IPV6_CANONICAL : 0;
 }
 
 /** True for `::ffff:0:0/96` (IPv4-mapped IPv6). */
 export function isV4Mapped(w: Uint32Array): boolean {
   return w[0] === 0 && w[1] === 0 && w[2] === 0xffff;
+}
+
+/**
+ * The reason `input` is not an address, from the two parsers' status codes.
+ * Which parser speaks is chosen as Go's netip does: by the first `.` or `:`
+ * in the text (IPv4 when there is neither). Only on the failure path.
+ */
+export function rejectionReason(input: unknown, v4: number, v6: number): string {
+  if (typeof input !== 'string') return reasonText(R_NOT_STRING);
+  if (input.length > MAX_ADDRESS_LENGTH) return reasonText(R_TOO_LONG);
+  for (let i = 0; i < input.length; i++) {
+    const c = input.charCodeAt(i);
+    if (c === 46) return reasonText(v4);
+    if (c === 58) return reasonText(v6);
+  }
+  return reasonText(v4);
 }
