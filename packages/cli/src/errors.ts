@@ -6,7 +6,9 @@
  *   2 usage error (bad flag)     3 snapshot missing, corrupt or of another version
  *   4 input/output error         5 a command's package failed to load
  *  70 internal error (a bug; the stack is printed)
- * Delegated commands (build, serve, keys) return their own codes.
+ * 130 / 143 stopped by SIGINT / SIGTERM (128 + the signal's number), after
+ *     finishing cleanly (batch: complete rows, a closed JSON array)
+ * build, serve and keys use the same codes (1 for a failure of their own).
  *
  * @module
  */
@@ -21,6 +23,10 @@ export const EXIT_IO = 4;
 export const EXIT_UNAVAILABLE = 5;
 /** A bug: an exception nobody expected (EX_SOFTWARE). */
 export const EXIT_INTERNAL = 70;
+/** Stopped by SIGINT (Ctrl-C) after finishing cleanly: 128 + 2, as shells report it. */
+export const EXIT_SIGINT = 130;
+/** Stopped by SIGTERM after finishing cleanly: 128 + 15. */
+export const EXIT_SIGTERM = 143;
 
 /** A problem with how the command was called; printed with a pointer to `--help`. */
 export class UsageError extends Error {

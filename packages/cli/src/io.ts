@@ -12,16 +12,61 @@ export type OutStream = NodeJS.WritableStream & { isTTY?: boolean; columns?: num
 /** A readable that may be a terminal or a file descriptor (process.stdin is). */
 export type InStream = NodeJS.ReadableStream & { isTTY?: boolean; fd?: number };
 
+/** The signals a long-running command finishes cleanly on. */
+export type StopSignal = 'SIGINT' | 'SIGTERM';
+
 export interface CliIo {
   readonly stdout: OutStream;
   readonly stderr: OutStream;
   /** Where `batch -` reads from (default: process.stdin). */
   readonly stdin?: InStream;
+  /**
+   * Subscribes to the first SIGINT or SIGTERM (the handler runs once);
+   * returns the unsubscribe function. Long-running commands (batch, serve)
+   * use it to finish cleanly; absent, they are never interrupted. Tests
+   * pass their own trigger.
+   */
+  readonly onInterrupt?: (handler: (signal: StopSignal) => void) => () => void;
+}
+
+/**
+ * Process signals as CliIo.onInterrupt: the first SIGINT/SIGTERM goes to the
+ * handler (and both listeners are removed, so a second Ctrl-C ends the
+ * process the default way).
+ */
+export function processInterrupts(handler: (signal: StopSignal) => void): () => void {
+  const off = (): void => {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+  };
+  const onInt = (): void => {
+    off();
+    handler('SIGINT');
+  };
+  const onTerm = (): void => {
+    off();
+    handler('SIGTERM');
+  };
+  process.once('SIGINT', onInt);
+  process.once('SIGTERM', onTerm);
+  return off;
 }
 
 /** The io of the real process. */
 export function processIo(): CliIo {
-  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin };
+  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, onInterrupt: processInterrupts };
+}
+
+/**
+ * A promise that resolves with the first interrupt (never, without
+ * `onInterrupt`), and the function that stops listening.
+ */
+export function interruption(io: CliIo): { readonly signal: Promise<StopSignal>; readonly dispose: () => void } {
+  let dispose = (): void => undefined;
+  const signal = new Promise<StopSignal>((resolve) => {
+    if (io.onInterrupt !== undefined) dispose = io.onInterrupt(resolve);
+  });
+  return { signal, dispose };
 }
 
 export function isTTY(s: { isTTY?: boolean }): boolean {

@@ -1,3 +1,7 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openSync, type IpIntel } from '@ipintel/core';
 import { leafOfIPv4 } from '@ipintel/core/internal';
@@ -57,11 +61,38 @@ describe('ipintel batch: rows', () => {
     expect(small.out.split('\n').slice(0, -1).map((l) => JSON.parse(l).ip)).toEqual(ips);
   });
 
-  it('skips blank lines and # comments, trims spaces, accepts CRLF and a BOM', async () => {
-    const input = '\uFEFF8.8.8.8\r\n\r\n# a comment\n   \t\n  1.1.1.1  \r\n#1.2.3.4\n\u00a02001:db8::1\u00a0\r\n1.2.3.4';
+  it('skips blank lines and # comments, trims spaces and tabs, accepts CRLF and a leading BOM', async () => {
+    const input = '\uFEFF8.8.8.8\r\n\r\n# a comment\n   \t\n  1.1.1.1  \r\n#1.2.3.4\n\t2001:db8::1\t\r\n1.2.3.4';
     const r = await batch(input);
     expect(r.code).toBe(0);
     expect(r.out.trimEnd().split('\n').map((l) => JSON.parse(l).ip)).toEqual(['8.8.8.8', '1.1.1.1', '2001:db8::1', '1.2.3.4']);
+  });
+
+  // Issue 11 row 7: lines padded with NUL, ESC, VT (and other characters check() rejects) were answered.
+  it('answers a line exactly when `ipintel check` answers it: only space, tab and CR are padding', async () => {
+    const pads = ['', ' ', '\t', '\r', '\0', '\x1b', '\v', '\f', '\u00a0', '\ufeff', '\u2028', '\x7f'];
+    const cores = ['8.8.8.8', '1.2.3.4', '2001:db8::1', '::ffff:1.1.1.1', '01.2.3.4', 'nope', '1.2.3.4/24'];
+    const fc = await import('fast-check');
+    const lines = fc.sample(
+      fc.tuple(fc.constantFrom(...cores), fc.array(fc.constantFrom(...pads), { maxLength: 2 }), fc.array(fc.constantFrom(...pads), { maxLength: 2 })).map(([c, a, b]) => a.join('') + c + b.join('')),
+      { numRuns: 300, seed: 42 },
+    );
+    for (const bad of ['\x008.8.8.8', '8.8.8.8\x1b', '\v1.2.3.4', '8.8.8.8\u00a0']) lines.push(bad);
+    const viaBatch = (await batch(lines.join('\n'))).out.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const c = captureIo();
+    await runCli(['check', '--snapshot', snap, '--', ...lines], c.io);
+    const viaCheck = c.stdout().trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(viaBatch).toHaveLength(lines.length);
+    expect(viaCheck).toHaveLength(lines.length);
+    lines.forEach((line, i) => {
+      const b = viaBatch[i];
+      const k = viaCheck[i];
+      expect('error' in b, JSON.stringify(line)).toBe('error' in k);
+      if ('error' in b) expect(b.error.code).toBe(k.error.code);
+      else expect(b).toEqual(k);
+    });
+    // The four hand-written lines are padded with characters check() rejects: error rows.
+    expect(viaBatch.slice(-4).every((r: { error?: unknown }) => r.error !== undefined)).toBe(true);
   });
 
   it('reports bad lines as error rows in place, counts them on stderr and exits 1', async () => {
@@ -218,6 +249,21 @@ describe('ipintel batch: workers and progress', () => {
     expect(auto.out === one.out).toBe(true);
   });
 
+  // Issue 11 row 16: blocks done by workers were counted as 0 bytes (their buffer was transferred first).
+  it('counts the bytes of every block in the progress bar, those done by workers too', async () => {
+    batchHooks.workerUrl = new URL(`file://${(await ensureBundle()).worker}`);
+    batchHooks.blockBytes = 2048;
+    const dir = mkdtempSync(join(tmpdir(), 'ipintel-progress-'));
+    const file = join(dir, 'ips.txt');
+    writeFileSync(file, randomIps(20_000, 13).join('\n'));
+    const c = captureIo({ stderrTTY: true });
+    expect(await runCli(['batch', file, '--snapshot', snap, '--jobs', '2'], c.io)).toBe(0);
+    const bars = c.stderr().split('\r').filter((x) => /%/.test(x));
+    expect(bars.length).toBeGreaterThan(0);
+    // The final bar is drawn after the last block: every input byte counted.
+    expect(bars.at(-1)).toMatch(/\[#{24}\] 100\.0%  20,000 rows/);
+  });
+
   it('draws a progress bar with rate on a TTY stderr, nothing when piped', async () => {
     const input = randomIps(3000).join('\n');
     const tty = await batch(input, [], { stderrTTY: true });
@@ -225,6 +271,39 @@ describe('ipintel batch: workers and progress', () => {
     const quiet = await batch(input, ['--no-progress'], { stderrTTY: true });
     expect(quiet.err).toBe('');
     expect((await batch(input)).err).toBe('');
+  });
+});
+
+describe('ipintel batch: interrupted', () => {
+  // Issue 11 row 14 (in-process; process.test.ts sends a real SIGINT through a pipe).
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('on %s: finishes the complete lines read, drops a cut one, closes the JSON array, exits %i', async (signal, exit) => {
+    const stdin = new PassThrough();
+    let fire: ((s: 'SIGINT' | 'SIGTERM') => void) | undefined;
+    let unsubscribed = false;
+    const c = captureIo();
+    const io = {
+      ...c.io,
+      stdin,
+      onInterrupt: (h: (s: 'SIGINT' | 'SIGTERM') => void) => {
+        fire = h;
+        return () => void (unsubscribed = true);
+      },
+    };
+    batchHooks.blockBytes = 64;
+    const ips = randomIps(400, 17);
+    const done = runCli(['batch', '-', '--snapshot', snap, '--output', 'json'], io);
+    stdin.write(`${ips.join('\n')}\n8.8.`); // the last line is cut by the interruption
+    while (!c.stdout().includes('},')) await new Promise((r) => setTimeout(r, 5));
+    fire!(signal);
+    expect(await done).toBe(exit);
+    const rows = JSON.parse(c.stdout()) as { ip: string }[];
+    expect(rows.map((r) => r.ip)).toEqual(ips);
+    expect(c.stderr()).toBe(`ipintel batch: stopped by ${signal} after 400 rows; the output is complete up to there\n`);
+    expect(unsubscribed).toBe(true);
+    expect(stdin.destroyed).toBe(true);
   });
 });
 

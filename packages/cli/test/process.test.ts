@@ -132,6 +132,33 @@ describe('ipintel as a process', () => {
     expect(r.code).toBe(0);
   }, 60_000);
 
+  // Issue 11 row 14: the default SIGINT action cut the last row and left the JSON array open.
+  it('on SIGINT to a pipe: complete rows, a closed JSON array, exit 130', async () => {
+    const r = await new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [bundle.main, 'batch', '-', '--snapshot', synth, '--output', 'json'], { stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      let sent = false;
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        if (!sent && stdout.length > 100_000) {
+          sent = true;
+          child.kill('SIGINT');
+        }
+      });
+      child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+      // Keep stdin open, as a producer upstream in a pipeline would.
+      child.stdin.on('error', () => undefined);
+      child.stdin.write([...generated(20_000, 4)].join(''));
+    });
+    expect(r.signal).toBeNull();
+    expect(r.code).toBe(130);
+    const rows = JSON.parse(r.stdout) as { ip: string }[];
+    expect(rows.length).toBeGreaterThan(0);
+    expect(r.stderr).toMatch(/^ipintel batch: stopped by SIGINT after [\d,]+ rows; the output is complete up to there\n$/);
+  }, 60_000);
+
   // The output of 2,000,000 lines is ~2 GB and the input ~30 MB: holding either would break the bound.
   it('memory stays flat: peak RSS for 2,000,000 lines is within 48 MB of 200,000 lines', async () => {
     const harness = join(dir, 'rss-harness.mjs');

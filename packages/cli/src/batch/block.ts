@@ -3,21 +3,22 @@
  * in a worker thread or in the main thread (single job), so both give
  * byte-identical output.
  *
- * Line rules: a line ends at LF; surrounding whitespace (so the CR of CRLF,
- * and a BOM) is trimmed; empty lines and lines starting with `#` are skipped
- * and produce no row; every other line produces exactly one row, in order. A
+ * Line rules: a line ends at LF; the padding `check` also trims (space, tab,
+ * CR: see address-text.ts) is trimmed and nothing else; empty lines and lines
+ * starting with `#` are skipped and produce no row; every other line produces
+ * exactly one row, in order. A
  * line that is not an address produces an error row and is counted; the run
  * goes on. Echoed bad input is cut to ECHO_LIMIT characters.
  *
  * Hot path, per line:
- *   1. find LF, trim ASCII space on bytes;
+ *   1. find LF, trim padding on bytes;
  *   2. strict dotted-decimal IPv4 parsed from the bytes (core's own
  *      parseIPv4Bytes: the same policy as check()) -> leafOfIPv4 -> the
  *      leaf's record ids -> per-record cached segments (records.ts);
  *   3. copy the row's segments (pre-encoded per shared sub-object, see
  *      template.ts) and the address bytes into the output.
- * Anything else (IPv6, odd spacing, errors) takes the general path:
- * decode, trim, intel.check(), then the same segments.
+ * Anything else (IPv6, errors) takes the general path: decode,
+ * intel.check(), then the same segments.
  * (A per-leaf row cache was measured and dropped: no faster on small
  * snapshots, slower and 100 MB bigger on a world-sized one.)
  *
@@ -26,6 +27,7 @@
 import { TextDecoder } from 'node:util';
 import { IpIntelError, parseIPv4Bytes, type CheckResult, type IpIntel } from '@ipintel/core';
 import { leafOfIPv4 } from '@ipintel/core/internal';
+import { isPadding } from '../address-text.js';
 import { RecordRows } from './records.js';
 import { ByteSink } from './sink.js';
 import type { RowTemplate } from './template.js';
@@ -56,7 +58,8 @@ const COMMA_LF = new Uint8Array([44, 10]);
 export class BlockProcessor {
   private readonly intel: IpIntel;
   private readonly template: RowTemplate;
-  private readonly decoder = new TextDecoder();
+  /** A BOM inside the input is kept, so check() rejects it (only the input's first one is dropped, see blocks.ts). */
+  private readonly decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   private readonly joined: boolean;
   /** Output bytes per input byte of the last block, to size the next buffer. */
   private ratio = 16;
@@ -91,15 +94,15 @@ export class BlockProcessor {
     let firstInvalidMessage = '';
     let pos = 0;
     while (pos < n) {
-      // 1. The next physical line [s, e), trimmed of ASCII space.
+      // 1. The next physical line [s, e), trimmed of padding (address-text.ts).
       let end = input.indexOf(10, pos);
       if (end < 0) end = n;
       let s = pos;
       let e = end;
       pos = end + 1;
       lines++;
-      while (s < e && input[s]! <= 32) s++;
-      while (e > s && input[e - 1]! <= 32) e--;
+      while (s < e && isPadding(input[s]!)) s++;
+      while (e > s && isPadding(input[e - 1]!)) e--;
       if (s === e || input[s] === 35 /* # */) continue;
       // 2. Fast path: dotted-decimal IPv4 -> leaf -> result; the address is the input bytes.
       const a = parseIPv4Bytes(input, s, e);
@@ -110,11 +113,7 @@ export class BlockProcessor {
         continue;
       }
       // 3. General path.
-      let line = this.decoder.decode(input.subarray(s, e));
-      if (input[s]! > 127 || input[e - 1]! > 127) {
-        line = line.trim();
-        if (line === '' || line.charCodeAt(0) === 35) continue;
-      }
+      const line = this.decoder.decode(input.subarray(s, e));
       if (joined && rows > 0) sink.append(COMMA_LF);
       rows++;
       let r: CheckResult;

@@ -30,17 +30,69 @@ function concat(parts: readonly Uint8Array[], size: number, alloc: (size: number
   return out;
 }
 
+const BOM = [0xef, 0xbb, 0xbf];
+
 /**
- * Yields blocks of complete lines (the last block may lack a final LF).
- * `alloc` provides each block's memory (a view over a reusable buffer);
- * `onRead` is told how many bytes of input were consumed (for progress).
+ * The input without one UTF-8 byte-order mark at its very start (the file's
+ * encoding mark, not part of the first line; see address-text.ts). Chunks
+ * are passed through untouched otherwise.
  */
-export async function* readBlocks(
-  input: AsyncIterable<Uint8Array | string>,
-  target: number,
-  alloc?: (size: number) => Uint8Array,
-  onRead?: (bytes: number) => void,
-): AsyncGenerator<Uint8Array> {
+export async function* dropLeadingBom(input: AsyncIterable<Uint8Array | string>): AsyncGenerator<Uint8Array> {
+  let head: Uint8Array | null = new Uint8Array(0);
+  for await (const raw of input) {
+    const chunk = typeof raw === 'string' ? Buffer.from(raw) : raw;
+    if (head === null) {
+      yield chunk;
+      continue;
+    }
+    // 1. Gather the first three bytes (a chunk may be shorter), then decide once.
+    const joined: Uint8Array = head.length === 0 ? chunk : Buffer.concat([head, chunk]);
+    if (joined.length < BOM.length && BOM.slice(0, joined.length).every((b, i) => joined[i] === b)) {
+      head = joined;
+      continue;
+    }
+    head = null;
+    const bom = BOM.every((b, i) => joined[i] === b);
+    yield bom ? joined.subarray(BOM.length) : joined;
+  }
+  if (head !== null && head.length > 0) yield head; // a short input that only began like a BOM
+}
+
+/**
+ * The input until `stop` resolves: then it ends at once, even while a read
+ * is pending (a quiet pipe may never answer; its owner closes it).
+ */
+export async function* untilStopped<T>(input: AsyncIterable<T>, stop: Promise<unknown>): AsyncGenerator<T> {
+  const it = input[Symbol.asyncIterator]();
+  const STOP: unique symbol = Symbol('stop');
+  const stopped = stop.then((): typeof STOP => STOP);
+  for (;;) {
+    const pending = it.next();
+    const r = await Promise.race([pending, stopped]);
+    if (typeof r === 'symbol') {
+      pending.catch(() => undefined); // settles, or fails, once the owner closes the input
+      return;
+    }
+    if (r.done === true) return;
+    yield r.value;
+  }
+}
+
+export interface ReadBlocksOptions {
+  /** Memory for each block (a view over a reusable buffer). */
+  readonly alloc?: (size: number) => Uint8Array;
+  /** Told how many bytes of input were consumed (for progress). */
+  readonly onRead?: (bytes: number) => void;
+  /**
+   * Asked when the input ends: true when a last line without LF was cut
+   * short (an interrupted run) and must be dropped, not answered.
+   */
+  readonly dropLastLine?: () => boolean;
+}
+
+/** Yields blocks of complete lines (the last block may lack a final LF). */
+export async function* readBlocks(input: AsyncIterable<Uint8Array | string>, target: number, options: ReadBlocksOptions = {}): AsyncGenerator<Uint8Array> {
+  const { alloc, onRead } = options;
   /** Complete lines waiting to be emitted. */
   let done: Uint8Array[] = [];
   let doneSize = 0;
@@ -88,8 +140,8 @@ export async function* readBlocks(
       }
     }
   }
-  // 4. Whatever is left, including a last line without LF.
-  if (!discarding) {
+  // 4. Whatever is left, including a last line without LF (unless it was cut short).
+  if (!discarding && options.dropLastLine?.() !== true) {
     done.push(...tail);
     doneSize += tailSize;
   }

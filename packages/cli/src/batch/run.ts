@@ -13,12 +13,18 @@
  * thread for small inputs and all cores (os.availableParallelism) once the
  * input is known (file size) or seen (stdin) to exceed AUTO_PARALLEL_BYTES.
  *
+ * Interruption (`stop`, fired on SIGINT/SIGTERM by the command): the input
+ * ends there; the complete lines read by then are checked and written (a
+ * line cut by the interruption is dropped, never answered half), the JSON
+ * array is closed, and the run returns with `interrupted` set, so the output
+ * always parses.
+ *
  * @module
  */
 import type { SharedSnapshot } from '@ipintel/core';
 import { availableParallelism } from 'node:os';
 import type { BlockProcessor } from './block.js';
-import { readBlocks } from './blocks.js';
+import { dropLeadingBom, readBlocks, untilStopped } from './blocks.js';
 import { BufferPool } from './buffers.js';
 import { LocalExecutor, type BlockResult, type Executor, type ProcessorConfig } from './executor.js';
 import { HybridExecutor } from './hybrid.js';
@@ -56,6 +62,8 @@ export interface BatchRunOptions {
   readonly workerUrl?: URL | undefined;
   readonly blockBytes?: number | undefined;
   readonly autoParallelBytes?: number | undefined;
+  /** Resolves when the run should stop early (a signal): see the module comment. */
+  readonly stop?: Promise<unknown>;
 }
 
 export interface BatchSummary {
@@ -69,6 +77,8 @@ export interface BatchSummary {
   readonly jobs: number;
   /** True when the reader of our output went away (EPIPE): the run stopped early. */
   readonly stopped: boolean;
+  /** True when `stop` fired: the output holds the rows of the blocks read until then, and is complete. */
+  readonly interrupted: boolean;
 }
 
 class OutputClosed extends Error {}
@@ -142,15 +152,25 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
   };
 
   let stopped = false;
+  let interrupted = false;
+  // On `stop` the input ends early; the lines read by then are finished, a cut last line is dropped.
+  const input = o.stop === undefined ? o.input : untilStopped(o.input, o.stop.then(() => void (interrupted = true)));
   try {
     await write(o.output === 'json' ? '[' : o.header);
-    for await (const block of readBlocks(o.input, blockBytes, (n) => inputs.take(n), (n) => (bytesRead += n))) {
+    const blocks = readBlocks(dropLeadingBom(input), blockBytes, {
+      alloc: (n) => inputs.take(n),
+      onRead: (n) => (bytesRead += n),
+      dropLastLine: () => interrupted,
+    });
+    for await (const block of blocks) {
       // 1. Auto mode on a stream: go parallel once the input proves large.
       if (!parallel && !autoFailed && o.jobs === 'auto' && cores > 1 && bytesRead >= autoBytes) goParallel();
       // 2. Submit; a rejection is observed when its turn comes (no unhandled rejection meanwhile).
+      //    The size is taken first: a worker's block is transferred (its view is then empty).
+      const size = block.length;
       const result = executor.run(block);
       result.catch(() => undefined);
-      queue.push({ result, size: block.length });
+      queue.push({ result, size });
       // 3. One event-loop turn per block: worker replies and write callbacks (which
       //    hand buffers back for reuse) are seen before the next block is placed.
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -172,5 +192,5 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
     progress.update(rows, bytesDone, true);
     progress.finish(rows);
   }
-  return { lines, rows, invalid, firstInvalid, jobs: parallel ? poolSize : 1, stopped };
+  return { lines, rows, invalid, firstInvalid, jobs: parallel ? poolSize : 1, stopped, interrupted };
 }

@@ -12,8 +12,8 @@ import { BlockProcessor } from '../batch/block.js';
 import { selectColumns } from '../batch/columns.js';
 import { RowTemplate, type OutputKind, type RenderOptions } from '../batch/template.js';
 import { runBatch } from '../batch/run.js';
-import { CliError, EXIT_INVALID_INPUT, EXIT_IO, EXIT_OK, UsageError } from '../errors.js';
-import { isTTY, type CliIo, type InStream } from '../io.js';
+import { CliError, EXIT_INVALID_INPUT, EXIT_IO, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, UsageError } from '../errors.js';
+import { interruption, isTTY, type CliIo, type InStream, type StopSignal } from '../io.js';
 import { openSnapshot, snapshotPath } from '../snapshot.js';
 import type { Command } from './command.js';
 
@@ -31,6 +31,8 @@ export const batchHooks: BatchHooks = {};
 interface Input {
   readonly stream: AsyncIterable<Uint8Array | string>;
   readonly size: number | null;
+  /** Stops reading (a file stream is destroyed, stdin is paused and let go). */
+  close(): void;
 }
 
 function openInput(arg: string | undefined, io: CliIo): Input {
@@ -42,7 +44,8 @@ function openInput(arg: string | undefined, io: CliIo): Input {
       throw new CliError(`cannot read ${arg}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`, EXIT_IO);
     }
     if (st.isDirectory()) throw new CliError(`cannot read ${arg}: it is a directory`, EXIT_IO);
-    return { stream: createReadStream(arg, { highWaterMark: READ_CHUNK }), size: st.isFile() ? st.size : null };
+    const stream = createReadStream(arg, { highWaterMark: READ_CHUNK });
+    return { stream, size: st.isFile() ? st.size : null, close: () => stream.destroy() };
   }
   const stdin: InStream = io.stdin ?? process.stdin;
   if (arg === undefined && isTTY(stdin)) throw new UsageError('no input: give a FILE, or pipe addresses to stdin (or use "-")', 'batch');
@@ -55,7 +58,11 @@ function openInput(arg: string | undefined, io: CliIo): Input {
       // Not a real descriptor: size unknown.
     }
   }
-  return { stream: stdin as AsyncIterable<Uint8Array | string>, size };
+  const close = (): void => {
+    const s = stdin as InStream & { destroy?: () => void };
+    if (typeof s.destroy === 'function') s.destroy();
+  };
+  return { stream: stdin as AsyncIterable<Uint8Array | string>, size, close };
 }
 
 function parseJobs(v: string | undefined): number | 'auto' {
@@ -75,6 +82,12 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
   const input = openInput(args.positionals[0], io);
   const template = new RowTemplate(render);
   const intel = openSnapshot(path);
+  // SIGINT/SIGTERM: finish the rows in hand, close the output, exit 130/143 (issue 11 row 14).
+  let caught: StopSignal | undefined;
+  const interrupt = interruption(io);
+  const stop = interrupt.signal.then((signal) => {
+    caught = signal;
+  });
   const summary = await runBatch({
     input: input.stream,
     totalBytes: input.size,
@@ -91,7 +104,13 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
     workerUrl: batchHooks.workerUrl,
     blockBytes: batchHooks.blockBytes,
     autoParallelBytes: batchHooks.autoParallelBytes,
-  });
+    stop,
+  }).finally(() => interrupt.dispose());
+  if (summary.interrupted || summary.stopped) input.close();
+  if (summary.interrupted) {
+    io.stderr.write(`ipintel batch: stopped by ${caught} after ${summary.rows.toLocaleString('en-US')} rows; the output is complete up to there\n`);
+    return caught === 'SIGTERM' ? EXIT_SIGTERM : EXIT_SIGINT;
+  }
   // The reader went away (`| head`): stop quietly, as other filters do.
   if (summary.stopped) return EXIT_OK;
   if (summary.invalid > 0) {
@@ -109,11 +128,13 @@ export const batchCommand: Command = {
   summary: 'Check many addresses, one per line, from a file or stdin (streaming).',
   usage: 'ipintel batch [FILE|-] [--output ndjson|csv|json] [--fields LIST] [--format native|thirdparty] [--jobs N|auto] [--snapshot PATH]',
   details: [
-    'Reads FILE, or stdin when FILE is "-" or absent. One address per line; surrounding whitespace',
-    '(and CR of CRLF) is trimmed; blank lines and lines starting with # are skipped. Every other',
-    'line gives exactly one row, in input order. A line that is not an address gives a row with',
-    'an "error" ({ip, error: {code, message}}; the error.* columns in CSV) and is counted on',
-    'stderr; the run goes on. Exit code 0 when every row was answered, 1 when some were invalid.',
+    'Reads FILE, or stdin when FILE is "-" or absent. One address per line; space, tab and CR',
+    'around it are trimmed (as check trims an argument), nothing else; blank lines and lines',
+    'starting with # are skipped. Every other line gives exactly one row, in input order. A line',
+    'that is not an address gives a row with an "error" ({ip, error: {code, message}}; the',
+    'error.* columns in CSV) and is counted on stderr; the run goes on. Exit code 0 when every',
+    'row was answered, 1 when some were invalid; on Ctrl-C / SIGTERM the rows read so far are',
+    'finished and the output closed (a JSON array included), exit 130 / 143.',
     '',
     'Outputs: ndjson (one JSON object per line), csv (header + flattened columns such as',
     'geo.country_code and risk.score; risk.reasons joined with ";"), json (one array, streamed).',

@@ -5,13 +5,15 @@
  * several); otherwise compact JSON, one line per address (NDJSON), so scripts
  * can pipe it. `--pretty` / `--compact` override the detection. An argument
  * that is not an address gets `{ip, error: {code, message}}` in its place and
- * a message on stderr; the exit code is then 1.
+ * a message on stderr; the exit code is then 1. Space, tab and CR around an
+ * argument are trimmed, exactly as batch trims lines (address-text.ts).
  *
  * @module
  */
 import { IpIntelError, type ResultFormat } from '@ipintel/core';
 import { HELP_FLAG, stringFlag, type ParsedArgs } from '../args.js';
 import { EXIT_INVALID_INPUT, EXIT_OK, UsageError } from '../errors.js';
+import { trimAddress } from '../address-text.js';
 import { isTTY, writeAsync, type CliIo } from '../io.js';
 import { openSnapshot, snapshotPath } from '../snapshot.js';
 import type { Command } from './command.js';
@@ -26,7 +28,7 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
   let bad = 0;
   const results = args.positionals.map((ip) => {
     try {
-      return intel.check(ip, { format });
+      return intel.check(trimAddress(ip), { format });
     } catch (e) {
       if (!(e instanceof IpIntelError)) throw e;
       bad++;
