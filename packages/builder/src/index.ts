@@ -4,7 +4,6 @@
  * @module
  */
 export { buildSnapshot, BuildError, DEFAULT_ATTRIBUTION_URL, type BuildOptions, type BuildReport } from './build/build.js';
-export { buildCommand } from './build/command.js';
 export { combine } from './combine/combine.js';
 export type { CombineInput } from './combine/input.js';
 export { fromFolder, fromNetwork, AcquireError } from './acquire.js';

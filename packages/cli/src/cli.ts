@@ -1,28 +1,41 @@
 /**
- * `runCli(argv, io)`: the whole CLI as a function. Parses the command,
- * answers `help` / `--help` / `--version`, runs the command and turns any
- * failure into a message and an exit code (see errors.ts). main.ts calls it
- * with the process's streams; tests call it with in-memory ones.
+ * `runCli(argv, io)`: the whole CLI as a function. Parses the command's flags
+ * (one parser, args.ts, for every command), answers `help` / `--help` /
+ * `--version`, runs the command and turns any failure into a message and an
+ * exit code (see errors.ts). main.ts calls it with the process's streams;
+ * tests call it with in-memory ones.
+ *
+ * `build`, `serve` and `keys` are CLI commands like the others (their flags,
+ * help and errors live here); they load @ipintel/builder or @ipintel/server
+ * only when they run (commands/load.ts).
  *
  * @module
  */
 import { parseArgs } from './args.js';
 import { batchCommand } from './commands/batch.js';
+import { buildCommand } from './commands/build.js';
 import { checkCommand } from './commands/check.js';
 import { commandHelp, type Command } from './commands/command.js';
-import { DELEGATED, runDelegated } from './commands/delegate.js';
 import { infoCommand } from './commands/info.js';
+import { keysCommand } from './commands/keys.js';
+import { serveCommand } from './commands/serve.js';
 import { EXIT_OK, reportError, UsageError } from './errors.js';
 import { processIo, writeAsync, type CliIo } from './io.js';
 import { VERSION } from './version.js';
 
-export const COMMANDS: Readonly<Record<string, Command>> = { check: checkCommand, batch: batchCommand, info: infoCommand };
+export const COMMANDS: Readonly<Record<string, Command>> = {
+  check: checkCommand,
+  batch: batchCommand,
+  info: infoCommand,
+  build: buildCommand,
+  serve: serveCommand,
+  keys: keysCommand,
+};
 
 /** The top-level help: every command with its summary. */
 export function mainHelp(): string {
-  const names = [...Object.keys(COMMANDS), ...Object.keys(DELEGATED), 'help'];
-  const summary = (n: string): string =>
-    COMMANDS[n]?.summary ?? DELEGATED[n]?.summary ?? 'Show help for a command ("ipintel help batch").';
+  const names = [...Object.keys(COMMANDS), 'help'];
+  const summary = (n: string): string => COMMANDS[n]?.summary ?? 'Show help for a command ("ipintel help batch").';
   const width = Math.max(...names.map((n) => n.length));
   return [
     'Usage: ipintel <command> [flags]',
@@ -51,12 +64,11 @@ async function help(topic: string | undefined, io: CliIo): Promise<number> {
     await writeAsync(io.stdout, mainHelp());
     return EXIT_OK;
   }
-  const c = COMMANDS[topic];
+  const c = Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined;
   if (c !== undefined) {
     await writeAsync(io.stdout, commandHelp(c));
     return EXIT_OK;
   }
-  if (DELEGATED[topic] !== undefined) return runDelegated(topic, ['--help'], io);
   throw new UsageError(`unknown command ${JSON.stringify(topic)}`, '');
 }
 
@@ -68,7 +80,7 @@ async function help(topic: string | undefined, io: CliIo): Promise<number> {
  */
 export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   const [name, ...rest] = argv;
-  const cmdName = name !== undefined && (COMMANDS[name] !== undefined || DELEGATED[name] !== undefined) ? name : '';
+  const cmdName = name !== undefined && Object.hasOwn(COMMANDS, name) ? name : '';
   try {
     if (name === undefined) {
       io.stderr.write(mainHelp());
@@ -83,7 +95,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       if (rest.length > 1) throw new UsageError('help takes at most one command name', '');
       return await help(rest[0], io);
     }
-    const command = COMMANDS[name];
+    const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (command !== undefined) {
       const args = parseArgs(rest, command.spec);
       if (args.flags['help'] !== undefined) {
@@ -92,7 +104,6 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       }
       return await command.run(args, io);
     }
-    if (DELEGATED[name] !== undefined) return await runDelegated(name, rest, io);
     throw new UsageError(name.startsWith('-') ? `unknown flag ${name}` : `unknown command ${JSON.stringify(name)}`, '');
   } catch (e) {
     return reportError(e, io.stderr, cmdName);

@@ -102,6 +102,20 @@ describe('ipintel as a process', () => {
     expect(none.stderr).toMatch(/^ipintel check: no snapshot at /);
   });
 
+  // The bundle lives in the temp dir, where neither @ipintel/builder nor @ipintel/server resolves:
+  // exactly an install without them.
+  it('without @ipintel/builder and @ipintel/server installed: check works, build/serve/keys exit 5, their help works', async () => {
+    expect((await runNode([bundle.main, 'check', '1.1.1.1', '--snapshot', tricky])).code).toBe(0);
+    for (const argv of [['build', '--quiet'], ['serve', '--port', '0'], ['keys', 'list']]) {
+      const r = await runNode([bundle.main, ...argv]);
+      expect(r.code, argv.join(' ')).toBe(5);
+      expect(r.stderr).toMatch(new RegExp(`^ipintel ${argv[0]}: "ipintel ${argv[0]}" is unavailable: @ipintel/(builder|server) could not be loaded \\(`));
+      const h = await runNode([bundle.main, argv[0]!, '--help']);
+      expect(h.code).toBe(0);
+      expect(h.stdout).toContain(`Usage: ipintel ${argv[0]}`);
+    }
+  });
+
   it('--jobs 2 is byte-identical to --jobs 1 on 300,000 lines (ndjson, csv, json)', async () => {
     const file = join(dir, 'in-300k.txt');
     writeFileSync(file, [...generated(300_000, 1)].join(''));

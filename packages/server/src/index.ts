@@ -1,7 +1,9 @@
 /**
  * @ipintel/server: the ipintel HTTP API (spec section 4, PRODUCT.md section 6),
- * standalone (`startServer`, `serveCommand`) or embedded (`createNodeHandler`,
- * `createFetchHandler`, or the socket-less `createApp`). Re-exports only.
+ * standalone (`startServer`) or embedded (`createNodeHandler`,
+ * `createFetchHandler`, or the socket-less `createApp`), and key management
+ * (`createKey`, `rotateKey`, ...). The `ipintel serve` and `ipintel keys`
+ * commands live in the CLI package and call these. Re-exports only.
  *
  * @module
  */
@@ -9,9 +11,6 @@ export { createApp, type App, type AppOptions } from './app.js';
 export { createNodeHandler, type NodeHandler } from './adapters/node.js';
 export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './adapters/fetch.js';
 export { startServer, type StartOptions, type RunningServer } from './standalone.js';
-export { serveCommand, SERVE_HELP } from './cli/serve.js';
-export { keysCommand, KEYS_HELP, type KeysCommandOptions } from './cli/keys.js';
-export type { CommandIO } from './cli/args.js';
 export type { ApiRequest, ApiResponse } from './http/types.js';
 export { PROBLEMS, type ProblemCode, type ProblemBody } from './http/problem.js';
 export { DEFAULT_PLANS, resolvePlans, periodAt, type Plan, type QuotaPeriod } from './plans.js';

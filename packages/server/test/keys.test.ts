@@ -1,18 +1,16 @@
 /**
- * Keys: the secret's form and storage, the lifecycle (activation, revocation,
- * rotation with a grace period) as the server sees it, and `ipintel keys`.
+ * Keys: the secret's form and storage, and the lifecycle (activation,
+ * revocation, rotation with a grace period) as the server sees it. The
+ * `ipintel keys` command is tested in packages/cli/test/keys.test.ts.
  */
-import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
-import { keysCommand } from '../src/cli/keys.js';
+import { describe, expect, it } from 'vitest';
 import { createKey, keyState, revokeKey, rotateKey } from '../src/keys/manage.js';
 import { generateKey, hashKey, keyId, keyMatches, redactKey } from '../src/keys/secret.js';
 import { resolvePlans } from '../src/plans.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import { createApp } from '../src/app.js';
 import { fixtureBytes } from './support/fixtures.js';
-import { call, TEST_PLANS, tempDir } from './support/harness.js';
+import { call, TEST_PLANS } from './support/harness.js';
 
 const plans = resolvePlans(TEST_PLANS);
 
@@ -100,76 +98,5 @@ describe('key cache', () => {
     expect((await call(app, '/v1/check?ip=8.8.8.8', { key })).json.code).toBe('key_revoked');
     await app.close();
     await store.close();
-  });
-});
-
-function io() {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  const text = { out: '', err: '' };
-  out.on('data', (d) => (text.out += d));
-  err.on('data', (d) => (text.err += d));
-  return { io: { stdout: out, stderr: err }, text };
-}
-
-describe('ipintel keys', () => {
-  const tmp = tempDir();
-  const spec = `sqlite:${join(tmp.dir, 'keys.sqlite')}`;
-  afterAll(() => tmp.cleanup());
-
-  it('create prints the key once on stdout; list shows it without the secret', async () => {
-    const a = io();
-    expect(await keysCommand(['create', '--plan', 'free', '--name', 'my app', '--store', spec], a.io)).toBe(0);
-    const key = a.text.out.trim();
-    expect(key).toMatch(/^ipi_live_[0-9A-Za-z]{32}$/);
-    expect(a.text.err).toContain('not stored');
-    const l = io();
-    expect(await keysCommand(['list', '--store', spec], l.io)).toBe(0);
-    expect(l.text.out).toContain(keyId(key)!);
-    expect(l.text.out).toContain('my app');
-    expect(l.text.out).toContain('0/1000 per day');
-    expect(l.text.out).not.toContain(key);
-    const j = io();
-    await keysCommand(['list', '--json', '--store', spec], j.io);
-    expect(JSON.parse(j.text.out)[0]).toMatchObject({ id: keyId(key), plan: 'free', state: 'pending', used: 0, quota: 1000 });
-  });
-
-  it('rotate and revoke by id', async () => {
-    const c = io();
-    await keysCommand(['create', '--plan', 'pro', '--json', '--store', spec], c.io);
-    const { id } = JSON.parse(c.text.out) as { id: string };
-    const r = io();
-    expect(await keysCommand(['rotate', id, '--grace', '2h', '--json', '--store', spec], r.io)).toBe(0);
-    const rotated = JSON.parse(r.text.out) as { id: string; key: string; plan: string };
-    expect(rotated.plan).toBe('pro');
-    expect(rotated.key).toMatch(/^ipi_live_/);
-    const v = io();
-    expect(await keysCommand(['revoke', rotated.id, '--store', spec], v.io)).toBe(0);
-    expect(v.text.out).toContain(`Revoked key ${rotated.id}`);
-    const l = io();
-    await keysCommand(['list', '--json', '--store', spec], l.io);
-    const rows = JSON.parse(l.text.out) as { id: string; state: string; replaced_by: string | null }[];
-    expect(rows.find((x) => x.id === id)).toMatchObject({ state: 'rotating', replaced_by: rotated.id });
-    expect(rows.find((x) => x.id === rotated.id)?.state).toBe('revoked');
-    const missing = io();
-    expect(await keysCommand(['revoke', 'nope', '--store', spec], missing.io)).toBe(1);
-    expect(missing.text.err).toContain('no key');
-  });
-
-  it('usage errors exit 2 with a message; --help exits 0', async () => {
-    for (const argv of [['create'], ['create', '--plan', 'gold'], ['list', '--bogus'], ['frobnicate'], ['revoke'], ['list', 'x'], ['rotate', 'a', '--grace', 'soon'], ['list', '--plan', 'free'], []]) {
-      const e = io();
-      expect(await keysCommand([...argv, '--store', spec], e.io), argv.join(' ')).toBe(2);
-      expect(e.text.err).not.toBe('');
-    }
-    const h = io();
-    expect(await keysCommand(['--help'], h.io)).toBe(0);
-    expect(h.text.out).toContain('Usage: ipintel keys');
-    expect(h.text.out).toContain('Example:');
-  });
-
-  it('extra plans can be offered', async () => {
-    const e = io();
-    expect(await keysCommand(['create', '--plan', 'test', '--store', spec], e.io, { plans: TEST_PLANS })).toBe(0);
   });
 });

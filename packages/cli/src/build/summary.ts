@@ -1,0 +1,57 @@
+/**
+ * The report `ipintel build` prints: per source, entries read, rejected lines
+ * grouped by reason (with the first line of each) and the data date; then
+ * the snapshot's ranges, size, build time, and its load time and memory
+ * measured in a fresh process, beside the targets of issue #3.
+ *
+ * @module
+ */
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import type { BuildReport } from '@ipintel/builder';
+
+/** Targets of issue #3, printed beside the measured figures. */
+const TARGETS = { fileMB: 40, buildS: 90, loadMs: 300, rssMB: 150 };
+
+/** Loads the snapshot in a fresh process: load time and RSS after load, as a user would see them; null if it fails. */
+export function measureLoad(path: string): { loadMs: number; rssMB: number } | null {
+  const core = pathToFileURL(createRequire(import.meta.url).resolve('@ipintel/core')).href;
+  const script = `import { openSync } from ${JSON.stringify(core)};
+const t0 = performance.now(); const intel = openSync(${JSON.stringify(path)}); const ms = performance.now() - t0;
+intel.check('8.8.8.8');
+process.stdout.write(JSON.stringify({ loadMs: ms, rssMB: process.memoryUsage().rss / 1048576 }));`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  if (r.status !== 0) return null;
+  return JSON.parse(r.stdout) as { loadMs: number; rssMB: number };
+}
+
+/** The summary as text lines (`load` is measureLoad's answer). */
+export function buildSummary(report: BuildReport, load: { loadMs: number; rssMB: number } | null): string {
+  const out: string[] = ['', 'source                              status     entries  rejected  data date'];
+  for (const r of report.reports) {
+    const date = r.source?.data_date ?? '-';
+    out.push(`${r.id.padEnd(35)} ${r.status.padEnd(9)} ${String(r.source?.entries ?? '-').padStart(8)}  ${String(r.rejected.length).padStart(8)}  ${date}`);
+    // Reasons grouped (quoted values folded), with the first line of each.
+    const byReason = new Map<string, { n: number; line: number }>();
+    for (const d of r.rejected) {
+      const key = d.message.replace(/"[^"]*"/g, '"…"');
+      const e = byReason.get(key);
+      if (e) e.n++;
+      else byReason.set(key, { n: 1, line: d.line });
+    }
+    for (const [msg, e] of byReason) out.push(`    ${e.n} x ${msg} (first at line ${e.line})`);
+  }
+  const mb = report.bytes / 1048576;
+  out.push(
+    '',
+    `snapshot   ${report.out}`,
+    `ranges     ${report.ranges.v4} IPv4, ${report.ranges.v6} IPv6; ${report.stats.combinations} distinct answers`,
+    `file       ${mb.toFixed(1)} MB (target <= ${TARGETS.fileMB} MB)`,
+    `build      ${(report.ms / 1000).toFixed(1)} s (target < ${TARGETS.buildS} s)`,
+  );
+  if (load !== null) {
+    out.push(`load       ${load.loadMs.toFixed(0)} ms (target < ${TARGETS.loadMs} ms)`, `rss        ${load.rssMB.toFixed(0)} MB after load (target < ${TARGETS.rssMB} MB)`);
+  }
+  return `${out.join('\n')}\n`;
+}

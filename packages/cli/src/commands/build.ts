@@ -1,0 +1,90 @@
+/**
+ * `ipintel build`: compiles the public feeds into a snapshot with
+ * @ipintel/builder's buildSnapshot(), loaded only when the command runs.
+ * A progress line on a terminal's stderr; the summary (build/summary.ts) on
+ * stdout unless --quiet.
+ *
+ * @module
+ */
+import { resolve } from 'node:path';
+import { defaultSnapshotPath } from '@ipintel/core';
+import type { BuildOptions } from '@ipintel/builder';
+import { HELP_FLAG, stringFlag, type ParsedArgs } from '../args.js';
+import { buildSummary, measureLoad } from '../build/summary.js';
+import { CliError, EXIT_OK, UsageError } from '../errors.js';
+import { isTTY, writeAsync, type CliIo } from '../io.js';
+import { parseIsoDate, parseSeconds } from '../values.js';
+import type { Command } from './command.js';
+import { loadBuilder } from './load.js';
+
+type Options = { -readonly [K in keyof BuildOptions]: BuildOptions[K] };
+
+/** BuildOptions from the flags; every usage error is found here, before the builder loads. */
+export function buildOptions(args: ParsedArgs): Options {
+  const fetch = args.flags['fetch'] !== undefined;
+  const feeds = stringFlag(args, 'feeds');
+  const mirror = stringFlag(args, 'mirror');
+  const timeout = stringFlag(args, 'timeout');
+  if (feeds !== undefined && fetch) throw new UsageError('choose one of --feeds and --fetch', 'build');
+  if ((mirror !== undefined || timeout !== undefined) && !fetch) throw new UsageError('--mirror and --timeout go with --fetch', 'build');
+  const options: Options = { out: resolve(stringFlag(args, 'out') ?? defaultSnapshotPath()) };
+  if (feeds !== undefined) options.feeds = resolve(feeds);
+  if (fetch) {
+    options.fetch = {
+      ...(mirror === undefined ? {} : { mirror }),
+      ...(timeout === undefined ? {} : { timeoutMs: parseSeconds(timeout, '--timeout', 'build') }),
+    };
+  }
+  const date = stringFlag(args, 'build-date');
+  if (date !== undefined) options.buildDate = parseIsoDate(date, '--build-date', 'build');
+  const attribution = stringFlag(args, 'attribution-url');
+  if (attribution !== undefined) options.attributionUrl = attribution;
+  return options;
+}
+
+async function run(args: ParsedArgs, io: CliIo): Promise<number> {
+  const options = buildOptions(args);
+  const quiet = args.flags['quiet'] !== undefined;
+  const builder = await loadBuilder('build');
+  const tty = isTTY(io.stderr) && !quiet;
+  if (tty) options.progress = (m) => void io.stderr.write(`\r\x1b[K${m}`);
+  let report;
+  try {
+    report = await builder.buildSnapshot(options);
+  } catch (e) {
+    throw new CliError(`failed: ${(e as Error).message}`, 1);
+  } finally {
+    if (tty) io.stderr.write('\r\x1b[K');
+  }
+  if (!quiet) await writeAsync(io.stdout, buildSummary(report, measureLoad(report.out)));
+  return EXIT_OK;
+}
+
+export const buildCommand: Command = {
+  summary: 'Compile the public feeds into a snapshot file.',
+  usage: 'ipintel build [--feeds DIR | --fetch [--mirror URL] [--timeout SECONDS]] [--out PATH] [flags]',
+  details: [
+    'Compiles public feeds into a snapshot. Geo and ASN always come from the npm data packages',
+    '(DB-IP City Lite, ip-location-db ASN); every other signal from the feeds found in DIR (laid',
+    'out like shared/feeds) or downloaded. The output file is replaced atomically, and only when',
+    'the build succeeded; a source that shrank by more than half since the last build fails it.',
+    'Exit code 0 when built, 1 when the build failed (the last snapshot stays), 2 for a usage error.',
+  ].join('\n'),
+  examples: ['ipintel build --feeds ../shared/feeds --out data/world.ipintel', 'ipintel build --fetch --timeout 120'],
+  spec: {
+    name: 'build',
+    positionals: { min: 0, max: 0, name: '' },
+    flags: {
+      feeds: { type: 'string', value: 'DIR', description: 'Build offline from DIR.' },
+      fetch: { type: 'boolean', description: 'Download every feed from its official URL.' },
+      mirror: { type: 'string', value: 'URL', description: 'With --fetch: download <URL>/<feed path> instead.' },
+      timeout: { type: 'string', value: 'SECONDS', description: 'With --fetch: per-feed timeout (default 60).' },
+      out: { type: 'string', value: 'PATH', description: "Output file (default: the default snapshot, in @ipintel/core's data folder or $IPINTEL_SNAPSHOT)." },
+      'build-date': { type: 'string', value: 'ISO', description: 'Build date to record (default $SOURCE_DATE_EPOCH, else the newest source date).' },
+      'attribution-url': { type: 'string', value: 'URL', description: 'Link carried in every result\'s "attribution".' },
+      quiet: { type: 'boolean', description: 'No progress, no summary.' },
+      help: HELP_FLAG,
+    },
+  },
+  run,
+};

@@ -1,0 +1,77 @@
+/**
+ * `ipintel build` (moved from the builder package with the command): flags
+ * to BuildOptions, usage errors before the builder loads, a real build of
+ * the fixture feeds with its summary, and a failed build.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseArgs } from '../src/args.js';
+import { runCli } from '../src/cli.js';
+import { buildCommand, buildOptions } from '../src/commands/build.js';
+import { captureIo } from './io.js';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'ipintel-cli-build-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function build(...argv: string[]) {
+  const c = captureIo();
+  const code = await runCli(['build', ...argv], c.io);
+  return { code, out: c.stdout(), err: c.stderr() };
+}
+
+describe('ipintel build: flags', () => {
+  it('maps the flags to BuildOptions', () => {
+    const o = buildOptions(parseArgs(['--fetch', '--mirror', 'http://m', '--timeout', '2.5', '--out', 'w.ipintel', '--build-date', '2026-01-02', '--attribution-url', 'https://a'], buildCommand.spec));
+    expect(o).toEqual({
+      out: join(process.cwd(), 'w.ipintel'),
+      fetch: { mirror: 'http://m', timeoutMs: 2500 },
+      buildDate: '2026-01-02T00:00:00.000Z',
+      attributionUrl: 'https://a',
+    });
+    expect(buildOptions(parseArgs(['--feeds', 'f'], buildCommand.spec)).feeds).toBe(join(process.cwd(), 'f'));
+  });
+
+  it('usage errors exit 2 with the common message shape', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--feeds', 'a', '--fetch'], /choose one of --feeds and --fetch/],
+      [['--mirror', 'http://m'], /--mirror and --timeout go with --fetch/],
+      [['--fetch', '--timeout', '0'], /--timeout takes a positive number of seconds/],
+      [['--build-date', 'yesterday'], /--build-date takes an ISO 8601 date/],
+      [['--feeds', 'a', '--feeds', 'b'], /--feeds given more than once/],
+      [['extra'], /unexpected argument "extra"/],
+      [['--quiet=yes'], /--quiet takes no value/],
+    ];
+    for (const [argv, message] of cases) {
+      const r = await build(...argv);
+      expect(r.code, argv.join(' ')).toBe(2);
+      expect(r.err).toMatch(message);
+      expect(r.err).toMatch(/^ipintel build: .*\nRun "ipintel build --help" for usage\.\n$/);
+    }
+  });
+});
+
+describe('ipintel build: running', () => {
+  it('builds the fixture feeds and prints the summary; the snapshot answers', async () => {
+    const out = join(dir, 'fixture.ipintel');
+    const r = await build('--feeds', join(root, 'fixtures/feeds'), '--out', out, '--build-date', '2026-08-22', '--attribution-url', 'https://example.test/attribution');
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/^source +status +entries +rejected +data date$/m);
+    expect(r.out).toMatch(/^tor-exits +used +\d+ +\d+ /m);
+    expect(r.out).toContain(`snapshot   ${out}`);
+    expect(r.out).toMatch(/^load +\d+ ms/m);
+    const c = captureIo();
+    expect(await runCli(['check', '8.8.8.8', '--snapshot', out], c.io)).toBe(0);
+    expect(JSON.parse(c.stdout())).toMatchObject({ ip: '8.8.8.8', attribution: 'https://example.test/attribution' });
+    expect((await build('--feeds', join(root, 'fixtures/feeds'), '--out', join(dir, 'q.ipintel'), '--quiet')).out).toBe('');
+  });
+
+  it('a failed build exits 1 with the reason', async () => {
+    const r = await build('--feeds', join(dir, 'no-such-folder'), '--out', join(dir, 'x.ipintel'));
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(`ipintel build: failed: feeds folder not found: ${join(dir, 'no-such-folder')}\n`);
+  });
+});
