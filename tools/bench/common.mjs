@@ -2,23 +2,10 @@
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 
-/** mulberry32: small, fast, seeded 32-bit integers; the same seed gives the same inputs on every run. */
-export function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-}
-
-/** The same generator as floats in [0, 1). */
-export function prng(seed) {
-  const next = mulberry32(seed);
-  return () => next() / 4294967296;
-}
+// The seeded generator lives in the shared test kit (built by `pnpm build`, which `pnpm bench` runs
+// first): the same seed gives the same inputs in the tests, the benchmarks and the verify tool.
+export { mulberry32, prng } from '../../packages/testkit/dist/random.js';
+import { prng } from '../../packages/testkit/dist/random.js';
 
 /** IANA special-purpose IPv4 blocks (not public): [first, size]. */
 const SPECIAL_V4 = [

@@ -3,19 +3,16 @@
  * to BuildOptions, usage errors before the builder loads, a real build of
  * the fixture feeds with its summary, and a failed build.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { fixturePath, tempDir } from '@ipintel/testkit';
 import { parseArgs } from '../src/args.js';
 import { runCli } from '../src/cli.js';
 import { buildCommand, buildOptions } from '../src/commands/build.js';
 import { captureIo } from './io.js';
 
-const root = fileURLToPath(new URL('../../..', import.meta.url));
-const dir = mkdtempSync(join(tmpdir(), 'ipintel-cli-build-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const { dir, cleanup } = tempDir('ipintel-cli-build-');
+afterAll(cleanup);
 
 async function build(...argv: string[]) {
   const c = captureIo();
@@ -57,7 +54,7 @@ describe('ipintel build: flags', () => {
 describe('ipintel build: running', () => {
   it('builds the fixture feeds and prints the summary; the snapshot answers', async () => {
     const out = join(dir, 'fixture.ipintel');
-    const r = await build('--feeds', join(root, 'fixtures/feeds'), '--out', out, '--build-date', '2026-08-22', '--attribution-url', 'https://example.test/attribution');
+    const r = await build('--feeds', fixturePath('feeds'), '--out', out, '--build-date', '2026-08-22', '--attribution-url', 'https://example.test/attribution');
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/^source +status +entries +rejected +data date$/m);
     expect(r.out).toMatch(/^tor-exits +used +\d+ +\d+ /m);
@@ -66,7 +63,7 @@ describe('ipintel build: running', () => {
     const c = captureIo();
     expect(await runCli(['check', '8.8.8.8', '--snapshot', out], c.io)).toBe(0);
     expect(JSON.parse(c.stdout())).toMatchObject({ ip: '8.8.8.8', attribution: 'https://example.test/attribution' });
-    expect((await build('--feeds', join(root, 'fixtures/feeds'), '--out', join(dir, 'q.ipintel'), '--quiet')).out).toBe('');
+    expect((await build('--feeds', fixturePath('feeds'), '--out', join(dir, 'q.ipintel'), '--quiet')).out).toBe('');
   });
 
   it('a failed build exits 1 with the reason', async () => {

@@ -3,17 +3,16 @@
  * revoke by id, and the usage rules (moved from the server package with the
  * command).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '@ipintel/testkit';
 import { keyId } from '@ipintel/server';
 import { runCli } from '../src/cli.js';
 import { captureIo } from './io.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'ipintel-cli-keys-'));
+const { dir, cleanup } = tempDir('ipintel-cli-keys-');
 const spec = `sqlite:${join(dir, 'keys.sqlite')}`;
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(cleanup);
 
 async function keys(...argv: string[]) {
   const c = captureIo();

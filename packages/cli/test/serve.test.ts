@@ -4,11 +4,10 @@
  * passed, both commands finding the same default store), start-up failures,
  * and a clean stop on SIGINT/SIGTERM.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '@ipintel/testkit';
 import { parseArgs } from '../src/args.js';
 import { runCli } from '../src/cli.js';
 import { serveCommand, startOptions } from '../src/commands/serve.js';
@@ -16,14 +15,14 @@ import type { StopSignal } from '../src/io.js';
 import { captureIo } from './io.js';
 import { trickyModel, writeSnapshot } from './snapshots.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'ipintel-cli-serve-'));
+const { dir, cleanup } = tempDir('ipintel-cli-serve-');
 const saved = { xdg: process.env['XDG_DATA_HOME'], store: process.env['IPINTEL_STORE'] };
 afterAll(() => {
   for (const [k, v] of [['XDG_DATA_HOME', saved.xdg], ['IPINTEL_STORE', saved.store]] as const) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
   }
-  rmSync(dir, { recursive: true, force: true });
+  cleanup();
 });
 
 /** A serve run in-process, stopped by a fake signal. */

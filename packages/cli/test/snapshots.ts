@@ -4,11 +4,7 @@
  * exercise CSV quoting (commas, quotes, newlines), signals, a bogon range,
  * IPv6, and null geo fields.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
-  encodeSnapshot,
   flattenPrefixes,
   type GeoRow,
   type NetworkRow,
@@ -16,8 +12,7 @@ import {
   type SignalRow,
   type SnapshotModel,
 } from '@ipintel/core/writer';
-import { EMPTY_SIGNALS } from '../../core/test/helpers.js';
-
+import { EMPTY_SIGNALS, prng, writeSnapshotFile } from '@ipintel/testkit';
 
 const v4 = (a: number, b: number, c: number, d: number): bigint => BigInt(((a << 24) | (b << 16) | (c << 8) | d) >>> 0);
 
@@ -81,17 +76,7 @@ export function trickyModel(): SnapshotModel {
   };
 }
 
-/** Deterministic PRNG (mulberry32). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng };
 
 /**
  * A larger synthetic snapshot: `ranges` random IPv4 prefixes (/12../24) over
@@ -132,9 +117,4 @@ export function syntheticModel(ranges: number, leafCount = 20_000, seed = 42, ge
 }
 
 /** Encodes a model to a fresh temp file and returns its path. */
-export function writeSnapshot(model: SnapshotModel, name = 'test.ipintel'): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ipintel-cli-snap-'));
-  const path = join(dir, name);
-  writeFileSync(path, encodeSnapshot(model));
-  return path;
-}
+export const writeSnapshot = (model: SnapshotModel, name?: string): string => writeSnapshotFile(model, name);

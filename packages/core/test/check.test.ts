@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IpIntelError, loadSnapshot } from '../src/portable.js';
 import { encodeSnapshot, flattenPrefixes } from '../src/writer.js';
-import { EMPTY_SIGNALS, modelFromPrefixes } from './helpers.js';
+import { EMPTY_SIGNALS, modelFromPrefixes } from '@ipintel/testkit';
 import { formatIPv6 } from '../src/ip/format.js';
 import { parseIPv6 } from '../src/ip/parse.js';
 

@@ -9,61 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { leafCoverage, leafOfIPv4, leafRecords, resultForLeaf } from '../src/internal.js';
 import { loadSnapshot } from '../src/portable.js';
 import { bigIntToText, encodeSnapshot, type PrefixEntry } from '../src/writer.js';
-import { modelFromPrefixes, naiveLpm } from './helpers.js';
+import { modelFromPrefixes, naiveLpm, prefixSetArb, probeAddresses } from '@ipintel/testkit';
 
 const RUNS = Number(process.env.FC_RUNS ?? 60);
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: RUNS });
-
-function prefixArb(bits: number, lengths: number[], leaves: number): fc.Arbitrary<PrefixEntry<number>> {
-  return fc
-    .record({
-      hi: fc.bigInt({ min: 0n, max: (1n << BigInt(bits)) - 1n }),
-      length: fc.constantFrom(...lengths),
-      value: fc.integer({ min: 1, max: leaves - 1 }),
-    })
-    .map(({ hi, length, value }) => {
-      const size = 1n << BigInt(bits - length);
-      return { start: hi - (hi % size), length, value };
-    });
-}
-
-/** Prefix sets clustered in a small region so they nest and touch; plus children and neighbours of earlier picks. */
-function prefixSetArb(bits: number, lengths: number[], leaves: number): fc.Arbitrary<PrefixEntry<number>[]> {
-  return fc.array(prefixArb(bits, lengths, leaves), { minLength: 0, maxLength: 40 }).chain((base) =>
-    fc
-      .array(
-        fc.record({ i: fc.nat(), extra: fc.integer({ min: 1, max: 8 }), side: fc.constantFrom(-1, 0, 1), value: fc.integer({ min: 1, max: leaves - 1 }) }),
-        { maxLength: base.length === 0 ? 0 : 30 },
-      )
-      .map((derived) => {
-        const out = [...base];
-        for (const d of derived) {
-          const p = base[d.i % base.length]!;
-          const length = Math.min(bits, p.length + d.extra);
-          const size = 1n << BigInt(bits - length);
-          const parentSize = 1n << BigInt(bits - p.length);
-          // A child inside p (side 0), or the block right before/after p (adjacent).
-          let start = p.start + ((BigInt(d.i) * size) % parentSize);
-          if (d.side === -1) start = p.start - parentSize;
-          if (d.side === 1) start = p.start + parentSize;
-          if (start < 0n || start + (d.side === 0 ? size : parentSize) > 1n << BigInt(bits)) continue;
-          out.push({ start, length: d.side === 0 ? length : p.length, value: d.value });
-        }
-        return out;
-      }),
-  );
-}
-
-/** Addresses to probe: prefix edges (first, last, one past each end) and random ones. */
-function probes(bits: number, prefixes: PrefixEntry<number>[], random: bigint[]): bigint[] {
-  const max = (1n << BigInt(bits)) - 1n;
-  const out = new Set<bigint>([0n, max, ...random]);
-  for (const p of prefixes) {
-    const last = p.start + (1n << BigInt(bits - p.length)) - 1n;
-    for (const x of [p.start - 1n, p.start, p.start + 1n, last - 1n, last, last + 1n]) if (x >= 0n && x <= max) out.add(x);
-  }
-  return [...out];
-}
 
 const V4_LENGTHS = [0, 1, 8, 12, 15, 16, 17, 20, 23, 24, 25, 28, 31, 32];
 const V6_LENGTHS = [0, 3, 16, 19, 29, 31, 32, 33, 40, 47, 48, 56, 63, 64, 65, 80, 96, 112, 127, 128];
@@ -74,7 +23,7 @@ describe('index vs naive longest-prefix scan', () => {
     fc.assert(
       fc.property(prefixSetArb(32, V4_LENGTHS, LEAVES), fc.array(fc.bigInt({ min: 0n, max: 0xffffffffn }), { maxLength: 50 }), (prefixes, random) => {
         const intel = loadSnapshot(encodeSnapshot(modelFromPrefixes(prefixes, [], LEAVES)));
-        for (const x of probes(32, prefixes, random)) {
+        for (const x of probeAddresses(32, prefixes, random)) {
           const want = naiveLpm(32, prefixes, x);
           expect(intel.check(bigIntToText(4, x)).geo.city).toBe(`city-${want}`);
           expect(leafOfIPv4(intel, Number(x))).toBe(want);
@@ -90,7 +39,7 @@ describe('index vs naive longest-prefix scan', () => {
         fc.array(fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }), { maxLength: 50 }),
         (prefixes, random) => {
           const intel = loadSnapshot(encodeSnapshot(modelFromPrefixes([], prefixes, LEAVES)));
-          for (const x of probes(128, prefixes, random)) {
+          for (const x of probeAddresses(128, prefixes, random)) {
             if (x >> 32n === 0xffffn) continue; // IPv4-mapped: answered from the IPv4 table by design
             const want = naiveLpm(128, prefixes, x);
             expect(intel.check(bigIntToText(6, x)).geo.city).toBe(`city-${want}`);
@@ -110,12 +59,12 @@ describe('index vs naive longest-prefix scan', () => {
         expect(m.prefix).toBe(`${bigIntToText(4, first)}/${m.prefix_length}`);
         const want = naiveLpm(32, prefixes, x);
         // Every prefix edge inside the block answers the same; the block twice as large does not.
-        for (const y of probes(32, prefixes, [first, first + size - 1n])) {
+        for (const y of probeAddresses(32, prefixes, [first, first + size - 1n])) {
           if (y >= first && y < first + size) expect(naiveLpm(32, prefixes, y)).toBe(want);
         }
         if (m.prefix_length > 0) {
           const parent = x - (x % (size * 2n));
-          const differs = probes(32, prefixes, [parent, parent + size * 2n - 1n]).some(
+          const differs = probeAddresses(32, prefixes, [parent, parent + size * 2n - 1n]).some(
             (y) => y >= parent && y < parent + size * 2n && naiveLpm(32, prefixes, y) !== want,
           );
           expect(differs).toBe(true);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IpIntelError, loadSnapshot, open, openSync } from '../src/index.js';
 import { encodeSnapshot } from '../src/writer.js';
-import { modelFromPrefixes } from './helpers.js';
+import { modelFromPrefixes } from '@ipintel/testkit';
 
 const bytes = encodeSnapshot(
   modelFromPrefixes(

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RISK_WEIGHTS, riskLevel, scoreSignals } from '../src/portable.js';
 import type { Signals } from '../src/types.js';
-import { signalsArb } from './arbitraries.js';
+import { signalsArb } from '@ipintel/testkit';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 1000) });
 

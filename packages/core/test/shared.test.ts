@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { IpIntelError, fromShared, loadSnapshot } from '../src/portable.js';
 import { encodeSnapshot } from '../src/writer.js';
-import { modelFromPrefixes } from './helpers.js';
+import { modelFromPrefixes } from '@ipintel/testkit';
 
 const intel = loadSnapshot(
   encodeSnapshot(modelFromPrefixes([{ start: 0x08080800n, length: 24, value: 1 }], [{ start: 0x20014860n << 96n, length: 32, value: 2 }], 3)),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../src/portable.js';
 import { encodeSnapshot } from '../src/writer.js';
-import { modelFromPrefixes } from './helpers.js';
+import { modelFromPrefixes } from '@ipintel/testkit';
 
 describe('smoke', () => {
   it('round-trips a tiny snapshot', () => {

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IpIntelError, loadSnapshot } from '../src/portable.js';
 import { encodeSnapshot, format, murmur3 } from '../src/writer.js';
-import { modelFromPrefixes } from './helpers.js';
+import { modelFromPrefixes } from '@ipintel/testkit';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 200) });
 

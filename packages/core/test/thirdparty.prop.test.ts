@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { toThirdParty } from '../src/portable.js';
-import { nativeArb } from './arbitraries.js';
+import { nativeArb } from '@ipintel/testkit';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 1000) });
 

@@ -7,7 +7,7 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeSnapshot, flattenPrefixes, type SignalRow, type SnapshotModel } from '@ipintel/core/writer';
-import { EMPTY_SIGNALS } from '../../../core/test/helpers.js';
+import { EMPTY_SIGNALS } from '@ipintel/testkit';
 
 // The shared baseline signal set of the test fixtures, for space with no connection type.
 const NONE: SignalRow = { ...EMPTY_SIGNALS, connection_type: 'unknown' };

@@ -1,7 +1,12 @@
-/** fast-check generators for result parts. */
+/**
+ * fast-check generators for result parts: signal sets, connection types and
+ * whole native results (scored and labelled by core itself).
+ *
+ * @module
+ */
 import fc from 'fast-check';
-import type { CheckResult, ConnectionType, Signals } from '../src/types.js';
-import { evidenceFor, scoreSignals } from '../src/portable.js';
+import type { CheckResult, ConnectionType, Signals } from '@ipintel/core';
+import { evidenceFor, scoreSignals } from '@ipintel/core';
 
 export const connectionArb = fc.constantFrom<ConnectionType>('datacenter', 'satellite', 'mobile', 'isp', 'unknown');
 const name = fc.option(fc.string({ minLength: 1, maxLength: 12 }), { nil: null });

@@ -1,0 +1,20 @@
+/**
+ * @ipintel/testkit: shared test helpers of the ipintel packages (private,
+ * dev-only; see README.md). Re-exports only.
+ *
+ * @module
+ */
+export { mulberry32, prng, randomU32, random128 } from './random.js';
+export { EMPTY_SIGNALS } from './signals.js';
+export {
+  modelFromPrefixes,
+  writeSnapshotFile,
+  naiveLpm,
+  prefixContains,
+  prefixText,
+  prefixArb,
+  prefixSetArb,
+  probeAddresses,
+} from './prefixes.js';
+export { signalsArb, connectionArb, nativeArb } from './arbitraries.js';
+export { REPO_ROOT, fixturePath, readFixture, tempDir } from './files.js';
