@@ -18,7 +18,7 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'tools/**/*.test.ts'],
+    include: ['packages/*/test/**/*.test.ts', 'tools/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -6,20 +6,22 @@
  * @module
  */
 
-/** Stable error codes. Adding one is a minor change; renaming one is breaking. */
-export type IpIntelErrorCode =
-  /** The input is not an IPv4 or IPv6 address in an accepted text form. */
-  | 'invalid_ip'
-  /** An option has a value outside its documented set (e.g. `format`). */
-  | 'invalid_format'
-  /** The snapshot bytes are truncated, altered or inconsistent. */
-  | 'snapshot_corrupt'
-  /** The snapshot was written by a newer (or unknown) format version. */
-  | 'snapshot_version'
-  /** A call's argument has the wrong type (e.g. a batch that is not iterable). */
-  | 'invalid_input'
-  /** No snapshot file at the given or default path. */
-  | 'snapshot_not_found';
+/**
+ * Every stable error code, with when it is thrown (docs/api.md shows the same
+ * table; a test holds the two together). Adding one is a minor change;
+ * renaming one is breaking.
+ */
+export const ERROR_CODES = {
+  invalid_ip: 'the input is not an IPv4 or IPv6 address in an accepted text form',
+  invalid_format: 'an option has a value outside its documented set (e.g. `format`)',
+  invalid_input: "a call's argument has the wrong type (a batch that is not iterable, options that are not an object)",
+  snapshot_corrupt: 'the snapshot bytes are truncated, altered or inconsistent',
+  snapshot_version: 'the snapshot was written by a newer (or unknown) format version',
+  snapshot_not_found: 'no snapshot file at the given or default path',
+} as const;
+
+/** Stable error codes (see {@link ERROR_CODES}). */
+export type IpIntelErrorCode = keyof typeof ERROR_CODES;
 
 /** Longest part of a caller's input quoted back in a message. */
 const QUOTE_LIMIT = 64;

@@ -1,0 +1,57 @@
+/**
+ * The tables in docs/ say what the code does: each is parsed and compared
+ * with the constant it documents, and a mismatch fails with a diff (what is
+ * missing on either side, what differs). Fix the docs or the code, never
+ * this test.
+ */
+import { describe, expect, it } from 'vitest';
+import * as exitCodes from '../packages/cli/src/errors.js';
+import { ERROR_CODES } from '../packages/core/src/errors.js';
+import { RISK_WEIGHTS } from '../packages/core/src/result/score.js';
+import { COLUMNS } from '../packages/core/src/snapshot/format.js';
+import { PROBLEMS } from '../packages/server/src/http/problem.js';
+import { code, diff, tableUnder } from './markdown.js';
+
+describe('docs tables match the code', () => {
+  it('docs/api.md "Errors": every HTTP problem code with its status (server PROBLEMS)', () => {
+    const docs = new Map(tableUnder('api.md', 'Errors').map(([status, c]) => [code(c!), status!]));
+    const source = new Map(Object.entries(PROBLEMS).map(([c, [status]]) => [c, String(status)]));
+    expect(diff('HTTP problem codes (docs/api.md vs server/src/http/problem.ts)', docs, source)).toBe('');
+  });
+
+  it("docs/api.md: every IpIntelError code of core (ERROR_CODES)", () => {
+    const docs = new Map(tableUnder('api.md', 'Errors of the library (`IpIntelError` of `@ipintel/core`)').map(([c]) => [code(c!), 'documented']));
+    const source = new Map(Object.keys(ERROR_CODES).map((c) => [c, 'documented']));
+    expect(diff('IpIntelError codes (docs/api.md vs core/src/errors.ts)', docs, source)).toBe('');
+  });
+
+  it('docs/cli.md "Exit codes": every EXIT_* constant of the CLI', () => {
+    const docs = new Map(tableUnder('cli.md', 'Exit codes').map(([c]) => [c!, 'documented']));
+    const values = Object.entries(exitCodes).filter(([k, v]) => k.startsWith('EXIT_') && typeof v === 'number');
+    expect(values.length).toBeGreaterThan(5);
+    const source = new Map(values.map(([, v]) => [String(v), 'documented']));
+    expect(diff('exit codes (docs/cli.md vs cli/src/errors.ts)', docs, source)).toBe('');
+  });
+
+  it('docs/scoring.md "Score": the risk weights, in order (RISK_WEIGHTS)', () => {
+    const rows = tableUnder('scoring.md', 'Score');
+    const docs = new Map(rows.map(([reason, weight], i) => [code(reason!), `${Number(weight!.replace('+', ''))} at #${i + 1}`]));
+    const source = new Map(RISK_WEIGHTS.map((w, i) => [w.reason, `${w.weight} at #${i + 1}`]));
+    expect(diff('risk weights (docs/scoring.md vs core/src/result/score.ts)', docs, source)).toBe('');
+  });
+
+  it('docs/snapshot-format.md "Columns": every column with its element type (COLUMNS)', () => {
+    const docs = new Map<string, string>();
+    for (const [names, type] of tableUnder('snapshot-format.md', 'Columns')) {
+      // A row may document several columns: `geo.region`, `geo.city`.
+      for (const m of names!.matchAll(/`([^`]+)`/g)) docs.set(m[1]!, /^(u8|u16|u32|f32)\b/.exec(type!)?.[1] ?? type!);
+    }
+    const source = new Map<string, string>(Object.entries(COLUMNS));
+    expect(diff('snapshot columns (docs/snapshot-format.md vs core/src/snapshot/format.ts)', docs, source)).toBe('');
+  });
+
+  it('reports a disagreement as a readable diff', () => {
+    const d = diff('demo', new Map([['a', '1'], ['b', '2']]), new Map([['a', '1'], ['b', '3'], ['c', '4']]));
+    expect(d).toBe('demo disagree:\n  + c = 4   (in the code, missing from the docs)\n  ~ b: docs say 2, the code says 3');
+  });
+});
