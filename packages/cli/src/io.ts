@@ -82,14 +82,14 @@ export function writeAsync(out: NodeJS.WritableStream, chunk: string | Uint8Arra
   const ok = written === undefined ? out.write(chunk) : out.write(chunk, (err) => err == null && written());
   if (ok) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const done = (err?: unknown): void => {
+    const done = (err?: Error): void => {
       out.off('drain', onDrain);
       out.off('error', onError);
       if (err === undefined) resolve();
       else reject(err);
     };
     const onDrain = (): void => done();
-    const onError = (e: unknown): void => done(e);
+    const onError = (e: Error): void => done(e);
     out.on('drain', onDrain);
     out.on('error', onError);
   });

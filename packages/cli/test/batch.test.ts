@@ -157,7 +157,7 @@ describe('ipintel batch: CSV', () => {
       for (const [j, name] of rows[0]!.entries()) {
         const [g, k] = name.split('.');
         const v = k === undefined ? res[g!] : g === 'error' ? undefined : res[g!]![k];
-        const want = v === null || v === undefined ? '' : Array.isArray(v) ? v.join(';') : String(v);
+        const want = v === null || v === undefined ? '' : Array.isArray(v) ? v.join(';') : typeof v === 'string' ? v : JSON.stringify(v);
         expect(rows[i + 1]![j], `${SAMPLE[i]} ${name}`).toBe(want);
       }
     }
@@ -261,7 +261,7 @@ describe('ipintel batch: workers and progress', () => {
     const bars = c.stderr().split('\r').filter((x) => /%/.test(x));
     expect(bars.length).toBeGreaterThan(0);
     // The final bar is drawn after the last block: every input byte counted.
-    expect(bars.at(-1)).toMatch(/\[#{24}\] 100\.0%  20,000 rows/);
+    expect(bars.at(-1)).toMatch(/\[#{24}\] 100\.0% {2}20,000 rows/);
   });
 
   it('draws a progress bar with rate on a TTY stderr, nothing when piped', async () => {

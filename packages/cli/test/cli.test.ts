@@ -66,7 +66,7 @@ describe('ipintel (dispatch, help, version)', () => {
   ])('%s: a flag given twice is a usage error', async (...argv) => {
     const r = await run(argv);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(new RegExp(`^ipintel ${argv[0]}: --\\S+ given more than once\nRun "ipintel ${argv[0]} --help" for usage\.\n$`));
+    expect(r.err).toMatch(new RegExp(`^ipintel ${argv[0]}: --\\S+ given more than once\nRun "ipintel ${argv[0]} --help" for usage\\.\n$`));
   });
 
   it('rejects an unknown command and a bad flag value', async () => {

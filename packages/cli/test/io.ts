@@ -7,8 +7,8 @@ import type { CliIo, InStream, OutStream } from '../src/io.js';
 
 export interface Captured {
   readonly io: CliIo;
-  stdout(): string;
-  stderr(): string;
+  readonly stdout: () => string;
+  readonly stderr: () => string;
 }
 
 function sink(tty: boolean): { stream: OutStream; text: () => string } {

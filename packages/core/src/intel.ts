@@ -207,7 +207,7 @@ export class IpIntel {
   checkBatch(ips: Iterable<unknown>, options?: CheckOptions): (CheckResult | ThirdPartyResult | BatchError)[];
   checkBatch(ips: Iterable<unknown>, options?: CheckOptions): (CheckResult | ThirdPartyResult | BatchError)[] {
     const format = formatOf(options);
-    if (ips === null || typeof ips !== 'object' || typeof (ips as Iterable<unknown>)[Symbol.iterator] !== 'function') {
+    if (ips === null || typeof ips !== 'object' || typeof (ips as unknown as Record<symbol, unknown>)[Symbol.iterator] !== 'function') {
       throw new IpIntelError('invalid_input', `checkBatch expects an iterable of strings, got ${quoteInput(ips)}`);
     }
     const out: (CheckResult | ThirdPartyResult | BatchError)[] = [];

@@ -22,7 +22,7 @@ export function readFixture(rel: string): Uint8Array {
 }
 
 /** A fresh temp folder and the function that removes it. */
-export function tempDir(prefix = 'ipintel-test-'): { readonly dir: string; cleanup(): void } {
+export function tempDir(prefix = 'ipintel-test-'): { readonly dir: string; readonly cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

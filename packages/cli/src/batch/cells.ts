@@ -12,10 +12,17 @@
 
 const NEEDS_QUOTES = /[",\r\n]/;
 
+/** A scalar's text: strings as they are, numbers and booleans as in JSON, anything else as JSON. */
+function scalar(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return JSON.stringify(v) ?? '';
+}
+
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (Array.isArray(value)) return csvCell(value.map((v) => (v === null || v === undefined ? '' : String(v))).join(';'));
-  const s = typeof value === 'string' ? value : String(value);
+  if (Array.isArray(value)) return csvCell(value.map((v: unknown) => (v === null || v === undefined ? '' : scalar(v))).join(';'));
+  const s = scalar(value);
   return NEEDS_QUOTES.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 

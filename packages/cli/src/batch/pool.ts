@@ -53,7 +53,7 @@ export class WorkerPool implements Executor {
   private readonly queued: number[] = [];
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
-  private failure: unknown = undefined;
+  private failure: Error | undefined = undefined;
 
   constructor(
     size: number,
@@ -117,7 +117,7 @@ export class WorkerPool implements Executor {
     p.resolve(m.result);
   }
 
-  private fail(e: unknown): void {
+  private fail(e: Error): void {
     if (this.failure === undefined) this.failure = e;
     for (const p of this.pending.values()) p.reject(this.failure);
     this.pending.clear();

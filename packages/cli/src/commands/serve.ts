@@ -29,7 +29,8 @@ interface ServeFlag<K extends keyof Field = keyof Field> {
   readonly read?: (text: string, flag: string) => Field[K];
 }
 
-const row = <K extends keyof Field>(r: ServeFlag<K>): ServeFlag => r as unknown as ServeFlag;
+/** One row, its value type checked against its field. */
+const row = <K extends keyof Field>(r: ServeFlag<K>): ServeFlag<K> => r;
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
@@ -115,7 +116,7 @@ export const serveCommand: Command = {
   spec: {
     name: 'serve',
     positionals: { min: 0, max: 0, name: '' },
-    flags: { ...Object.fromEntries(SERVE_FLAGS.map((r) => [r.flag, { type: 'string', ...r.spec } as FlagSpec])), help: HELP_FLAG },
+    flags: { ...Object.fromEntries(SERVE_FLAGS.map((r) => [r.flag, { type: 'string', ...r.spec }])), help: HELP_FLAG },
   },
   run,
 };

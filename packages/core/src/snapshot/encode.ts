@@ -87,7 +87,7 @@ class StringTable {
     });
     offsets[parts.length] = total;
     const bytes = new Uint8Array(total);
-    parts.forEach((p, i) => bytes.set(p, offsets[i]!));
+    parts.forEach((p, i) => bytes.set(p, offsets[i]));
     return { offsets, bytes };
   }
 }

@@ -78,7 +78,7 @@ export class RecordTables {
     let s = this.strings.get(id);
     if (s === undefined) {
       const o = this.c['str.offsets'];
-      s = this.decoder.decode(this.c['str.bytes'].subarray(o[id]!, o[id + 1]!));
+      s = this.decoder.decode(this.c['str.bytes'].subarray(o[id], o[id + 1]));
       this.strings.set(id, s);
     }
     return s;
