@@ -7,6 +7,10 @@
  */
 import { resolve } from 'node:path';
 import { defaultSnapshotPath, openSync, type IpIntel } from '@ipintel/core';
+import type { FlagSpec } from './args.js';
+
+/** The `--snapshot PATH` flag of the commands that read a snapshot. */
+export const SNAPSHOT_FLAG: FlagSpec = { type: 'string', value: 'PATH', description: 'Snapshot file (default $IPINTEL_SNAPSHOT, else the bundled one).' };
 
 /** Absolute path of the snapshot to use. */
 export function snapshotPath(flag: string | undefined): string {

@@ -2,25 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RISK_WEIGHTS, riskLevel, scoreSignals } from '../src/portable.js';
 import type { Signals } from '../src/types.js';
-import { signalsArb } from '@ipintel/testkit';
+import { EMPTY_SIGNALS, signalsArb } from '@ipintel/testkit';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 1000) });
 
-const NONE: Signals = {
-  connection_type: 'isp',
-  is_datacenter: false,
-  datacenter_provider: null,
-  relay_provider: null,
-  is_relay: false,
-  is_tor: false,
-  is_vpn: false,
-  is_proxy: false,
-  is_public_resolver: false,
-  is_drop_listed: false,
-  recent_abuse: false,
-  is_verified_bot: false,
-  verified_bot_name: null,
-};
+// The empty signal set of the kit, in the result's shape (no evidence field; is_datacenter derived).
+const { connection_evidence, ...emptyRow } = EMPTY_SIGNALS;
+const NONE: Signals = { ...emptyRow, is_datacenter: false };
 
 /** The positive-weight signals, as setters on a signal set. */
 const POSITIVE: Record<string, (s: Signals) => Signals> = {

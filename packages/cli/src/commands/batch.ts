@@ -14,7 +14,7 @@ import { RowTemplate, type OutputKind, type RenderOptions } from '../batch/templ
 import { runBatch } from '../batch/run.js';
 import { CliError, EXIT_INVALID_INPUT, EXIT_IO, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, UsageError } from '../errors.js';
 import { interruption, isTTY, type CliIo, type InStream, type StopSignal } from '../io.js';
-import { openSnapshot, snapshotPath } from '../snapshot.js';
+import { openSnapshot, SNAPSHOT_FLAG, snapshotPath } from '../snapshot.js';
 import type { Command } from './command.js';
 
 const READ_CHUNK = 1024 * 1024;
@@ -158,7 +158,7 @@ export const batchCommand: Command = {
       fields: { type: 'string', value: 'LIST', description: 'Comma-separated flattened columns or groups to output (default: all).' },
       format: { type: 'string', value: 'SHAPE', choices: ['native', 'thirdparty'], description: 'Result shape (default native).' },
       jobs: { type: 'string', value: 'N', description: 'Threads that check lines: a number, or auto (default: 1 for small inputs, else one per core).' },
-      snapshot: { type: 'string', value: 'PATH', description: 'Snapshot file (default $IPINTEL_SNAPSHOT, else the bundled one).' },
+      snapshot: SNAPSHOT_FLAG,
       'no-progress': { type: 'boolean', description: 'Do not draw the progress bar on a terminal.' },
       help: HELP_FLAG,
     },

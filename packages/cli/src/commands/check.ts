@@ -15,7 +15,7 @@ import { HELP_FLAG, stringFlag, type ParsedArgs } from '../args.js';
 import { EXIT_INVALID_INPUT, EXIT_OK, UsageError } from '../errors.js';
 import { trimAddress } from '../address-text.js';
 import { isTTY, writeAsync, type CliIo } from '../io.js';
-import { openSnapshot, snapshotPath } from '../snapshot.js';
+import { openSnapshot, SNAPSHOT_FLAG, snapshotPath } from '../snapshot.js';
 import type { Command } from './command.js';
 
 async function run(args: ParsedArgs, io: CliIo): Promise<number> {
@@ -62,7 +62,7 @@ export const checkCommand: Command = {
     positionals: { min: 1, max: Number.POSITIVE_INFINITY, name: 'IP address' },
     flags: {
       format: { type: 'string', value: 'SHAPE', choices: ['native', 'thirdparty'], description: 'Result shape (default native).' },
-      snapshot: { type: 'string', value: 'PATH', description: 'Snapshot file (default $IPINTEL_SNAPSHOT, else the bundled one).' },
+      snapshot: SNAPSHOT_FLAG,
       pretty: { type: 'boolean', description: 'Pretty JSON even when piped.' },
       compact: { type: 'boolean', description: 'One compact JSON line per address even on a terminal.' },
       help: HELP_FLAG,

@@ -11,7 +11,7 @@ import { EXIT_OK } from '../errors.js';
 import { coverage } from '../info/coverage.js';
 import { renderInfo } from '../info/render.js';
 import { writeAsync, type CliIo } from '../io.js';
-import { openSnapshot, snapshotPath } from '../snapshot.js';
+import { openSnapshot, SNAPSHOT_FLAG, snapshotPath } from '../snapshot.js';
 import type { Command } from './command.js';
 
 async function run(args: ParsedArgs, io: CliIo): Promise<number> {
@@ -50,7 +50,7 @@ export const infoCommand: Command = {
     name: 'info',
     positionals: { min: 0, max: 0, name: '' },
     flags: {
-      snapshot: { type: 'string', value: 'PATH', description: 'Snapshot file (default $IPINTEL_SNAPSHOT, else the bundled one).' },
+      snapshot: SNAPSHOT_FLAG,
       json: { type: 'boolean', description: 'Print one JSON object instead of tables.' },
       'no-counts': { type: 'boolean', description: 'Skip the per-signal address counts.' },
       help: HELP_FLAG,
