@@ -226,8 +226,18 @@ export async function loadInputs(options: LoadOptions): Promise<{ input: Combine
 
 function dedupeSources(list: SourceInfo[]): SourceInfo[] {
   const byId = new Map<string, SourceInfo>();
-  for (const s of list) if (!byId.has(s.id)) byId.set(s.id, s);
+  for (const s of list) if (!byId.has(s.id)) byId.set(s.id, canonicalRow(s));
   return [...byId.values()];
+}
+
+/** A source row with its keys in the order docs/snapshot-format.md shows (the snapshot's meta is JSON: key order is part of its bytes). */
+function canonicalRow(s: SourceInfo): SourceInfo {
+  const { id, publisher, url, licence, attribution_required, data_date, entries, evidence, note } = s;
+  return {
+    id, publisher, url, licence, attribution_required, data_date, entries,
+    ...(evidence !== undefined ? { evidence } : {}),
+    ...(note !== undefined ? { note } : {}),
+  };
 }
 
 /** The newest data date among the sources: the default build date (keeps builds reproducible). */
