@@ -13,7 +13,6 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
-/* eslint-disable @typescript-eslint/no-explicit-any -- untyped JS modules */
 type Module = Record<string, any>;
 const load = (name: string): Promise<Module> => import(pathToFileURL(join(root, 'tools/verify', name)).href) as Promise<Module>;
 
@@ -26,9 +25,12 @@ let report: Module;
 
 beforeAll(async () => {
   if (!existsSync(join(root, 'packages/core/dist/index.js'))) throw new Error('packages/core/dist missing: the verify tool imports the built core (run `pnpm run build`)');
-  [options, tables, sampling, reference, expectMod, report] = await Promise.all(
-    ['options.mjs', 'tables.mjs', 'sampling.mjs', 'reference.mjs', 'expect.mjs', 'report.mjs'].map(load),
-  );
+  options = await load('options.mjs');
+  tables = await load('tables.mjs');
+  sampling = await load('sampling.mjs');
+  reference = await load('reference.mjs');
+  expectMod = await load('expect.mjs');
+  report = await load('report.mjs');
 });
 
 const v4 = (text: string): bigint => BigInt(text.split('.').reduce((a, o) => a * 256 + Number(o), 0));

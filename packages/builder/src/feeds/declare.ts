@@ -203,7 +203,8 @@ export function defineFeed<const D extends FeedDeclaration>(declaration: D): D {
   if (id === null || !KEBAB.test(id)) fail('id', `must be a kebab-case string, got ${JSON.stringify(d['id'])}`);
   for (const key of Object.keys(d)) if (!FIELDS.has(key)) fail(key, 'is not a declaration field');
   for (const f of ['publisher', 'licence', 'format'] as const) {
-    if (typeof d[f] !== 'string' || (d[f] as string).trim() === '') fail(f, 'must be a non-empty string');
+    const v = d[f];
+    if (typeof v !== 'string' || v.trim() === '') fail(f, 'must be a non-empty string');
   }
   if (!isHttpUrl(d['url'])) fail('url', `must be an http(s) URL, got ${JSON.stringify(d['url'])}`);
   if (typeof d['attribution_required'] !== 'boolean') fail('attribution_required', 'must be true or false');
@@ -215,7 +216,8 @@ export function defineFeed<const D extends FeedDeclaration>(declaration: D): D {
     fail('evidence', `must be authoritative, inferred or beta${role === 'geo' ? ' (or absent)' : ''}, got ${JSON.stringify(d['evidence'])}`);
   }
   for (const f of ['note', 'row', 'copyDate'] as const) {
-    if (d[f] !== undefined && (typeof d[f] !== 'string' || (d[f] as string) === '')) fail(f, 'must be a non-empty string when given');
+    const v = d[f];
+    if (v !== undefined && (typeof v !== 'string' || v === '')) fail(f, 'must be a non-empty string when given');
   }
   if (d['row'] !== undefined && !KEBAB.test(d['row'] as string)) fail('row', `must be kebab-case, got ${JSON.stringify(d['row'])}`);
   if (d['copyDate'] !== undefined && Number.isNaN(Date.parse(d['copyDate'] as string))) fail('copyDate', `is not a date: ${JSON.stringify(d['copyDate'])}`);
@@ -246,8 +248,8 @@ function checkOrigin(d: Record<string, unknown>, fail: (field: string, message: 
     if (!isFeedPath(d['path'])) fail('path', `must be a relative path inside a feeds folder, got ${JSON.stringify(d['path'])}`);
     const dl = d['download'] as Record<string, unknown> | undefined;
     if (typeof dl !== 'object' || dl === null || !isHttpUrl(dl['url'])) fail('download', 'must be { url: an http(s) URL, locate? }');
-    for (const key of Object.keys(dl!)) if (key !== 'url' && key !== 'locate') fail('download', `has an unknown field ${key}`);
-    if (dl!['locate'] !== undefined && typeof dl!['locate'] !== 'function') fail('download', 'locate must be a function');
+    for (const key of Object.keys(dl)) if (key !== 'url' && key !== 'locate') fail('download', `has an unknown field ${key}`);
+    if (dl['locate'] !== undefined && typeof dl['locate'] !== 'function') fail('download', 'locate must be a function');
     if (d['npm'] !== undefined) fail('npm', 'belongs to origin "npm" only');
   } else if (origin === 'npm') {
     const npm = d['npm'] as Record<string, unknown> | undefined;

@@ -61,7 +61,7 @@ export function sourceRow(d: FeedDeclaration, found: AnyFound, copy: CopyFacts =
 function read(d: FeedDeclaration, data: Uint8Array | string, copy?: CopyFacts): FeedResult<AnyFound> {
   const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
   if (d.origin !== 'built-in' && bytes.length === 0) throw new FeedError(d.id, 'feed_empty', 'empty file (0 bytes)');
-  const found = (d.parse as (data: Uint8Array, feed: string) => AnyFound)(bytes, d.id);
+  const found = d.parse(bytes, d.id);
   const source = sourceRow(d, found, copy);
   if (source.entries === 0) {
     const first = found.rejected[0];

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { FeedError } from '../../src/errors.js';
 import { ROLES, type AnyFound, type Role } from '../../src/feeds/declare.js';
 import { FEEDS, type Feed } from '../../src/feeds/registry.js';
-import type { FeedResult, Prefix } from '../../src/feeds/types.js';
+import type { FeedResult } from '../../src/feeds/types.js';
 import { EXPECTED, NO_FULL_SIZE_CHECK, type Expected } from './expectations.js';
 import { FIXTURES, HAVE_FULL_SIZE, readFixture, readFullSize } from './helpers.js';
 
@@ -60,7 +60,7 @@ function expectWellFormed(feed: Feed, r: FeedResult<AnyFound>): void {
   const shape = ROLES[feed.role].entries;
   if (feed.use === 'build') expect(shape in r, `${feed.id}: a ${feed.role} feed returns ${shape}`).toBe(true);
   if ('prefixes' in r) {
-    for (const p of r.prefixes as Prefix<unknown>[]) {
+    for (const p of r.prefixes) {
       const bits = p.version === 4 ? 32 : 128;
       expect(p.length >= 0 && p.length <= bits, `${feed.id}: prefix length ${p.length}`).toBe(true);
       expect(p.start & ((1n << BigInt(bits - p.length)) - 1n), `${feed.id}: host bits of ${p.start}/${p.length}`).toBe(0n);

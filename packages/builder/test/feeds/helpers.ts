@@ -30,7 +30,7 @@ export const fixtureBytes = (id: string): Uint8Array => readFileSync(join(FIXTUR
 /** A registered feed read from its fixture, through the registry (source row included). */
 export function readFixture<F extends Found = AnyFound>(id: string): FeedResult<F> {
   const feed = feedById(id);
-  return feed.read(feed.origin === 'built-in' ? new Uint8Array(0) : fixtureBytes(id)) as unknown as unknown as FeedResult<F>;
+  return feed.read(feed.origin === 'built-in' ? new Uint8Array(0) : fixtureBytes(id)) as unknown as FeedResult<F>;
 }
 
 /** A registered feed read from its full-size copy: the full-size folder, or the npm package of an npm table. */

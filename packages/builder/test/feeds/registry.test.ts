@@ -114,7 +114,7 @@ describe('defineFeed: a bad declaration throws when its module loads, naming the
 });
 
 describe('register: the checks across declarations', () => {
-  const d = (over: Record<string, unknown>): FeedDeclaration => defineFeed({ ...base, ...over } as unknown as FeedDeclaration);
+  const d = (over: Record<string, unknown>): FeedDeclaration => defineFeed({ ...base, ...over });
   const fails = (list: FeedDeclaration[]): DeclarationError => {
     try {
       register(list);

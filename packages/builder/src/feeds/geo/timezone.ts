@@ -67,8 +67,8 @@ export function countryZones(countryCode: string): readonly string[] {
         .map((z) => z.name)
         .sort((a, b) => Number(isAreaLocation(b)) - Number(isAreaLocation(a)) || (a < b ? -1 : a > b ? 1 : 0));
       for (const name of links) {
-        const target = getTimezone(name)!.aliasOf!;
-        if (!byTarget.has(target)) byTarget.set(target, name);
+        const target = getTimezone(name).aliasOf;
+        if (target && !byTarget.has(target)) byTarget.set(target, name); // a link always has a target (filtered above)
       }
       zones = [...byTarget.values()];
     }

@@ -123,7 +123,7 @@ export function asnRangesToPrefixes(ranges: readonly AsnRange[]): Prefix<AsnOrgV
   const values = new Map<number, Map<string, AsnOrgValue>>();
   for (const r of ranges) {
     let byOrg = values.get(r.asn);
-    if (!byOrg) values.set(r.asn, (byOrg = new Map()));
+    if (!byOrg) values.set(r.asn, (byOrg = new Map<string, AsnOrgValue>()));
     let value = byOrg.get(r.org);
     if (!value) byOrg.set(r.org, (value = Object.freeze({ asn: r.asn, org: r.org })));
     pushRangePrefixes(out, r.version, r.first, r.last, value);

@@ -168,7 +168,7 @@ export function buildRoaIndex(roas: readonly Roa[]): RoaIndex {
   for (const roa of roas) {
     const fam = roa.version === 4 ? v4 : v6;
     let byKey = fam.byLength.get(roa.length);
-    if (!byKey) fam.byLength.set(roa.length, (byKey = new Map()));
+    if (!byKey) fam.byLength.set(roa.length, (byKey = new Map<number | string, Roa[]>()));
     const key = prefixKey(roa.version, hiWord(roa.version, roa.start), midWord(roa.version, roa.start), roa.start, roa.length);
     const list = byKey.get(key);
     if (list) list.push(roa);
