@@ -36,7 +36,7 @@ const IN_FLIGHT = [
 ];
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'packages/core/data/**', 'fixtures/**', '**/*.d.ts'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'packages/data/world.ipintel', 'fixtures/**', '**/*.d.ts'] },
   {
     files: ['**/*.{js,mjs,ts}'],
     extends: [js.configs.recommended],

@@ -15,10 +15,12 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const dir = fileURLToPath(new URL('../data/feeds/', import.meta.url));
+export const FEEDS_DIR = fileURLToPath(new URL('../data/feeds/', import.meta.url));
+const dir = FEEDS_DIR;
 const manifestPath = join(dir, 'sources.json');
-const update = process.argv.includes('--update');
-const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+
+/** The manifest (data/feeds/sources.json). */
+export const readManifest = () => JSON.parse(readFileSync(manifestPath, 'utf8'));
 
 /** Every data file under data/feeds, relative, except the manifest, the notices and the generated table. */
 function present(d = dir) {
@@ -31,47 +33,62 @@ function present(d = dir) {
 }
 
 const sha256 = (path) => createHash('sha256').update(readFileSync(path)).digest('hex');
-const problems = [];
-const listed = new Set(manifest.files.map((f) => f.path));
-for (const path of present()) if (!listed.has(path)) problems.push(`${path}: in data/feeds but not in sources.json`);
-for (const f of manifest.files) {
-  const file = join(dir, f.path);
-  let bytes;
-  try {
-    bytes = statSync(file).size;
-  } catch {
-    problems.push(`${f.path}: listed but missing`);
-    continue;
-  }
-  if (f.notice !== undefined) {
+
+/**
+ * Differences between data/feeds and the manifest, as messages; with
+ * `record`, the sizes and hashes of the files present are written into
+ * `manifest` instead of compared.
+ */
+export function checkFeeds(manifest, record = false) {
+  const problems = [];
+  const listed = new Set(manifest.files.map((f) => f.path));
+  for (const path of present()) if (!listed.has(path)) problems.push(`${path}: in data/feeds but not in sources.json`);
+  for (const f of manifest.files) {
+    const file = join(dir, f.path);
+    let bytes;
     try {
-      statSync(join(dir, f.notice));
+      bytes = statSync(file).size;
     } catch {
-      problems.push(`${f.path}: its notice ${f.notice} is missing`);
+      problems.push(`${f.path}: listed but missing`);
+      continue;
+    }
+    if (f.notice !== undefined) {
+      try {
+        statSync(join(dir, f.notice));
+      } catch {
+        problems.push(`${f.path}: its notice ${f.notice} is missing`);
+      }
+    }
+    const hash = sha256(file);
+    if (record) {
+      f.bytes = bytes;
+      f.sha256 = hash;
+    } else if (f.bytes !== bytes || f.sha256 !== hash) {
+      problems.push(`${f.path}: ${bytes} bytes, sha256 ${hash.slice(0, 12)}… but the manifest records ${f.bytes} bytes, ${String(f.sha256).slice(0, 12)}…`);
     }
   }
-  const hash = sha256(file);
+  return problems;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const update = process.argv.includes('--update');
+  const manifest = readManifest();
+  const problems = checkFeeds(manifest, update);
   if (update) {
-    f.bytes = bytes;
-    f.sha256 = hash;
-  } else if (f.bytes !== bytes || f.sha256 !== hash) {
-    problems.push(`${f.path}: ${bytes} bytes, sha256 ${hash.slice(0, 12)}… but the manifest records ${f.bytes} bytes, ${String(f.sha256).slice(0, 12)}…`);
+    writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+    writeFileSync(join(dir, 'SOURCES.md'), sourcesMarkdown(manifest));
+    console.log(`recorded ${manifest.files.length} files; wrote data/feeds/SOURCES.md`);
   }
+  if (problems.length > 0) {
+    console.error(`data/feeds does not match its manifest:\n  ${problems.join('\n  ')}`);
+    if (!update) console.error('If the change is intended (a refreshed feed), run: node tools/vendor-feeds.mjs --update');
+    process.exit(1);
+  }
+  if (!update) console.log(`data/feeds: ${manifest.files.length} files match sources.json`);
 }
 
-if (update) {
-  writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
-  writeFileSync(join(dir, 'SOURCES.md'), sourcesMarkdown(manifest));
-  console.log(`recorded ${manifest.files.length} files; wrote data/feeds/SOURCES.md`);
-}
-if (problems.length > 0) {
-  console.error(`data/feeds does not match its manifest:\n  ${problems.join('\n  ')}`);
-  if (!update) console.error('If the change is intended (a refreshed feed), run: node tools/vendor-feeds.mjs --update');
-  process.exit(1);
-}
-if (!update) console.log(`data/feeds: ${manifest.files.length} files match sources.json`);
-
-function sourcesMarkdown(m) {
+/** data/feeds/SOURCES.md, generated from the manifest. */
+export function sourcesMarkdown(m) {
   const cell = (s) => String(s ?? '').replaceAll('|', '\\|');
   const kb = (n) => (n >= 1048576 ? `${(n / 1048576).toFixed(1)} MiB` : `${(n / 1024).toFixed(1)} KiB`);
   const rows = m.files.map(

@@ -54,7 +54,7 @@ export function mainHelp(): string {
     '  ipintel batch ips.txt --output csv > out.csv',
     '  ipintel info',
     '',
-    'The snapshot is --snapshot PATH, else $IPINTEL_SNAPSHOT, else the one bundled with @ipintel/core.',
+    'The snapshot is --snapshot PATH, else $IPINTEL_SNAPSHOT, else the one in the @ipintel/data package.',
     '',
   ].join('\n');
 }

@@ -1,6 +1,6 @@
 /**
  * Which snapshot a command reads, and opening it. `--snapshot PATH` wins,
- * else core's default (`$IPINTEL_SNAPSHOT`, else the package's data file).
+ * else core's default (`$IPINTEL_SNAPSHOT`, else the `@ipintel/data` package's).
  * The path is resolved once here so batch workers open the same file.
  *
  * @module
@@ -10,7 +10,7 @@ import { defaultSnapshotPath, openSync, type IpIntel } from '@ipintel/core';
 import type { FlagSpec } from './args.js';
 
 /** The `--snapshot PATH` flag of the commands that read a snapshot. */
-export const SNAPSHOT_FLAG: FlagSpec = { type: 'string', value: 'PATH', description: 'Snapshot file (default $IPINTEL_SNAPSHOT, else the bundled one).' };
+export const SNAPSHOT_FLAG: FlagSpec = { type: 'string', value: 'PATH', description: "Snapshot file (default $IPINTEL_SNAPSHOT, else the @ipintel/data package's)." };
 
 /** Absolute path of the snapshot to use. */
 export function snapshotPath(flag: string | undefined): string {

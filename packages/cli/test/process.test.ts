@@ -106,7 +106,8 @@ describe('ipintel as a process', () => {
   // exactly an install without them.
   it('without @ipintel/builder and @ipintel/server installed: check works, build/serve/keys exit 5, their help works', async () => {
     expect((await runNode([bundle.main, 'check', '1.1.1.1', '--snapshot', tricky])).code).toBe(0);
-    for (const argv of [['build', '--quiet'], ['serve', '--port', '0'], ['keys', 'list']]) {
+    // Explicit paths: with no data package here either, the default snapshot path would be a usage error first.
+    for (const argv of [['build', '--quiet', '--out', join(dir, 'never.ipintel')], ['serve', '--port', '0', '--snapshot', tricky], ['keys', 'list']]) {
       const r = await runNode([bundle.main, ...argv]);
       expect(r.code, argv.join(' ')).toBe(5);
       expect(r.stderr).toMatch(new RegExp(`^ipintel ${argv[0]}: "ipintel ${argv[0]}" is unavailable: @ipintel/(builder|server) could not be loaded \\(`));

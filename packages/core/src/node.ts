@@ -6,16 +6,15 @@
  * as the whole file is ever held: memory after load is the columns alone.
  * `open()` inflates several columns at once on libuv's thread pool.
  *
- * The default snapshot is, in order: `$IPINTEL_SNAPSHOT`, else
- * `data/default.ipintel` inside this package (where `ipintel build` writes it).
+ * The default snapshot (no path given) is found by default-snapshot.ts:
+ * `$IPINTEL_SNAPSHOT`, else the installed `@ipintel/data` package.
  *
  * @module
  */
 import { closeSync, fstatSync, openSync as openFd, readSync } from 'node:fs';
 import { open as openFile, type FileHandle } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { inflateRaw, inflateRawSync } from 'node:zlib';
+import { DATA_PACKAGE, dataPackageSnapshot, defaultSnapshotPath } from './default-snapshot.js';
 import { IpIntelError } from './errors.js';
 import { IpIntel, type LoadOptions } from './intel.js';
 import {
@@ -49,24 +48,12 @@ function inflateAsync(stored: Uint8Array, rawSize: number): Promise<Uint8Array> 
 /** Columns inflating at once in `open()`: enough to keep both cores busy, few enough to bound memory. */
 const PARALLEL_COLUMNS = 4;
 
-function packageDir(): string {
-  // dist/index.js (ESM) or dist/index.cjs (CJS) -> the package root.
-  const here = typeof __dirname === 'string' ? __dirname : dirname(fileURLToPath(import.meta.url));
-  return resolve(here, '..');
-}
-
-/** Path of the default snapshot (`$IPINTEL_SNAPSHOT`, else `<@ipintel/core>/data/default.ipintel`). */
-export function defaultSnapshotPath(): string {
-  const env = process.env['IPINTEL_SNAPSHOT'];
-  return env !== undefined && env !== '' ? resolve(env) : join(packageDir(), 'data', 'default.ipintel');
-}
-
 function notFound(path: string): IpIntelError {
-  return new IpIntelError(
-    'snapshot_not_found',
-    `no snapshot at ${path}: build one with \`ipintel build\` (see the README) or pass a path`,
-    path,
-  );
+  const inDataPackage = path === dataPackageSnapshot();
+  const how = inDataPackage
+    ? `the ${DATA_PACKAGE} package here holds no built snapshot (in the ipintel repository: \`pnpm start\` builds it)`
+    : 'build one with `ipintel build --out PATH`, or pass the path of an existing snapshot';
+  return new IpIntelError('snapshot_not_found', `no snapshot at ${path}: ${how}`, path);
 }
 
 /** Reads `length` bytes at `position` into `into` (reused across columns) or a new buffer. */

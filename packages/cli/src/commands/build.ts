@@ -7,7 +7,7 @@
  * @module
  */
 import { resolve } from 'node:path';
-import { defaultSnapshotPath } from '@ipintel/core';
+import { defaultSnapshotPath, IpIntelError } from '@ipintel/core';
 import type { BuildOptions } from '@ipintel/builder';
 import { HELP_FLAG, stringFlag, type ParsedArgs } from '../args.js';
 import { buildSummary, measureLoad } from '../build/summary.js';
@@ -19,6 +19,16 @@ import { loadBuilder } from './load.js';
 
 type Options = { -readonly [K in keyof BuildOptions]: BuildOptions[K] };
 
+/** The default output: where open() looks ($IPINTEL_SNAPSHOT, else the @ipintel/data package), so a rebuild replaces what is read. */
+function defaultOut(): string {
+  try {
+    return defaultSnapshotPath();
+  } catch (e) {
+    if (e instanceof IpIntelError) throw new UsageError(`give --out PATH (${e.message})`, 'build');
+    throw e;
+  }
+}
+
 /** BuildOptions from the flags; every usage error is found here, before the builder loads. */
 export function buildOptions(args: ParsedArgs): Options {
   const fetch = args.flags['fetch'] !== undefined;
@@ -27,7 +37,7 @@ export function buildOptions(args: ParsedArgs): Options {
   const timeout = stringFlag(args, 'timeout');
   if (feeds !== undefined && fetch) throw new UsageError('choose one of --feeds and --fetch', 'build');
   if ((mirror !== undefined || timeout !== undefined) && !fetch) throw new UsageError('--mirror and --timeout go with --fetch', 'build');
-  const options: Options = { out: resolve(stringFlag(args, 'out') ?? defaultSnapshotPath()) };
+  const options: Options = { out: resolve(stringFlag(args, 'out') ?? defaultOut()) };
   if (feeds !== undefined) options.feeds = resolve(feeds);
   if (fetch) {
     options.fetch = {
@@ -79,7 +89,7 @@ export const buildCommand: Command = {
       fetch: { type: 'boolean', description: 'Download every feed from its official URL.' },
       mirror: { type: 'string', value: 'URL', description: 'With --fetch: download <URL>/<feed path> instead.' },
       timeout: { type: 'string', value: 'SECONDS', description: 'With --fetch: per-feed timeout (default 60).' },
-      out: { type: 'string', value: 'PATH', description: "Output file (default: the default snapshot, in @ipintel/core's data folder or $IPINTEL_SNAPSHOT)." },
+      out: { type: 'string', value: 'PATH', description: 'Output file (default: $IPINTEL_SNAPSHOT, else the @ipintel/data package\'s world.ipintel, where open() looks).' },
       'build-date': { type: 'string', value: 'ISO', description: 'Build date to record (default $SOURCE_DATE_EPOCH, else the newest source date).' },
       'attribution-url': { type: 'string', value: 'URL', description: 'Link carried in every result\'s "attribution".' },
       quiet: { type: 'boolean', description: 'No progress, no summary.' },

@@ -1,0 +1,62 @@
+/**
+ * Where `open()` looks when it is given no path, in order:
+ *
+ * 1. `$IPINTEL_SNAPSHOT` (a path; relative to the working directory);
+ * 2. the snapshot of the installed data package `@ipintel/data`
+ *    (`world.ipintel` in its folder), found the way Node finds a package:
+ *    from this package's folder (where npm installs it beside us), then from
+ *    the working directory;
+ * 3. neither: a typed `snapshot_not_found` error that names both ways.
+ *
+ * Core does not depend on the data package (it is an optional peer): a
+ * server or an edge worker may load its own file, and the data package is
+ * 35 MB that those users need not install.
+ *
+ * @module
+ */
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { IpIntelError } from './errors.js';
+
+/** The npm package that ships the world snapshot. */
+export const DATA_PACKAGE = '@ipintel/data';
+/** The snapshot's file name inside the data package. */
+export const DATA_FILE = 'world.ipintel';
+
+function thisFile(): string {
+  // dist/index.cjs has __filename; the ESM build has import.meta.url.
+  return typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url);
+}
+
+/** The data package's snapshot path, or null when the package is not installed where Node would find it. */
+export function dataPackageSnapshot(): string | null {
+  for (const from of [thisFile(), join(process.cwd(), 'noop.js')]) {
+    try {
+      return join(dirname(createRequire(from).resolve(`${DATA_PACKAGE}/package.json`)), DATA_FILE);
+    } catch {
+      // not resolvable from here: try the next place
+    }
+  }
+  return null;
+}
+
+/**
+ * Path of the default snapshot: `$IPINTEL_SNAPSHOT`, else the `@ipintel/data`
+ * package's `world.ipintel`. Throws `IpIntelError` `snapshot_not_found` when
+ * neither is there, saying how to get one.
+ *
+ * @example
+ * defaultSnapshotPath() // => '/app/node_modules/@ipintel/data/world.ipintel'
+ */
+export function defaultSnapshotPath(): string {
+  const env = process.env['IPINTEL_SNAPSHOT'];
+  if (env !== undefined && env !== '') return resolve(env);
+  const data = dataPackageSnapshot();
+  if (data !== null) return data;
+  throw new IpIntelError(
+    'snapshot_not_found',
+    `no default snapshot: $IPINTEL_SNAPSHOT is not set and ${DATA_PACKAGE} is not installed. ` +
+      `Install the data (npm install ${DATA_PACKAGE}), set IPINTEL_SNAPSHOT to a snapshot file, or pass a path to open()`,
+  );
+}

@@ -1,0 +1,2 @@
+/** Absolute path of the snapshot file in this package (`world.ipintel`). */
+export declare const snapshotPath: string;
