@@ -1,37 +1,40 @@
 /**
  * Getting each feed's bytes: from a folder laid out like `shared/feeds`
- * (`--feeds DIR`), or downloaded from the publisher's official URL
- * (`--fetch`; `--mirror URL` fetches `<mirror>/<path>` instead, which is how
- * the tests serve fixtures from 127.0.0.1).
+ * (`--feeds DIR`), downloaded (`--fetch`), or from an npm data package.
  *
- * A download that times out, answers non-2xx, or ends before its
- * Content-Length fails loudly with the feed's id; the caller then keeps the
- * last good snapshot.
+ * A download fetches the declaration's `download.url`; when the declaration
+ * has a locator (`download.locate`), that URL serves a page (an HTML
+ * download page, a directory listing) and the locator finds the real file's
+ * URL in it, which is fetched next. `--mirror URL` fetches
+ * `<mirror>/<path>` instead, the file itself (no locator): that is how the
+ * tests serve fixtures from 127.0.0.1.
+ *
+ * A download that times out, answers non-2xx, ends before its
+ * Content-Length, is empty, or whose locator finds nothing fails loudly
+ * with the feed's id and a code (errors.ts); the caller then keeps the last
+ * good snapshot.
  *
  * @module
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { AcquireError, type AcquireErrorCode } from './errors.js';
+import type { Download } from './feeds/declare.js';
+import { versionDate } from './feeds/read/dates.js';
 
-export class AcquireError extends Error {
-  override readonly name = 'AcquireError';
-  constructor(
-    readonly feed: string,
-    message: string,
-  ) {
-    super(`${feed}: ${message}`);
-  }
-}
+export { AcquireError };
 
+/** What acquiring a feed needs to know of its declaration. */
 export interface FeedLocation {
   readonly id: string;
   /** Path relative to a feeds folder. */
   readonly path: string;
-  /** Official URL. */
-  readonly url: string;
+  readonly download: Download;
 }
 
+/** The bytes of one feed, or null when the source is absent (not in the folder). */
 export type Acquire = (feed: FeedLocation) => Promise<Uint8Array | null>;
 
 /** An error's message with its cause (undici says only "fetch failed"; the cause says why). */
@@ -41,49 +44,100 @@ function why(e: unknown): string {
   return `${err.message}${cause}`;
 }
 
+async function readOrFail(feed: string, file: string): Promise<Uint8Array> {
+  try {
+    return new Uint8Array(await readFile(file));
+  } catch (e) {
+    throw new AcquireError(feed, 'read_failed', `cannot read ${file}: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/** The file at `path` in a folder, or null when it is not there. */
+export async function readFromFolder(dir: string, feed: { readonly id: string; readonly path: string }): Promise<Uint8Array | null> {
+  const file = join(dir, feed.path);
+  return existsSync(file) ? readOrFail(feed.id, file) : null;
+}
+
 /** Reads feeds from a folder; a missing file gives null (the source is simply absent). */
 export function fromFolder(dir: string): Acquire {
-  return async (feed) => {
-    const file = join(dir, feed.path);
-    if (!existsSync(file)) return null;
-    return new Uint8Array(await readFile(file));
-  };
+  return (feed) => readFromFolder(dir, feed);
+}
+
+/** A file of an installed npm data package, with the package version and the data date a dated version gives. */
+export async function readNpmFile(feed: string, pkg: string, file: string): Promise<{ bytes: Uint8Array; version: string; dataDate: string | null }> {
+  let pkgJson: string;
+  try {
+    pkgJson = createRequire(import.meta.url).resolve(`${pkg}/package.json`);
+  } catch (e) {
+    throw new AcquireError(feed, 'read_failed', `npm package ${pkg} is not installed`, { cause: e });
+  }
+  const version = (JSON.parse(new TextDecoder().decode(await readOrFail(feed, pkgJson))) as { version: string }).version;
+  return { bytes: await readOrFail(feed, join(dirname(pkgJson), file)), version, dataDate: versionDate(version) };
 }
 
 export interface FetchOptions {
   /** Fetch `<mirror>/<path>` instead of each official URL. */
   readonly mirror?: string;
-  /** Per-feed timeout in ms (default 60 s). */
+  /** Per-request timeout in ms (default 60 s). */
   readonly timeoutMs?: number;
 }
 
-/** Downloads each feed; throws AcquireError on timeout, HTTP error or truncated body. */
+interface Fetched {
+  readonly body: Uint8Array;
+  readonly contentType: string | null;
+  /** Final URL, after redirects. */
+  readonly url: string;
+}
+
+/** One GET with the checks every download gets. */
+async function get(feed: string, url: string, timeoutMs: number): Promise<Fetched> {
+  const fail = (code: AcquireErrorCode, message: string, cause?: unknown): never => {
+    throw new AcquireError(feed, code, `download of ${url} ${message}`, cause === undefined ? undefined : { cause });
+  };
+  let res: Response;
+  try {
+    res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
+  } catch (e) {
+    const err = e as Error;
+    return err.name === 'TimeoutError' ? fail('fetch_timeout', `failed: timed out after ${timeoutMs} ms`, e) : fail('fetch_network', `failed: ${why(err)}`, e);
+  }
+  if (!res.ok) fail('fetch_http', `answered HTTP ${res.status}`);
+  let body: Uint8Array;
+  try {
+    body = new Uint8Array(await res.arrayBuffer());
+  } catch (e) {
+    const err = e as Error;
+    return err.name === 'TimeoutError'
+      ? fail('fetch_timeout', `failed: timed out after ${timeoutMs} ms`, e)
+      : fail('fetch_truncated', `failed: body ended early (${why(err)})`, e);
+  }
+  const declared = res.headers.get('content-length');
+  const encoded = res.headers.get('content-encoding');
+  if (declared !== null && (encoded === null || encoded === 'identity') && Number(declared) !== body.length) {
+    fail('fetch_truncated', `is truncated: ${body.length} of ${declared} bytes`);
+  }
+  if (body.length === 0) fail('fetch_empty', 'is empty');
+  return { body, contentType: res.headers.get('content-type'), url: res.url || url };
+}
+
+/** Downloads each feed, through its locator when it has one; throws AcquireError (see the module header). */
 export function fromNetwork(options: FetchOptions = {}): Acquire {
   const timeoutMs = options.timeoutMs ?? 60_000;
   return async (feed) => {
-    const url = options.mirror !== undefined ? new URL(feed.path, options.mirror.endsWith('/') ? options.mirror : `${options.mirror}/`).href : feed.url;
-    let res: Response;
+    if (options.mirror !== undefined) {
+      const base = options.mirror.endsWith('/') ? options.mirror : `${options.mirror}/`;
+      return (await get(feed.id, new URL(feed.path, base).href, timeoutMs)).body;
+    }
+    const page = await get(feed.id, feed.download.url, timeoutMs);
+    const locate = feed.download.locate;
+    if (locate === undefined) return page.body;
+    let target: string;
     try {
-      res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
+      target = locate(page);
     } catch (e) {
-      const err = e as Error;
-      throw new AcquireError(feed.id, `download of ${url} failed: ${err.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : why(err)}`);
+      if (e instanceof AcquireError) throw e;
+      throw new AcquireError(feed.id, 'fetch_locate', `no file found in ${page.url}: ${(e as Error).message}`, { cause: e });
     }
-    if (!res.ok) throw new AcquireError(feed.id, `download of ${url} answered HTTP ${res.status}`);
-    let body: Uint8Array;
-    try {
-      body = new Uint8Array(await res.arrayBuffer());
-    } catch (e) {
-      const err = e as Error;
-      const reason = err.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : `body ended early (${why(err)})`;
-      throw new AcquireError(feed.id, `download of ${url} failed: ${reason}`);
-    }
-    const declared = res.headers.get('content-length');
-    const encoded = res.headers.get('content-encoding');
-    if (declared !== null && (encoded === null || encoded === 'identity') && Number(declared) !== body.length) {
-      throw new AcquireError(feed.id, `download of ${url} is truncated: ${body.length} of ${declared} bytes`);
-    }
-    if (body.length === 0) throw new AcquireError(feed.id, `download of ${url} is empty`);
-    return body;
+    return (await get(feed.id, target, timeoutMs)).body;
   };
 }

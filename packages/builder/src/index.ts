@@ -8,3 +8,4 @@ export { combine } from './combine/combine.js';
 export type { CombineInput } from './combine/input.js';
 export { fromFolder, fromNetwork, AcquireError } from './acquire.js';
 export * as feeds from './feeds/registry.js';
+export { BUILDER_ERROR_CODES, DeclarationError, FeedError, type BuilderErrorCode } from './errors.js';

@@ -14,11 +14,10 @@ import { loadSnapshot, nodeInflate, type SourceInfo } from '@ipintel/core';
 import { encodeSnapshot, readSnapshotMeta } from '@ipintel/core/writer';
 import { fromFolder, fromNetwork, type Acquire, type FetchOptions } from '../acquire.js';
 import { combine, type CombineStats } from '../combine/combine.js';
+import { BuildError } from '../errors.js';
 import { loadInputs, type SourceReport } from './load.js';
 
-export class BuildError extends Error {
-  override readonly name = 'BuildError';
-}
+export { BuildError };
 
 export interface BuildOptions {
   /** Output path of the snapshot. */
@@ -28,9 +27,10 @@ export interface BuildOptions {
   /** Download every feed from its official URL (or a mirror). */
   readonly fetch?: FetchOptions;
   /**
-   * A folder holding geo and ASN tables as CSV (`geo/dbip-city-ipv4.csv`,
-   * `bgp/ip-location-db-asn-ipv4.csv`, ...) to use instead of the npm data
-   * packages. Default: the feeds folder when it holds them (as fixtures do).
+   * A folder holding geo and ASN tables at their declared paths
+   * (`geo/dbip-city-ipv4.csv`, `bgp/ip-location-db-asn-ipv4.csv`, ...) to use
+   * instead of the npm data packages. Default: the feeds folder when it
+   * holds the geo table (as fixtures do).
    */
   readonly tables?: string;
   /** ISO build date; default SOURCE_DATE_EPOCH, else the newest source date. */
@@ -56,7 +56,7 @@ export const DEFAULT_ATTRIBUTION_URL = 'https://github.com/ipintel/ipintel/blob/
 function buildDateFromEnv(): string | null {
   const epoch = process.env['SOURCE_DATE_EPOCH'];
   if (epoch === undefined || epoch === '') return null;
-  if (!/^\d+$/.test(epoch)) throw new BuildError(`SOURCE_DATE_EPOCH must be whole seconds, got ${JSON.stringify(epoch)}`);
+  if (!/^\d+$/.test(epoch)) throw new BuildError('build_date_invalid', `SOURCE_DATE_EPOCH must be whole seconds, got ${JSON.stringify(epoch)}`);
   return new Date(Number(epoch) * 1000).toISOString();
 }
 
@@ -75,12 +75,12 @@ export async function buildSnapshot(options: BuildOptions): Promise<BuildReport>
   const t0 = performance.now();
   const say = options.progress ?? (() => {});
   if ((options.feeds === undefined) === (options.fetch === undefined) && options.feeds !== undefined) {
-    throw new BuildError('choose one of --feeds DIR and --fetch');
+    throw new BuildError('options_conflict', 'choose one of --feeds DIR and --fetch');
   }
   let acquire: Acquire;
   let tables: string | null = options.tables ?? null;
   if (options.feeds !== undefined) {
-    if (!existsSync(options.feeds)) throw new BuildError(`feeds folder not found: ${options.feeds}`);
+    if (!existsSync(options.feeds)) throw new BuildError('feeds_not_found', `feeds folder not found: ${options.feeds}`);
     acquire = fromFolder(options.feeds);
     if (tables === null && existsSync(join(options.feeds, 'geo', 'dbip-city-ipv4.csv'))) tables = options.feeds;
   } else if (options.fetch !== undefined) {
@@ -106,7 +106,7 @@ export async function buildSnapshot(options: BuildOptions): Promise<BuildReport>
     });
     if (shrunk.length > 0) {
       const list = shrunk.map((s) => `${s.id} (${s.entries} entries, was ${before.get(s.id)})`).join(', ');
-      throw new BuildError(`sources shrank by more than ${Math.round((1 - minShare) * 100)}% since the last build: ${list}; kept the last good snapshot at ${options.out}`);
+      throw new BuildError('source_shrunk', `sources shrank by more than ${Math.round((1 - minShare) * 100)}% since the last build: ${list}; kept the last good snapshot at ${options.out}`);
     }
   }
 

@@ -14,12 +14,12 @@
  *
  * Threshold rule ("recent abuse"): an IPsum entry counts only when at least
  * `IPSUM_MIN_LISTS` (2) lists hold it, as IPsum's own `levels/2.txt` does:
- * one listing on one of ~30 lists is too weak alone. The other feeds are each
- * one publisher's own curated list of the last days and count on their own
- * (`isRecentAbuse`).
+ * one listing on one of ~30 lists is too weak alone; IPsum's declaration says
+ * so (`minLists`). The other feeds are each one publisher's own curated list
+ * of the last days and count on their own (`isRecentAbuse`).
  *
  * Precedence: FireHOL level1 is an aggregate that also holds bogons
- * (fullbogons) and Spamhaus DROP; its value is marked `broad: true`, and the
+ * (fullbogons) and Spamhaus DROP; its declaration is `broad`, and the
  * combiner lets the bogon and DROP sources decide those addresses (a bogon
  * is not "recent abuse"; a DROP range is drop-listed). Where a specific
  * authoritative source (crawler, public resolver, iCloud relay) classifies an
@@ -27,53 +27,37 @@
  *
  * @module
  */
-import { isoFromRfc5322, lastUpdatedComment } from './dates.js';
-import { listLines, parseCidrList } from './lines.js';
-import type { FeedSpec } from './spec.js';
-import { parseCidr } from './cidr.js';
-import { FeedError } from './types.js';
-import type { Diagnostic, Prefix, PrefixFeed, SourceMeta } from './types.js';
+import { defineFeed } from './declare.js';
+import { parseCidr } from './read/cidr.js';
+import { isoFromRfc5322, lastUpdatedComment } from './read/dates.js';
+import { listLines, parseCidrList } from './read/lines.js';
+import { FeedError } from '../errors.js';
+import type { Diagnostic, Prefix, PrefixesFound } from './types.js';
 
-/** How many lists hold the address (IPsum's count; 1 for a single list), and whether the list is a broad aggregate. */
+/** How many lists hold the address (IPsum's count; 1 for a single list). */
 export interface AbuseValue {
   readonly lists: number;
-  readonly broad: boolean;
 }
 
 /** IPsum entries count as recent abuse from this many lists up (IPsum's level-2 file). */
 export const IPSUM_MIN_LISTS = 2;
 
-const IPSUM_ID = 'abuse-ipsum';
-
 /**
- * Whether an entry of feed `feedId` marks recent abuse: IPsum entries need
- * `IPSUM_MIN_LISTS` lists, any other abuse feed's entry counts on its own.
- * (Bogon/DROP precedence over `broad` entries is the combiner's job.)
+ * Whether an entry of a feed declared with `minLists` (absent: 1) marks
+ * recent abuse. (Bogon/DROP precedence over `broad` feeds is the combiner's job.)
  *
  * @example
- * isRecentAbuse('abuse-ipsum', { lists: 1, broad: false }) // => false
- * isRecentAbuse('abuse-blocklist-de', { lists: 1, broad: false }) // => true
+ * isRecentAbuse({ minLists: 2 }, { lists: 1 }) // => false
+ * isRecentAbuse({}, { lists: 1 })              // => true
  */
-export function isRecentAbuse(feedId: string, value: AbuseValue): boolean {
-  return feedId === IPSUM_ID ? value.lists >= IPSUM_MIN_LISTS : value.lists >= 1;
+export function isRecentAbuse(feed: { readonly minLists?: number }, value: AbuseValue): boolean {
+  return value.lists >= (feed.minLists ?? 1);
 }
 
 // ------------------------------------------------------------------ IPsum
 
-const IPSUM_META: SourceMeta = {
-  id: IPSUM_ID,
-  publisher: 'IPsum (stamparm)',
-  url: 'https://raw.githubusercontent.com/stamparm/ipsum/master/ipsum.txt',
-  licence: 'Unlicense (public domain)',
-  attribution_required: false,
-  data_date: null,
-  evidence: 'beta',
-  note: `entries keep their list count; recent abuse needs count >= ${IPSUM_MIN_LISTS}`,
-};
-
 /** Reads IPsum `ipsum.txt` (`IP<TAB>count`). */
-export function parseIpsum(data: Uint8Array | string): PrefixFeed<AbuseValue> {
-  const id = IPSUM_META.id;
+export function parseIpsum(data: Uint8Array | string, id: string): PrefixesFound<AbuseValue> {
   const { lines, comments } = listLines(data);
   const prefixes: Prefix<AbuseValue>[] = [];
   const rejected: Diagnostic[] = [];
@@ -84,111 +68,100 @@ export function parseIpsum(data: Uint8Array | string): PrefixFeed<AbuseValue> {
     if (!m || c === null) rejected.push({ feed: id, line: l.line, message: `expected IP<TAB>count: ${JSON.stringify(l.text.slice(0, 60))}` });
     else if (!c.ok) rejected.push({ feed: id, line: l.line, message: c.message });
     else if (count < 1) rejected.push({ feed: id, line: l.line, message: `list count ${count} < 1` });
-    else prefixes.push({ version: c.version, start: c.start, length: c.length, value: { lists: count, broad: false } });
+    else prefixes.push({ version: c.version, start: c.start, length: c.length, value: { lists: count } });
   }
-  if (lines.length === 0) throw new FeedError(id, 'no data line (empty list)');
-  if (prefixes.length === 0) throw new FeedError(id, `no line is IP<TAB>count (line ${rejected[0]!.line}: ${rejected[0]!.message})`);
+  if (lines.length === 0) throw new FeedError(id, 'feed_empty', 'no data line (empty list)');
+  if (prefixes.length === 0) throw new FeedError(id, 'feed_format', `no line is IP<TAB>count (line ${rejected[0]!.line}: ${rejected[0]!.message})`);
   let date: string | null = null;
   for (const c of comments) {
     const m = /^Last update:\s*(.+)$/i.exec(c.text);
     if (m) date = isoFromRfc5322(m[1]!);
   }
-  return { source: { ...IPSUM_META, data_date: date, entries: prefixes.length }, prefixes, rejected };
+  return { prefixes, rejected, dataDate: date };
 }
 
 // ---------------------------------------------------------- single lists
 
-interface ListSpec {
-  readonly meta: SourceMeta;
-  readonly path: string;
-  readonly cidrs: boolean;
-  readonly broad: boolean;
+const ONE_LIST: AbuseValue = Object.freeze({ lists: 1 });
+
+/**
+ * A parser of the mirror's lists: `# Last updated: <ISO>` then one address
+ * per line, or (`cidrs`) one CIDR per line; host bits set are rejected.
+ */
+export function abuseList(cidrs: boolean) {
+  return (data: Uint8Array | string, feed: string): PrefixesFound<AbuseValue> => {
+    const { prefixes, rejected, comments } = parseCidrList(feed, data, () => ONE_LIST, { hostBits: 'reject', addressesOnly: !cidrs });
+    return { prefixes, rejected, dataDate: lastUpdatedComment(comments) };
+  };
 }
 
-const MIRROR = 'idleadmin/ThreatFeed';
+// ------------------------------------------------------------ declarations
 
-const list = (
+const ABUSE = { attribution_required: true, evidence: 'beta', refresh: '1d', role: 'abuse', use: 'build', origin: 'feeds' } as const;
+const MIRROR = 'idleadmin/ThreatFeed';
+const ONE_IP = 'one IP per line plus a "# Last updated" header line';
+
+/** One list as the idleadmin/ThreatFeed mirror stores it. */
+const mirrored = (
   id: string, path: string, publisher: string, url: string, terms: string, processed: string, opts: { cidrs?: boolean; broad?: boolean } = {},
-): ListSpec => ({
-  path,
-  cidrs: opts.cidrs ?? false,
-  broad: opts.broad ?? false,
-  meta: {
+) =>
+  defineFeed({
+    ...ABUSE,
     id,
     publisher,
     url,
     licence: `${terms}; mirror ${MIRROR} Apache-2.0`,
-    attribution_required: true,
-    data_date: null,
-    evidence: 'beta',
     note: `RE-PROCESSED by ${MIRROR}: ${processed}; data date = the mirror's "# Last updated" line`,
-  },
-});
-
-const ONE_IP = 'one IP per line plus a "# Last updated" header line';
-
-const BLOCKLIST_DE = list('abuse-blocklist-de', 'abuse/blocklist_de-all.txt', 'blocklist.de', 'https://lists.blocklist.de/lists/all.txt', 'not stated', `${ONE_IP}, sorted`);
-const CINSSCORE = list(
-  'abuse-cinsscore', 'abuse/cinsscore-ci-badguys.txt', 'Collective Intelligence Network Security (CINS Army)', 'https://cinsscore.com/list/ci-badguys.txt', 'not stated', ONE_IP,
-);
-const GREENSNOW = list('abuse-greensnow', 'abuse/greensnow.txt', 'GreenSnow', 'https://blocklist.greensnow.co/greensnow.txt', 'not stated', ONE_IP);
-const ET_COMPROMISED = list(
-  'abuse-et-compromised', 'abuse/et-compromised-ips.txt', 'Proofpoint Emerging Threats', 'https://rules.emergingthreats.net/blockrules/compromised-ips.txt',
-  'Proofpoint ET Open terms', ONE_IP,
-);
-const THREATFOX = list(
-  'abuse-threatfox', 'abuse/threatfox-ips.txt', 'abuse.ch ThreatFox', 'https://threatfox.abuse.ch/export/', 'CC0 (abuse.ch)', 'IPs only (ports of the IP:port IOCs stripped) plus a header line',
-);
-const BINARYDEFENSE = list(
-  'abuse-binarydefense', 'abuse/binarydefense-banlist.txt', 'Binary Defense (Artillery)', 'https://www.binarydefense.com/banlist.txt', 'not stated', ONE_IP,
-);
-const BRUTEFORCEBLOCKER = list(
-  'abuse-bruteforceblocker', 'abuse/bruteforceblocker.txt', 'danger.rulez.sk (BruteForceBlocker)', 'https://danger.rulez.sk/projects/bruteforceblocker/blist.php',
-  'not stated', 'IPs only (the official "IP # date count id" columns dropped)',
-);
-const DSHIELD = list(
-  'abuse-dshield', 'abuse/dshield-block.txt', 'SANS ISC DShield', 'https://feeds.dshield.org/block.txt', 'SANS ISC DShield terms',
-  'a.b.c.0/24 per line (the official tab-separated start/end/netblock/attacks columns dropped)', { cidrs: true },
-);
-const FIREHOL_L1 = list(
-  'abuse-firehol-level1', 'abuse/firehol_level1.txt', 'FireHOL', 'https://iplists.firehol.org/files/firehol_level1.netset', "each source's own terms",
-  "FireHOL's header replaced by one line; broad aggregate (also holds fullbogons and Spamhaus DROP): bogon/DROP sources decide those addresses",
-  { cidrs: true, broad: true },
-);
-
-function parseAbuseList(spec: ListSpec, data: Uint8Array | string): PrefixFeed<AbuseValue> {
-  const value: AbuseValue = { lists: 1, broad: spec.broad };
-  const { prefixes, rejected, comments } = parseCidrList(spec.meta.id, data, () => value, { hostBits: 'reject', addressesOnly: !spec.cidrs });
-  const source = { ...spec.meta, data_date: lastUpdatedComment(comments), entries: prefixes.length };
-  return { source, prefixes, rejected };
-}
-
-type Parse = (data: Uint8Array | string) => PrefixFeed<AbuseValue>;
-export const parseBlocklistDe: Parse = (d) => parseAbuseList(BLOCKLIST_DE, d);
-export const parseCinsscore: Parse = (d) => parseAbuseList(CINSSCORE, d);
-export const parseGreensnow: Parse = (d) => parseAbuseList(GREENSNOW, d);
-export const parseEtCompromised: Parse = (d) => parseAbuseList(ET_COMPROMISED, d);
-export const parseThreatfox: Parse = (d) => parseAbuseList(THREATFOX, d);
-export const parseBinarydefense: Parse = (d) => parseAbuseList(BINARYDEFENSE, d);
-export const parseBruteforceblocker: Parse = (d) => parseAbuseList(BRUTEFORCEBLOCKER, d);
-export const parseDshield: Parse = (d) => parseAbuseList(DSHIELD, d);
-/** FireHOL level1: every entry is `broad: true` (see the module header). */
-export const parseFireholLevel1: Parse = (d) => parseAbuseList(FIREHOL_L1, d);
-
-// ---------------------------------------------------------------- registry
-
-const spec = (s: ListSpec, parse: Parse): FeedSpec => ({ id: s.meta.id, path: s.path, url: s.meta.url, kind: 'prefix', parse });
+    format: opts.cidrs ? '# Last updated: <ISO> line, then one CIDR per line' : '# Last updated: <ISO> line, then one IP per line',
+    ...(opts.broad ? { broad: true } : {}),
+    path,
+    // The publisher's own URL: its format differs from the mirror's copy (see issue 8 on --fetch).
+    download: { url },
+    parse: abuseList(opts.cidrs ?? false),
+  });
 
 /** The abuse feeds; FireHOL level1 (broad) last. */
-export const ABUSE_FEEDS: readonly FeedSpec[] = [
-  { id: IPSUM_META.id, path: 'abuse/ipsum.txt', url: IPSUM_META.url, kind: 'prefix', parse: parseIpsum },
-  spec(BLOCKLIST_DE, parseBlocklistDe),
-  spec(CINSSCORE, parseCinsscore),
-  spec(GREENSNOW, parseGreensnow),
-  spec(ET_COMPROMISED, parseEtCompromised),
-  spec(THREATFOX, parseThreatfox),
-  spec(BINARYDEFENSE, parseBinarydefense),
-  spec(BRUTEFORCEBLOCKER, parseBruteforceblocker),
-  spec(DSHIELD, parseDshield),
-  spec(FIREHOL_L1, parseFireholLevel1),
+export const ABUSE_FEEDS = [
+  defineFeed({
+    ...ABUSE,
+    id: 'abuse-ipsum',
+    publisher: 'IPsum (stamparm)',
+    url: 'https://raw.githubusercontent.com/stamparm/ipsum/master/ipsum.txt',
+    licence: 'Unlicense (public domain)',
+    attribution_required: false,
+    note: `entries keep their list count; recent abuse needs count >= ${IPSUM_MIN_LISTS}`,
+    format: '# header with Last update (RFC 5322), then IP<TAB>count (lists holding it)',
+    minLists: IPSUM_MIN_LISTS,
+    path: 'abuse/ipsum.txt',
+    download: { url: 'https://raw.githubusercontent.com/stamparm/ipsum/master/ipsum.txt' },
+    parse: parseIpsum,
+  }),
+  mirrored('abuse-blocklist-de', 'abuse/blocklist_de-all.txt', 'blocklist.de', 'https://lists.blocklist.de/lists/all.txt', 'not stated', `${ONE_IP}, sorted`),
+  mirrored(
+    'abuse-cinsscore', 'abuse/cinsscore-ci-badguys.txt', 'Collective Intelligence Network Security (CINS Army)', 'https://cinsscore.com/list/ci-badguys.txt', 'not stated', ONE_IP,
+  ),
+  mirrored('abuse-greensnow', 'abuse/greensnow.txt', 'GreenSnow', 'https://blocklist.greensnow.co/greensnow.txt', 'not stated', ONE_IP),
+  mirrored(
+    'abuse-et-compromised', 'abuse/et-compromised-ips.txt', 'Proofpoint Emerging Threats', 'https://rules.emergingthreats.net/blockrules/compromised-ips.txt',
+    'Proofpoint ET Open terms', ONE_IP,
+  ),
+  mirrored(
+    'abuse-threatfox', 'abuse/threatfox-ips.txt', 'abuse.ch ThreatFox', 'https://threatfox.abuse.ch/export/', 'CC0 (abuse.ch)', 'IPs only (ports of the IP:port IOCs stripped) plus a header line',
+  ),
+  mirrored(
+    'abuse-binarydefense', 'abuse/binarydefense-banlist.txt', 'Binary Defense (Artillery)', 'https://www.binarydefense.com/banlist.txt', 'not stated', ONE_IP,
+  ),
+  mirrored(
+    'abuse-bruteforceblocker', 'abuse/bruteforceblocker.txt', 'danger.rulez.sk (BruteForceBlocker)', 'https://danger.rulez.sk/projects/bruteforceblocker/blist.php',
+    'not stated', 'IPs only (the official "IP # date count id" columns dropped)',
+  ),
+  mirrored(
+    'abuse-dshield', 'abuse/dshield-block.txt', 'SANS ISC DShield', 'https://feeds.dshield.org/block.txt', 'SANS ISC DShield terms',
+    'a.b.c.0/24 per line (the official tab-separated start/end/netblock/attacks columns dropped)', { cidrs: true },
+  ),
+  mirrored(
+    'abuse-firehol-level1', 'abuse/firehol_level1.txt', 'FireHOL', 'https://iplists.firehol.org/files/firehol_level1.netset', "each source's own terms",
+    "FireHOL's header replaced by one line; broad aggregate (also holds fullbogons and Spamhaus DROP): bogon/DROP sources decide those addresses",
+    { cidrs: true, broad: true },
+  ),
 ];

@@ -30,118 +30,68 @@
  *
  * @module
  */
-import { feedText, parseCidr } from './cidr.js';
-import { isoFromZonelessUtc } from './dates.js';
-import { parseCidrList } from './lines.js';
-import type { FeedSpec } from './spec.js';
-import { FeedError } from './types.js';
-import type { Diagnostic, Prefix, PrefixFeed, SourceMeta } from './types.js';
+import { FeedError } from '../errors.js';
+import { defineFeed } from './declare.js';
+import { parseCidr } from './read/cidr.js';
+import { isoFromZonelessUtc } from './read/dates.js';
+import { isObject, parseJson } from './read/json.js';
+import { constantCidrList } from './read/lines.js';
+import type { Diagnostic, Prefix, PrefixesFound } from './types.js';
 
 /** A verified crawler's name, e.g. `Googlebot`. */
 export interface CrawlerValue {
   readonly name: string;
 }
 
-const GOOGLE = 'https://developers.google.com/static/search/apis/ipranges/';
-
-// ---------------------------------------------------------------- JSON files
-
-interface JsonSpec {
-  readonly meta: SourceMeta;
-  readonly name: string;
+/**
+ * A parser of the `{creationTime, prefixes: [{ipv4Prefix | ipv6Prefix}]}`
+ * schema (Google's and Apple's files) whose ranges are the bot `name`.
+ */
+export function crawlerRangesJson(name: string) {
+  const value = { name };
+  return (data: Uint8Array | string, id: string): PrefixesFound<CrawlerValue> => {
+    const doc = parseJson(id, data);
+    const list = isObject(doc) ? doc['prefixes'] : undefined;
+    if (!Array.isArray(list)) throw new FeedError(id, 'feed_format', 'expected an object with a "prefixes" array');
+    const prefixes: Prefix<CrawlerValue>[] = [];
+    const rejected: Diagnostic[] = [];
+    list.forEach((item: unknown, i) => {
+      const v4 = isObject(item) ? item['ipv4Prefix'] : undefined;
+      const v6 = isObject(item) ? item['ipv6Prefix'] : undefined;
+      const text = typeof v4 === 'string' ? v4 : typeof v6 === 'string' ? v6 : null;
+      if (text === null || (v4 !== undefined && v6 !== undefined)) {
+        rejected.push({ feed: id, line: i + 1, message: 'record needs exactly one of ipv4Prefix / ipv6Prefix (a string)' });
+        return;
+      }
+      const p = cidrEntry(text, typeof v4 === 'string' ? 4 : 6, value);
+      if (typeof p === 'string') rejected.push({ feed: id, line: i + 1, message: p });
+      else prefixes.push(p);
+    });
+    if (prefixes.length === 0) throw new FeedError(id, 'feed_format', `no usable prefix among ${list.length} records`);
+    return { prefixes, rejected, dataDate: isObject(doc) ? isoFromZonelessUtc(doc['creationTime']) : null };
+  };
 }
-
-const jsonMeta = (id: string, publisher: string, url: string, licence: string): SourceMeta => ({
-  id,
-  publisher,
-  url,
-  licence,
-  attribution_required: false,
-  data_date: null,
-  evidence: 'authoritative',
-});
-
-const GOOGLEBOT: JsonSpec = {
-  meta: jsonMeta('crawler-googlebot', 'Google', `${GOOGLE}googlebot.json`, 'Google public file (no licence stated)'),
-  name: 'Googlebot',
-};
-const GOOGLE_SPECIAL: JsonSpec = {
-  meta: jsonMeta('crawler-google-special', 'Google', `${GOOGLE}special-crawlers.json`, 'Google public file (no licence stated)'),
-  name: 'Google Special Crawler',
-};
-const GOOGLE_USER: JsonSpec = {
-  meta: jsonMeta('crawler-google-user-triggered', 'Google', `${GOOGLE}user-triggered-fetchers.json`, 'Google public file (no licence stated)'),
-  name: 'Google User-Triggered Fetcher',
-};
-const APPLEBOT: JsonSpec = {
-  meta: jsonMeta('crawler-applebot', 'Apple', 'https://search.developer.apple.com/applebot.json', 'Apple public file (no licence stated)'),
-  name: 'Applebot',
-};
-
-/** Reads the `{creationTime, prefixes: [{ipv4Prefix | ipv6Prefix}]}` schema. */
-function parseIpRangesJson(spec: JsonSpec, data: Uint8Array | string): PrefixFeed<CrawlerValue> {
-  const id = spec.meta.id;
-  const doc = parseJson(id, data);
-  const list = isObject(doc) ? doc['prefixes'] : undefined;
-  if (!Array.isArray(list)) throw new FeedError(id, 'expected an object with a "prefixes" array');
-  const prefixes: Prefix<CrawlerValue>[] = [];
-  const rejected: Diagnostic[] = [];
-  const value = { name: spec.name };
-  list.forEach((item: unknown, i) => {
-    const v4 = isObject(item) ? item['ipv4Prefix'] : undefined;
-    const v6 = isObject(item) ? item['ipv6Prefix'] : undefined;
-    const text = typeof v4 === 'string' ? v4 : typeof v6 === 'string' ? v6 : null;
-    if (text === null || (v4 !== undefined && v6 !== undefined)) {
-      rejected.push({ feed: id, line: i + 1, message: 'record needs exactly one of ipv4Prefix / ipv6Prefix (a string)' });
-      return;
-    }
-    const p = cidrEntry(text, typeof v4 === 'string' ? 4 : 6, value);
-    if (typeof p === 'string') rejected.push({ feed: id, line: i + 1, message: p });
-    else prefixes.push(p);
-  });
-  if (prefixes.length === 0) throw new FeedError(id, `no usable prefix among ${list.length} records`);
-  const date = isObject(doc) ? isoFromZonelessUtc(doc['creationTime']) : null;
-  return { source: { ...spec.meta, data_date: date, entries: prefixes.length }, prefixes, rejected };
-}
-
-export const parseGooglebot = (data: Uint8Array | string): PrefixFeed<CrawlerValue> => parseIpRangesJson(GOOGLEBOT, data);
-export const parseGoogleSpecialCrawlers = (data: Uint8Array | string): PrefixFeed<CrawlerValue> =>
-  parseIpRangesJson(GOOGLE_SPECIAL, data);
-export const parseGoogleUserTriggeredFetchers = (data: Uint8Array | string): PrefixFeed<CrawlerValue> =>
-  parseIpRangesJson(GOOGLE_USER, data);
-export const parseApplebot = (data: Uint8Array | string): PrefixFeed<CrawlerValue> => parseIpRangesJson(APPLEBOT, data);
 
 // ----------------------------------------------------------- ipverse aggregate
-
-const IPVERSE_META: SourceMeta = {
-  id: 'crawler-ipverse',
-  publisher: 'ipverse (bot-ip-blocks), from each operator\'s list',
-  url: 'https://raw.githubusercontent.com/ipverse/bot-ip-blocks/HEAD/crawlers.json',
-  licence: 'CC0-1.0',
-  attribution_required: false,
-  data_date: null,
-  evidence: 'authoritative',
-};
 
 /**
  * Reads ipverse `crawlers.json`. Diagnostics number the prefixes 1.. across
  * the whole file in file order. `data_date` is the newest `last_changed_at`.
  */
-export function parseIpverseCrawlers(data: Uint8Array | string): PrefixFeed<CrawlerValue> {
-  const id = IPVERSE_META.id;
+export function parseIpverseCrawlers(data: Uint8Array | string, id: string): PrefixesFound<CrawlerValue> {
   const doc = parseJson(id, data);
   const services = isObject(doc) ? doc['services'] : undefined;
-  if (!isObject(services)) throw new FeedError(id, 'expected an object with a "services" object');
+  if (!isObject(services)) throw new FeedError(id, 'feed_format', 'expected an object with a "services" object');
   const prefixes: Prefix<CrawlerValue>[] = [];
   const rejected: Diagnostic[] = [];
   const skipped: string[] = [];
   let index = 0;
   let newest: string | null = null;
   for (const [name, svc] of Object.entries(services)) {
-    if (!isObject(svc)) throw new FeedError(id, `service ${JSON.stringify(name)} is not an object`);
+    if (!isObject(svc)) throw new FeedError(id, 'feed_format', `service ${JSON.stringify(name)} is not an object`);
     const v4 = svc['ipv4'] ?? [];
     const v6 = svc['ipv6'] ?? [];
-    if (!Array.isArray(v4) || !Array.isArray(v6)) throw new FeedError(id, `service ${JSON.stringify(name)}: ipv4/ipv6 are not arrays`);
+    if (!Array.isArray(v4) || !Array.isArray(v6)) throw new FeedError(id, 'feed_format', `service ${JSON.stringify(name)}: ipv4/ipv6 are not arrays`);
     if (svc['ip_list_authoritative'] !== true) {
       skipped.push(`${name} (${v4.length} IPv4 + ${v6.length} IPv6)`);
       index += v4.length + v6.length;
@@ -159,90 +109,98 @@ export function parseIpverseCrawlers(data: Uint8Array | string): PrefixFeed<Craw
       });
     }
   }
-  if (prefixes.length === 0) throw new FeedError(id, 'no usable prefix in any authoritative service');
+  if (prefixes.length === 0) throw new FeedError(id, 'feed_format', 'no usable prefix in any authoritative service');
   const note =
     'RE-PROCESSED aggregate of the operators\' lists (CIDRs collapsed) by ipverse/bot-ip-blocks; ' +
     `skipped ASN-wide services (ip_list_authoritative: false), not verification lists: ${skipped.join(', ') || 'none'}`;
-  return { source: { ...IPVERSE_META, data_date: newest, entries: prefixes.length, note }, prefixes, rejected };
+  return { prefixes, rejected, dataDate: newest, note };
 }
 
 // ------------------------------------------------------------ per-bot lists
 
-interface ListSpec {
-  readonly meta: SourceMeta;
-  readonly name: string;
-  readonly path: string;
-}
+/** A parser of a one-CIDR-per-line list whose ranges are the bot `name`; host bits set are rejected. */
+export const crawlerList = (name: string): ((data: Uint8Array | string, feed: string) => PrefixesFound<CrawlerValue>) =>
+  constantCidrList({ name }, { hostBits: 'reject' });
+
+// ------------------------------------------------------------ declarations
+
+const CRAWLER = { attribution_required: false, evidence: 'authoritative', role: 'crawler', use: 'build', origin: 'feeds' } as const;
+const IP_RANGES_JSON = 'JSON {creationTime (zone-less UTC), prefixes[].ipv4Prefix|ipv6Prefix}';
+const GOOGLE = 'https://developers.google.com/static/search/apis/ipranges/';
+
+/** Google's and Apple's own files: `{creationTime, prefixes}`. */
+const operatorFile = (id: string, name: string, path: string, publisher: string, url: string) =>
+  defineFeed({
+    ...CRAWLER,
+    id,
+    publisher,
+    url,
+    licence: `${publisher} public file (no licence stated)`,
+    format: IP_RANGES_JSON,
+    refresh: '7d',
+    path,
+    download: { url },
+    parse: crawlerRangesJson(name),
+  });
 
 const LORD_ALFRED = 'lord-alfred/ipranges (CC0)';
 const BORESTAD = 'borestad/iplists (no licence file; README says MIT)';
 
-const listSpec = (id: string, name: string, path: string, publisher: string, url: string, via: string, extra = ''): ListSpec => ({
-  name,
-  path,
-  meta: {
+/** A per-bot list extracted from the operator's JSON by a third party; `url` is the operator's file. */
+const extractedList = (id: string, name: string, path: string, publisher: string, url: string, via: string, extra = '') =>
+  defineFeed({
+    ...CRAWLER,
     id,
     publisher,
     url,
     licence: `not stated by ${publisher}; extracted list from ${via}`,
-    attribution_required: false,
-    data_date: null,
-    evidence: 'authoritative',
     note: `RE-PROCESSED: one CIDR per line extracted from ${url} by ${via.replace(/ \(.*$/, '')}; the official JSON was not available${extra}`,
-  },
-});
-
-const BINGBOT = listSpec('crawler-bingbot', 'Bingbot', 'crawlers/bingbot-ipv4.txt', 'Microsoft', 'https://www.bing.com/toolbox/bingbot.json', LORD_ALFRED);
-const GPTBOT = listSpec('crawler-openai-gptbot', 'GPTBot', 'crawlers/openai-gptbot-ipv4.txt', 'OpenAI', 'https://openai.com/gptbot.json', BORESTAD);
-const CHATGPT_USER = listSpec(
-  'crawler-openai-chatgpt-user', 'ChatGPT-User', 'crawlers/openai-chatgpt-user-ipv4.txt', 'OpenAI', 'https://openai.com/chatgpt-user.json', BORESTAD,
-);
-const OAI_SEARCHBOT = listSpec(
-  'crawler-openai-searchbot', 'OAI-SearchBot', 'crawlers/openai-searchbot-ipv4.txt', 'OpenAI', 'https://openai.com/searchbot.json', BORESTAD,
-);
-const OPENAI_ALL = listSpec(
-  'crawler-openai-all', 'OpenAI', 'crawlers/openai-all-ipv4.txt', 'OpenAI', 'https://openai.com/gptbot.json', LORD_ALFRED,
-  '; union of the GPTBot, ChatGPT-User and OAI-SearchBot lists without bot names: used only where those specific lists do not match',
-);
-const DUCKDUCKBOT = listSpec(
-  'crawler-duckduckbot', 'DuckDuckBot', 'crawlers/duckduckbot-ipv4.txt', 'DuckDuckGo', 'https://duckduckgo.com/duckduckbot.json', LORD_ALFRED,
-);
-const PERPLEXITYBOT = listSpec(
-  'crawler-perplexitybot', 'PerplexityBot', 'crawlers/perplexity-ipv4.txt', 'Perplexity', 'https://www.perplexity.ai/perplexitybot.json', LORD_ALFRED,
-);
-
-function parseCrawlerList(spec: ListSpec, data: Uint8Array | string): PrefixFeed<CrawlerValue> {
-  const value = { name: spec.name };
-  const { prefixes, rejected } = parseCidrList(spec.meta.id, data, () => value, { hostBits: 'reject' });
-  return { source: { ...spec.meta, entries: prefixes.length }, prefixes, rejected };
-}
-
-export const parseBingbot = (data: Uint8Array | string): PrefixFeed<CrawlerValue> => parseCrawlerList(BINGBOT, data);
-export const parseGptbot = (data: Uint8Array | string): PrefixFeed<CrawlerValue> => parseCrawlerList(GPTBOT, data);
-export const parseChatgptUser = (data: Uint8Array | string): PrefixFeed<CrawlerValue> => parseCrawlerList(CHATGPT_USER, data);
-export const parseOaiSearchbot = (data: Uint8Array | string): PrefixFeed<CrawlerValue> => parseCrawlerList(OAI_SEARCHBOT, data);
-export const parseOpenaiAll = (data: Uint8Array | string): PrefixFeed<CrawlerValue> => parseCrawlerList(OPENAI_ALL, data);
-export const parseDuckduckbot = (data: Uint8Array | string): PrefixFeed<CrawlerValue> => parseCrawlerList(DUCKDUCKBOT, data);
-export const parsePerplexitybot = (data: Uint8Array | string): PrefixFeed<CrawlerValue> => parseCrawlerList(PERPLEXITYBOT, data);
-
-// ---------------------------------------------------------------- registry
-
-const spec = (id: string, path: string, url: string, parse: FeedSpec['parse']): FeedSpec => ({ id, path, url, kind: 'prefix', parse });
+    format: 'one CIDR per line',
+    refresh: '30d',
+    path,
+    // The operator's JSON: a different format from this extract (see issue 8 on --fetch).
+    download: { url },
+    parse: crawlerList(name),
+  });
 
 /** The crawler feeds, in precedence order (see the module header). */
-export const CRAWLER_FEEDS: readonly FeedSpec[] = [
-  spec(GOOGLEBOT.meta.id, 'crawlers/googlebot.json', GOOGLEBOT.meta.url, parseGooglebot),
-  spec(GOOGLE_SPECIAL.meta.id, 'crawlers/special-crawlers.json', GOOGLE_SPECIAL.meta.url, parseGoogleSpecialCrawlers),
-  spec(GOOGLE_USER.meta.id, 'crawlers/user-triggered-fetchers.json', GOOGLE_USER.meta.url, parseGoogleUserTriggeredFetchers),
-  spec(APPLEBOT.meta.id, 'crawlers/applebot.json', APPLEBOT.meta.url, parseApplebot),
-  spec(BINGBOT.meta.id, BINGBOT.path, BINGBOT.meta.url, parseBingbot),
-  spec(GPTBOT.meta.id, GPTBOT.path, GPTBOT.meta.url, parseGptbot),
-  spec(CHATGPT_USER.meta.id, CHATGPT_USER.path, CHATGPT_USER.meta.url, parseChatgptUser),
-  spec(OAI_SEARCHBOT.meta.id, OAI_SEARCHBOT.path, OAI_SEARCHBOT.meta.url, parseOaiSearchbot),
-  spec(DUCKDUCKBOT.meta.id, DUCKDUCKBOT.path, DUCKDUCKBOT.meta.url, parseDuckduckbot),
-  spec(PERPLEXITYBOT.meta.id, PERPLEXITYBOT.path, PERPLEXITYBOT.meta.url, parsePerplexitybot),
-  spec(IPVERSE_META.id, 'crawlers/ipverse-crawlers.json', IPVERSE_META.url, parseIpverseCrawlers),
-  spec(OPENAI_ALL.meta.id, OPENAI_ALL.path, OPENAI_ALL.meta.url, parseOpenaiAll),
+export const CRAWLER_FEEDS = [
+  operatorFile('crawler-googlebot', 'Googlebot', 'crawlers/googlebot.json', 'Google', `${GOOGLE}googlebot.json`),
+  operatorFile('crawler-google-special', 'Google Special Crawler', 'crawlers/special-crawlers.json', 'Google', `${GOOGLE}special-crawlers.json`),
+  operatorFile(
+    'crawler-google-user-triggered', 'Google User-Triggered Fetcher', 'crawlers/user-triggered-fetchers.json', 'Google', `${GOOGLE}user-triggered-fetchers.json`,
+  ),
+  operatorFile('crawler-applebot', 'Applebot', 'crawlers/applebot.json', 'Apple', 'https://search.developer.apple.com/applebot.json'),
+  extractedList('crawler-bingbot', 'Bingbot', 'crawlers/bingbot-ipv4.txt', 'Microsoft', 'https://www.bing.com/toolbox/bingbot.json', LORD_ALFRED),
+  extractedList('crawler-openai-gptbot', 'GPTBot', 'crawlers/openai-gptbot-ipv4.txt', 'OpenAI', 'https://openai.com/gptbot.json', BORESTAD),
+  extractedList(
+    'crawler-openai-chatgpt-user', 'ChatGPT-User', 'crawlers/openai-chatgpt-user-ipv4.txt', 'OpenAI', 'https://openai.com/chatgpt-user.json', BORESTAD,
+  ),
+  extractedList(
+    'crawler-openai-searchbot', 'OAI-SearchBot', 'crawlers/openai-searchbot-ipv4.txt', 'OpenAI', 'https://openai.com/searchbot.json', BORESTAD,
+  ),
+  extractedList(
+    'crawler-duckduckbot', 'DuckDuckBot', 'crawlers/duckduckbot-ipv4.txt', 'DuckDuckGo', 'https://duckduckgo.com/duckduckbot.json', LORD_ALFRED,
+  ),
+  extractedList(
+    'crawler-perplexitybot', 'PerplexityBot', 'crawlers/perplexity-ipv4.txt', 'Perplexity', 'https://www.perplexity.ai/perplexitybot.json', LORD_ALFRED,
+  ),
+  defineFeed({
+    ...CRAWLER,
+    id: 'crawler-ipverse',
+    publisher: "ipverse (bot-ip-blocks), from each operator's list",
+    url: 'https://raw.githubusercontent.com/ipverse/bot-ip-blocks/HEAD/crawlers.json',
+    licence: 'CC0-1.0',
+    format: 'JSON {services: {<name>: {ip_list_authoritative, last_changed_at, ipv4: [CIDR], ipv6: [CIDR]}}}',
+    refresh: '1d',
+    path: 'crawlers/ipverse-crawlers.json',
+    download: { url: 'https://raw.githubusercontent.com/ipverse/bot-ip-blocks/HEAD/crawlers.json' },
+    parse: parseIpverseCrawlers,
+  }),
+  extractedList(
+    'crawler-openai-all', 'OpenAI', 'crawlers/openai-all-ipv4.txt', 'OpenAI', 'https://openai.com/gptbot.json', LORD_ALFRED,
+    '; union of the GPTBot, ChatGPT-User and OAI-SearchBot lists without bot names: used only where those specific lists do not match',
+  ),
 ];
 
 // ----------------------------------------------------------------- helpers
@@ -254,18 +212,4 @@ function cidrEntry<V>(text: string, version: 4 | 6, value: V): Prefix<V> | strin
   if (c.version !== version) return `IPv${c.version} prefix where IPv${version} is expected: ${JSON.stringify(text)}`;
   if (c.hostBitsSet) return `host bits set: ${JSON.stringify(text)}`;
   return { version, start: c.start, length: c.length, value };
-}
-
-function parseJson(feed: string, data: Uint8Array | string): unknown {
-  const text = feedText(data);
-  if (text.trim() === '') throw new FeedError(feed, 'empty file');
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (e) {
-    throw new FeedError(feed, `not JSON: ${(e as Error).message}`);
-  }
-}
-
-function isObject(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
 }

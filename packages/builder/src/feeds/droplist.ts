@@ -21,12 +21,14 @@
  *
  * @module
  */
-import { feedText, parseCidr, splitLines } from './cidr.js';
-import { isoFromEpochSeconds } from './dates.js';
-import { parseCidrList } from './lines.js';
-import type { FeedSpec } from './spec.js';
-import { FeedError } from './types.js';
-import type { AsnFeed, Diagnostic, Prefix, PrefixFeed, SourceMeta } from './types.js';
+import { FeedError } from '../errors.js';
+import { defineFeed } from './declare.js';
+import { parseCidr } from './read/cidr.js';
+import { isoFromEpochSeconds } from './read/dates.js';
+import { isObject } from './read/json.js';
+import { parseCidrList } from './read/lines.js';
+import { feedText, splitLines } from './read/text.js';
+import type { AsnsFound, Diagnostic, Prefix, PrefixesFound } from './types.js';
 
 /** A DROP netblock's Spamhaus SBL record id (null when the copy lost it). */
 export interface DropValue {
@@ -42,23 +44,6 @@ export interface AsnDropValue {
 }
 
 const TERMS = 'Spamhaus DROP terms of use, https://www.spamhaus.org/drop/terms/';
-
-const meta = (id: string, url: string, extra: Partial<SourceMeta> = {}): SourceMeta => ({
-  id,
-  publisher: 'The Spamhaus Project',
-  url,
-  licence: TERMS,
-  attribution_required: true,
-  data_date: null,
-  evidence: 'authoritative',
-  ...extra,
-});
-
-const DROP_V4_META = meta('spamhaus-drop-v4', 'https://www.spamhaus.org/drop/drop_v4.json');
-const DROP_V6_META = meta('spamhaus-drop-v6', 'https://www.spamhaus.org/drop/drop_v6.json', {
-  note: 'RE-PROCESSED: ipset conversion (add spamhaus_v6 <cidr>) by DraKuLa21-a42/spamhaus-drop-lists; SBL ids lost; the JSON original was not available',
-});
-const ASNDROP_META = meta('spamhaus-asndrop', 'https://www.spamhaus.org/drop/asndrop.json');
 
 // ------------------------------------------------------------------ NDJSON
 
@@ -81,7 +66,7 @@ function readNdjson(feed: string, data: Uint8Array | string): Ndjson {
     const t = raw.trim();
     if (t === '') return;
     lines++;
-    if (metadata !== null) throw new FeedError(feed, `line ${i + 1}: data after the metadata line`);
+    if (metadata !== null) throw new FeedError(feed, 'feed_format', `line ${i + 1}: data after the metadata line`);
     let v: unknown;
     try {
       v = JSON.parse(t);
@@ -92,20 +77,20 @@ function readNdjson(feed: string, data: Uint8Array | string): Ndjson {
     if (isObject(v) && v['type'] === 'metadata') metadata = v;
     else records.push({ line: i + 1, value: v });
   });
-  if (lines === 0) throw new FeedError(feed, 'empty file');
+  if (lines === 0) throw new FeedError(feed, 'feed_empty', 'empty file');
   const m = metadata as Record<string, unknown> | null;
   if (m === null) {
-    throw new FeedError(feed, bad.length === lines ? 'not NDJSON (no line is JSON)' : 'no metadata line: truncated file');
+    if (bad.length === lines) throw new FeedError(feed, 'feed_format', 'not NDJSON (no line is JSON)');
+    throw new FeedError(feed, 'feed_truncated', 'no metadata line: truncated file');
   }
   const count = records.length + bad.length;
-  if (m['records'] !== count) throw new FeedError(feed, `metadata says ${String(m['records'])} records, file has ${count}`);
+  if (m['records'] !== count) throw new FeedError(feed, 'feed_truncated', `metadata says ${String(m['records'])} records, file has ${count}`);
   const copyright = typeof m['copyright'] === 'string' ? `${m['copyright']}; ` : '';
   return { records, bad, dataDate: isoFromEpochSeconds(m['timestamp']), licence: `${copyright}${TERMS}` };
 }
 
 /** Reads Spamhaus `drop_v4.json` (NDJSON + metadata line). */
-export function parseDropV4(data: Uint8Array | string): PrefixFeed<DropValue> {
-  const id = DROP_V4_META.id;
+export function parseDropV4(data: Uint8Array | string, id: string): PrefixesFound<DropValue> {
   const nd = readNdjson(id, data);
   const prefixes: Prefix<DropValue>[] = [];
   const rejected = [...nd.bad];
@@ -123,27 +108,24 @@ export function parseDropV4(data: Uint8Array | string): PrefixFeed<DropValue> {
     const sblid = isObject(value) && typeof value['sblid'] === 'string' && value['sblid'] !== '' ? value['sblid'] : null;
     prefixes.push({ version: c.version, start: c.start, length: c.length, value: { sblid } });
   }
-  if (prefixes.length === 0) throw new FeedError(id, 'no usable record');
+  if (prefixes.length === 0) throw new FeedError(id, 'feed_format', 'no usable record');
   rejected.sort((a, b) => a.line - b.line);
-  const source = { ...DROP_V4_META, licence: nd.licence, data_date: nd.dataDate, entries: prefixes.length };
-  return { source, prefixes, rejected };
+  return { prefixes, rejected, dataDate: nd.dataDate, licence: nd.licence };
 }
 
 /** Reads the `add spamhaus_v6 <cidr>` ipset conversion of DROP IPv6. */
-export function parseDropV6Ipset(data: Uint8Array | string): PrefixFeed<DropValue> {
-  const id = DROP_V6_META.id;
+export function parseDropV6Ipset(data: Uint8Array | string, id: string): PrefixesFound<DropValue> {
   const value: DropValue = { sblid: null };
   const body = splitLines(feedText(data)).map((l) => {
     const m = /^\s*add\s+\S+\s+(\S+)\s*$/.exec(l);
     return m ? m[1]! : l; // any other non-comment line stays as is and is rejected by the CIDR parser
   });
   const { prefixes, rejected } = parseCidrList(id, body.join('\n'), () => value, { hostBits: 'reject' });
-  return { source: { ...DROP_V6_META, entries: prefixes.length }, prefixes, rejected };
+  return { prefixes, rejected, dataDate: null };
 }
 
 /** Reads Spamhaus `asndrop.json` (NDJSON + metadata line). A repeated ASN is rejected. */
-export function parseAsnDrop(data: Uint8Array | string): AsnFeed<AsnDropValue> {
-  const id = ASNDROP_META.id;
+export function parseAsnDrop(data: Uint8Array | string, id: string): AsnsFound<AsnDropValue> {
   const nd = readNdjson(id, data);
   const asns = new Map<number, AsnDropValue>();
   const rejected = [...nd.bad];
@@ -163,21 +145,55 @@ export function parseAsnDrop(data: Uint8Array | string): AsnFeed<AsnDropValue> {
     };
     asns.set(asn, { asname: str('asname'), cc: str('cc'), rir: str('rir'), domain: str('domain') });
   }
-  if (asns.size === 0) throw new FeedError(id, 'no usable record');
+  if (asns.size === 0) throw new FeedError(id, 'feed_format', 'no usable record');
   rejected.sort((a, b) => a.line - b.line);
-  const source = { ...ASNDROP_META, licence: nd.licence, data_date: nd.dataDate, entries: asns.size };
-  return { source, asns, rejected };
+  return { asns, rejected, dataDate: nd.dataDate, licence: nd.licence };
 }
 
-function isObject(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
-}
+// ------------------------------------------------------------ declarations
 
-// ---------------------------------------------------------------- registry
+const SPAMHAUS = {
+  publisher: 'The Spamhaus Project',
+  licence: TERMS,
+  attribution_required: true,
+  evidence: 'authoritative',
+  refresh: '1d',
+  use: 'build',
+  origin: 'feeds',
+} as const;
 
 /** The DROP feeds. */
-export const DROP_FEEDS: readonly FeedSpec[] = [
-  { id: DROP_V4_META.id, path: 'droplist/spamhaus-drop_v4.json', url: DROP_V4_META.url, kind: 'prefix', parse: parseDropV4 },
-  { id: DROP_V6_META.id, path: 'droplist/spamhaus-drop_v6.ipset', url: DROP_V6_META.url, kind: 'prefix', parse: parseDropV6Ipset },
-  { id: ASNDROP_META.id, path: 'droplist/spamhaus-asndrop.json', url: ASNDROP_META.url, kind: 'asn', parse: parseAsnDrop },
+export const DROP_FEEDS = [
+  defineFeed({
+    ...SPAMHAUS,
+    id: 'spamhaus-drop-v4',
+    url: 'https://www.spamhaus.org/drop/drop_v4.json',
+    format: 'NDJSON {cidr, sblid, rir} records, then a {type: "metadata", timestamp, records} line',
+    role: 'drop',
+    path: 'droplist/spamhaus-drop_v4.json',
+    download: { url: 'https://www.spamhaus.org/drop/drop_v4.json' },
+    parse: parseDropV4,
+  }),
+  defineFeed({
+    ...SPAMHAUS,
+    id: 'spamhaus-drop-v6',
+    url: 'https://www.spamhaus.org/drop/drop_v6.json',
+    note: 'RE-PROCESSED: ipset conversion (add spamhaus_v6 <cidr>) by DraKuLa21-a42/spamhaus-drop-lists; SBL ids lost; the JSON original was not available',
+    format: 'ipset: add spamhaus_v6 <cidr> per line',
+    role: 'drop',
+    path: 'droplist/spamhaus-drop_v6.ipset',
+    // The publisher's JSON: a different format from this ipset copy (see issue 8 on --fetch).
+    download: { url: 'https://www.spamhaus.org/drop/drop_v6.json' },
+    parse: parseDropV6Ipset,
+  }),
+  defineFeed({
+    ...SPAMHAUS,
+    id: 'spamhaus-asndrop',
+    url: 'https://www.spamhaus.org/drop/asndrop.json',
+    format: 'NDJSON {asn, rir, domain, cc, asname} records, then a metadata line',
+    role: 'drop-asn',
+    path: 'droplist/spamhaus-asndrop.json',
+    download: { url: 'https://www.spamhaus.org/drop/asndrop.json' },
+    parse: parseAsnDrop,
+  }),
 ];

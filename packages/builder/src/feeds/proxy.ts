@@ -22,32 +22,13 @@
  *
  * @module
  */
-import { feedText, parseAddressValue, splitLines } from './cidr.js';
-import { isObject, jsonType, parseJson } from './json.js';
-import { uniquePrefixes } from './lines.js';
-import type { FeedSpec } from './spec.js';
-import { FeedError } from './types.js';
-import type { Diagnostic, Prefix, PrefixFeed, SourceMeta } from './types.js';
-
-const MONOSANS_COMMON = {
-  publisher: 'monosans (proxy-list / proxy-scraper-checker)',
-  licence: 'MIT',
-  attribution_required: false,
-  data_date: null,
-  evidence: 'beta',
-} as const;
-
-export const MONOSANS_PROXIES_META: SourceMeta = {
-  ...MONOSANS_COMMON,
-  id: 'monosans-proxies',
-  url: 'https://raw.githubusercontent.com/monosans/proxy-list/main/proxies.json',
-};
-
-export const MONOSANS_ALL_META: SourceMeta = {
-  ...MONOSANS_COMMON,
-  id: 'monosans-all',
-  url: 'https://raw.githubusercontent.com/monosans/proxy-list/main/proxies/all.txt',
-};
+import { FeedError } from '../errors.js';
+import { defineFeed } from './declare.js';
+import { parseAddressValue } from './read/cidr.js';
+import { isObject, jsonType, parseJson } from './read/json.js';
+import { uniquePrefixes } from './read/lines.js';
+import { feedText, splitLines } from './read/text.js';
+import type { Diagnostic, Prefix, PrefixesFound } from './types.js';
 
 function hostPrefix(text: string): Prefix<true> | null {
   const a = parseAddressValue(text);
@@ -59,13 +40,12 @@ function hostPrefix(text: string): Prefix<true> | null {
  *
  * @throws FeedError when the file is not a JSON array, or has no record with an address.
  * @example
- * parseMonosansProxies('[{"host":"103.152.112.157","port":80,"exit_ip":"45.61.160.11"}]').prefixes.length // => 2
+ * parseMonosansProxies('[{"host":"103.152.112.157","port":80,"exit_ip":"45.61.160.11"}]', 'monosans-proxies').prefixes.length // => 2
  */
-export function parseMonosansProxies(data: Uint8Array | string): PrefixFeed<true> {
-  const feed = MONOSANS_PROXIES_META.id;
+export function parseMonosansProxies(data: Uint8Array | string, feed: string): PrefixesFound<true> {
   const doc = parseJson(feed, data);
-  if (!Array.isArray(doc)) throw new FeedError(feed, `expected a JSON array of proxies, got ${jsonType(doc)}`);
-  if (doc.length === 0) throw new FeedError(feed, 'empty proxy array');
+  if (!Array.isArray(doc)) throw new FeedError(feed, 'feed_format', `expected a JSON array of proxies, got ${jsonType(doc)}`);
+  if (doc.length === 0) throw new FeedError(feed, 'feed_empty', 'empty proxy array');
   const found: Prefix<true>[] = [];
   const rejected: Diagnostic[] = [];
   doc.forEach((rec: unknown, i) => {
@@ -86,9 +66,8 @@ export function parseMonosansProxies(data: Uint8Array | string): PrefixFeed<true
       else found.push(p);
     }
   });
-  if (found.length === 0) throw new FeedError(feed, 'no record has an IP address');
-  const prefixes = uniquePrefixes(found);
-  return { source: { ...MONOSANS_PROXIES_META, entries: prefixes.length }, prefixes, rejected };
+  if (found.length === 0) throw new FeedError(feed, 'feed_format', 'no record has an IP address');
+  return { prefixes: uniquePrefixes(found), rejected, dataDate: null };
 }
 
 /** `protocol://[user:pass@]host:port`, host an IPv4 or `[IPv6]`. */
@@ -101,10 +80,9 @@ const PROXY_URL = /^([a-z][a-z0-9+.-]*):\/\/(?:[^@/\s]*@)?(\[[^\]]+\]|[^:/\s]+):
  *
  * @throws FeedError when no line is a proxy URL with an IP host.
  * @example
- * parseMonosansAll('socks5://103.152.112.157:1080\nhttp://103.152.112.157:80\n').source.entries // => 1
+ * parseMonosansAll('socks5://103.152.112.157:1080\nhttp://103.152.112.157:80\n', 'monosans-all').prefixes.length // => 1
  */
-export function parseMonosansAll(data: Uint8Array | string): PrefixFeed<true> {
-  const feed = MONOSANS_ALL_META.id;
+export function parseMonosansAll(data: Uint8Array | string, feed: string): PrefixesFound<true> {
   const found: Prefix<true>[] = [];
   const rejected: Diagnostic[] = [];
   let dataLines = 0;
@@ -128,14 +106,38 @@ export function parseMonosansAll(data: Uint8Array | string): PrefixFeed<true> {
     if (p === null) rejected.push({ feed, line, message: `host is not an IP address: ${JSON.stringify(host.slice(0, 60))}` });
     else found.push(p);
   });
-  if (dataLines === 0) throw new FeedError(feed, 'no data line (empty list)');
-  if (found.length === 0) throw new FeedError(feed, `no line is a proxy URL with an IP host (line ${rejected[0]!.line}: ${rejected[0]!.message})`);
-  const prefixes = uniquePrefixes(found);
-  return { source: { ...MONOSANS_ALL_META, entries: prefixes.length }, prefixes, rejected };
+  if (dataLines === 0) throw new FeedError(feed, 'feed_empty', 'no data line (empty list)');
+  if (found.length === 0) throw new FeedError(feed, 'feed_format', `no line is a proxy URL with an IP host (line ${rejected[0]!.line}: ${rejected[0]!.message})`);
+  return { prefixes: uniquePrefixes(found), rejected, dataDate: null };
 }
 
-/** Proxy feeds, in a feeds folder laid out like `/work/shared/feeds`. */
-export const PROXY_FEEDS: readonly FeedSpec[] = [
-  { id: 'monosans-proxies', path: 'proxy/monosans-proxies.json', url: MONOSANS_PROXIES_META.url, kind: 'prefix', parse: parseMonosansProxies },
-  { id: 'monosans-all', path: 'proxy/monosans-all.txt', url: MONOSANS_ALL_META.url, kind: 'prefix', parse: parseMonosansAll },
-];
+const MONOSANS = {
+  publisher: 'monosans (proxy-list / proxy-scraper-checker)',
+  licence: 'MIT',
+  attribution_required: false,
+  evidence: 'beta',
+  refresh: '1d',
+  role: 'proxy',
+  use: 'build',
+  origin: 'feeds',
+} as const;
+
+export const MONOSANS_PROXIES = defineFeed({
+  ...MONOSANS,
+  id: 'monosans-proxies',
+  url: 'https://raw.githubusercontent.com/monosans/proxy-list/main/proxies.json',
+  format: 'JSON array of {protocol, host, port, exit_ip, ...}',
+  path: 'proxy/monosans-proxies.json',
+  download: { url: 'https://raw.githubusercontent.com/monosans/proxy-list/main/proxies.json' },
+  parse: parseMonosansProxies,
+});
+
+export const MONOSANS_ALL = defineFeed({
+  ...MONOSANS,
+  id: 'monosans-all',
+  url: 'https://raw.githubusercontent.com/monosans/proxy-list/main/proxies/all.txt',
+  format: 'protocol://host:port per line',
+  path: 'proxy/monosans-all.txt',
+  download: { url: 'https://raw.githubusercontent.com/monosans/proxy-list/main/proxies/all.txt' },
+  parse: parseMonosansAll,
+});

@@ -22,15 +22,17 @@
  * iCloud relay ranges in; the combiner drops broad VPN hits (`broad: true`)
  * wherever a relay range matches, and the relay class decides the address's
  * provider (`relay_provider`). Relay is authoritative (published by Apple).
+ * The three copies' `url` is Apple's CSV; `download.url` the re-processor's
+ * copy (the publisher's CSV is a different format).
  *
  * @module
  */
-import { isoFromEpochSeconds } from './dates.js';
-import { parseCidrList } from './lines.js';
-import { listMmdbNetworks } from './mmdb-walk.js';
-import type { FeedSpec } from './spec.js';
-import { FeedError } from './types.js';
-import type { Prefix, PrefixFeed, SourceMeta } from './types.js';
+import { FeedError } from '../errors.js';
+import { defineFeed } from './declare.js';
+import { isoFromEpochSeconds } from './read/dates.js';
+import { constantCidrList } from './read/lines.js';
+import { listMmdbNetworks } from './read/mmdb-walk.js';
+import type { Prefix, PrefixesFound } from './types.js';
 
 export const ICLOUD_RELAY = 'iCloud Private Relay';
 
@@ -40,63 +42,7 @@ export interface RelayValue {
   readonly country: string | null;
 }
 
-const APPLE_CSV = 'https://mask-api.icloud.com/egress-ip-ranges.csv';
-
-const APPLE_COMMON = {
-  publisher: 'Apple',
-  url: APPLE_CSV,
-  attribution_required: false,
-  data_date: null,
-  evidence: 'authoritative',
-} as const;
-
-export const ICLOUD_RELAY_V4_META: SourceMeta = {
-  ...APPLE_COMMON,
-  id: 'icloud-relay-ipv4',
-  licence: 'Apple publishes the feed for network operators (no licence text); extracted copy CC0 (lord-alfred/ipranges)',
-  note: 'RE-PROCESSED: column 1 (IPv4 rows) of Apple egress-ip-ranges.csv, extracted by lord-alfred/ipranges; country/region/city dropped',
-};
-
-export const ICLOUD_RELAY_V6_META: SourceMeta = {
-  ...APPLE_COMMON,
-  id: 'icloud-relay-ipv6',
-  licence: 'Apple publishes the feed for network operators (no licence text); extracted copy CC0 (lord-alfred/ipranges)',
-  note: 'RE-PROCESSED: column 1 (IPv6 rows) of Apple egress-ip-ranges.csv, adjacent prefixes CIDR-merged by lord-alfred/ipranges; country/region/city dropped',
-};
-
-export const ICLOUD_RELAY_MMDB_META: SourceMeta = {
-  ...APPLE_COMMON,
-  id: 'icloud-relay-mmdb',
-  licence: 'Apple publishes the feed for network operators (no licence text); MMDB build MIT (nextdns/icloud-private-relay-mmdb)',
-  note: 'RE-PROCESSED: Apple egress-ip-ranges.csv compiled to MMDB by nextdns/icloud-private-relay-mmdb (country only; region/city dropped)',
-};
-
 const NO_COUNTRY: RelayValue = Object.freeze({ provider: ICLOUD_RELAY, country: null });
-
-function textList(meta: SourceMeta, family: 4 | 6, data: Uint8Array | string): PrefixFeed<RelayValue> {
-  const { prefixes, rejected } = parseCidrList(meta.id, data, () => NO_COUNTRY, { family });
-  return { source: { ...meta, entries: prefixes.length }, prefixes, rejected };
-}
-
-/**
- * `icloud-private-relay-ipv4.txt`: one IPv4 CIDR per line.
- *
- * @throws FeedError when the file has no CIDR line.
- * @example
- * parseIcloudRelayV4('172.224.226.0/27\n').prefixes[0] // => { version: 4, start: 2900419072n, length: 27, value: { provider: 'iCloud Private Relay', country: null } }
- */
-export function parseIcloudRelayV4(data: Uint8Array | string): PrefixFeed<RelayValue> {
-  return textList(ICLOUD_RELAY_V4_META, 4, data);
-}
-
-/**
- * `icloud-private-relay-ipv6-merged.txt`: one IPv6 CIDR per line.
- *
- * @throws FeedError when the file has no CIDR line.
- */
-export function parseIcloudRelayV6(data: Uint8Array | string): PrefixFeed<RelayValue> {
-  return textList(ICLOUD_RELAY_V6_META, 6, data);
-}
 
 /**
  * `icloud-egress-ip-ranges.mmdb`: every network of the tree (IPv4 from
@@ -105,13 +51,12 @@ export function parseIcloudRelayV6(data: Uint8Array | string): PrefixFeed<RelayV
  *
  * @throws FeedError when the bytes are not an MMDB or the tree holds no network.
  */
-export function parseIcloudEgressMmdb(data: Uint8Array): PrefixFeed<RelayValue> {
-  const feed = ICLOUD_RELAY_MMDB_META.id;
+export function parseIcloudEgressMmdb(data: Uint8Array, feed: string): PrefixesFound<RelayValue> {
   let walk;
   try {
     walk = listMmdbNetworks<unknown>(data);
   } catch (e) {
-    throw new FeedError(feed, `not a readable MMDB: ${(e as Error).message}`);
+    throw new FeedError(feed, 'feed_format', `not a readable MMDB: ${(e as Error).message}`, { cause: e });
   }
   const byOffset = new Map<number, RelayValue>();
   const byCountry = new Map<string, RelayValue>();
@@ -137,10 +82,10 @@ export function parseIcloudEgressMmdb(data: Uint8Array): PrefixFeed<RelayValue> 
     length: n.length,
     value: valueOf(n.offset),
   }));
-  if (prefixes.length === 0) throw new FeedError(feed, 'the MMDB holds no network');
+  if (prefixes.length === 0) throw new FeedError(feed, 'feed_empty', 'the MMDB holds no network');
   const epoch = walk.metadata.buildEpoch.getTime();
   const date = Number.isFinite(epoch) ? isoFromEpochSeconds(Math.floor(epoch / 1000)) : null;
-  return { source: { ...ICLOUD_RELAY_MMDB_META, data_date: date, entries: prefixes.length }, prefixes, rejected: [] };
+  return { prefixes, rejected: [], dataDate: date };
 }
 
 function isoCode(record: unknown): string | null {
@@ -151,31 +96,47 @@ function isoCode(record: unknown): string | null {
   return typeof iso === 'string' && /^[A-Z]{2}$/.test(iso) ? iso : null;
 }
 
-/**
- * Relay feeds, in a feeds folder laid out like `/work/shared/feeds`. `url` is
- * where a file in exactly this format is served (the re-processor's copy; the
- * publisher's CSV is a different format), `source.url` the publisher's.
- */
-export const RELAY_FEEDS: readonly FeedSpec[] = [
-  {
-    id: 'icloud-relay-ipv4',
-    path: 'relay/icloud-private-relay-ipv4.txt',
-    url: 'https://raw.githubusercontent.com/lord-alfred/ipranges/HEAD/apple-proxy/ipv4.txt',
-    kind: 'prefix',
-    parse: parseIcloudRelayV4,
-  },
-  {
-    id: 'icloud-relay-ipv6',
-    path: 'relay/icloud-private-relay-ipv6-merged.txt',
-    url: 'https://raw.githubusercontent.com/lord-alfred/ipranges/HEAD/apple-proxy/ipv6_merged.txt',
-    kind: 'prefix',
-    parse: parseIcloudRelayV6,
-  },
-  {
-    id: 'icloud-relay-mmdb',
-    path: 'relay/icloud-egress-ip-ranges.mmdb',
-    url: 'https://raw.githubusercontent.com/nextdns/icloud-private-relay-mmdb/HEAD/egress-ip-ranges.mmdb',
-    kind: 'prefix',
-    parse: parseIcloudEgressMmdb,
-  },
-];
+const APPLE = {
+  publisher: 'Apple',
+  url: 'https://mask-api.icloud.com/egress-ip-ranges.csv',
+  attribution_required: false,
+  evidence: 'authoritative',
+  refresh: '7d',
+  role: 'relay',
+  use: 'build',
+  origin: 'feeds',
+} as const;
+const EXTRACTED = 'Apple publishes the feed for network operators (no licence text); extracted copy CC0 (lord-alfred/ipranges)';
+
+export const ICLOUD_RELAY_IPV4 = defineFeed({
+  ...APPLE,
+  id: 'icloud-relay-ipv4',
+  licence: EXTRACTED,
+  note: 'RE-PROCESSED: column 1 (IPv4 rows) of Apple egress-ip-ranges.csv, extracted by lord-alfred/ipranges; country/region/city dropped',
+  format: 'one IPv4 CIDR per line',
+  path: 'relay/icloud-private-relay-ipv4.txt',
+  download: { url: 'https://raw.githubusercontent.com/lord-alfred/ipranges/HEAD/apple-proxy/ipv4.txt' },
+  parse: constantCidrList(NO_COUNTRY, { family: 4 }),
+});
+
+export const ICLOUD_RELAY_IPV6 = defineFeed({
+  ...APPLE,
+  id: 'icloud-relay-ipv6',
+  licence: EXTRACTED,
+  note: 'RE-PROCESSED: column 1 (IPv6 rows) of Apple egress-ip-ranges.csv, adjacent prefixes CIDR-merged by lord-alfred/ipranges; country/region/city dropped',
+  format: 'one IPv6 CIDR per line, adjacent prefixes merged',
+  path: 'relay/icloud-private-relay-ipv6-merged.txt',
+  download: { url: 'https://raw.githubusercontent.com/lord-alfred/ipranges/HEAD/apple-proxy/ipv6_merged.txt' },
+  parse: constantCidrList(NO_COUNTRY, { family: 6 }),
+});
+
+export const ICLOUD_RELAY_MMDB = defineFeed({
+  ...APPLE,
+  id: 'icloud-relay-mmdb',
+  licence: 'Apple publishes the feed for network operators (no licence text); MMDB build MIT (nextdns/icloud-private-relay-mmdb)',
+  note: 'RE-PROCESSED: Apple egress-ip-ranges.csv compiled to MMDB by nextdns/icloud-private-relay-mmdb (country only; region/city dropped)',
+  format: 'MaxMind DB, {country: {iso_code}} per network',
+  path: 'relay/icloud-egress-ip-ranges.mmdb',
+  download: { url: 'https://raw.githubusercontent.com/nextdns/icloud-private-relay-mmdb/HEAD/egress-ip-ranges.mmdb' },
+  parse: parseIcloudEgressMmdb,
+});

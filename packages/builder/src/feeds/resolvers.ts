@@ -29,49 +29,18 @@
  *
  * @module
  */
-import { feedText, parseCidr, splitLines } from './cidr.js';
-import { listLines, parseCidrList } from './lines.js';
-import type { ListLine } from './lines.js';
-import type { FeedSpec } from './spec.js';
-import { FeedError } from './types.js';
-import type { Diagnostic, Prefix, PrefixFeed, SourceMeta } from './types.js';
+import { FeedError } from '../errors.js';
+import { defineFeed } from './declare.js';
+import { parseCidr } from './read/cidr.js';
+import { listLines, parseCidrList } from './read/lines.js';
+import type { ListLine } from './read/lines.js';
+import { feedText, splitLines } from './read/text.js';
+import type { Diagnostic, Prefix, PrefixesFound } from './types.js';
 
 /** The resolver's operator (a DNSCrypt resolver name or a DoH host name), or null when unknown. */
 export interface ResolverValue {
   readonly operator: string | null;
 }
-
-const DNSCRYPT_META: SourceMeta = {
-  id: 'resolver-dnscrypt',
-  publisher: 'DNSCrypt project (Frank Denis)',
-  url: 'https://download.dnscrypt.info/resolvers-list/v3/public-resolvers.md',
-  licence: 'no licence stated',
-  attribution_required: false,
-  data_date: null,
-  evidence: 'authoritative',
-};
-
-const dibdot = (id: string, file: string): SourceMeta => ({
-  id,
-  publisher: 'dibdot (DoH-IP-blocklists)',
-  url: `https://raw.githubusercontent.com/dibdot/DoH-IP-blocklists/HEAD/${file}`,
-  licence: 'GPL-3.0',
-  attribution_required: true,
-  data_date: null,
-  evidence: 'authoritative',
-});
-const DOH_V4_META = dibdot('resolver-doh-ipv4', 'doh-ipv4.txt');
-const DOH_V6_META = dibdot('resolver-doh-ipv6', 'doh-ipv6.txt');
-
-const VALIDATED_META: SourceMeta = {
-  id: 'resolver-public-dns-validated',
-  publisher: 'disposable/public-dns',
-  url: 'https://raw.githubusercontent.com/disposable/public-dns/HEAD/txt/resolvers.txt',
-  licence: 'MIT',
-  attribution_required: true,
-  data_date: null,
-  evidence: 'inferred',
-};
 
 // ------------------------------------------------------------ DNS stamps
 
@@ -119,8 +88,7 @@ export function decodeStampAddress(stamp: string): StampAddress {
  * Reads DNSCrypt `public-resolvers.md`. Each stamp line is an entry, a
  * rejected line, or skipped (no address: counted in the note).
  */
-export function parseDnscryptResolvers(data: Uint8Array | string): PrefixFeed<ResolverValue> {
-  const id = DNSCRYPT_META.id;
+export function parseDnscryptResolvers(data: Uint8Array | string, id: string): PrefixesFound<ResolverValue> {
   const prefixes: Prefix<ResolverValue>[] = [];
   const rejected: Diagnostic[] = [];
   let section: string | null = null;
@@ -151,10 +119,10 @@ export function parseDnscryptResolvers(data: Uint8Array | string): PrefixFeed<Re
     if (a.ip.includes(':') !== (c.version === 6)) return reject(`IPv4-mapped address in a stamp: ${a.ip}`);
     prefixes.push({ version: c.version, start: c.start, length: c.length, value: { operator: section } });
   });
-  if (sections === 0 || stamps === 0) throw new FeedError(id, 'no "## name" section with an sdns:// stamp');
+  if (sections === 0 || stamps === 0) throw new FeedError(id, 'feed_format', 'no "## name" section with an sdns:// stamp');
   const skips = [...skipped].map(([reason, n]) => `${n} ${reason}`).join(', ');
   const note = `${sections} resolvers, ${stamps} stamps; skipped stamps without an IP: ${skips || 'none'}`;
-  return { source: { ...DNSCRYPT_META, entries: prefixes.length, note }, prefixes, rejected };
+  return { prefixes, rejected, dataDate: null, note };
 }
 
 // ------------------------------------------------------------- DoH lists
@@ -164,15 +132,11 @@ const firstHost = (l: ListLine): ResolverValue => {
   return { operator: host === '' ? null : host };
 };
 
-function parseDohList(meta: SourceMeta, data: Uint8Array | string): PrefixFeed<ResolverValue> {
-  const { prefixes, rejected } = parseCidrList(meta.id, data, firstHost, { addressesOnly: true });
-  return { source: { ...meta, entries: prefixes.length }, prefixes, rejected };
+/** Reads dibdot `doh-ipv4.txt` / `doh-ipv6.txt` (`IP  # host1, host2`). */
+export function parseDohList(data: Uint8Array | string, feed: string): PrefixesFound<ResolverValue> {
+  const { prefixes, rejected } = parseCidrList(feed, data, firstHost, { addressesOnly: true });
+  return { prefixes, rejected, dataDate: null };
 }
-
-/** Reads dibdot `doh-ipv4.txt` (`IP  # host1, host2`). */
-export const parseDohIpv4 = (data: Uint8Array | string): PrefixFeed<ResolverValue> => parseDohList(DOH_V4_META, data);
-/** Reads dibdot `doh-ipv6.txt` (`IP  # host1, host2`). */
-export const parseDohIpv6 = (data: Uint8Array | string): PrefixFeed<ResolverValue> => parseDohList(DOH_V6_META, data);
 
 // ------------------------------------------------------ validated resolvers
 
@@ -187,8 +151,7 @@ export function stripDnsPort(text: string): string | null {
 }
 
 /** Reads disposable/public-dns `txt/resolvers.txt` (`IP:53` per line). */
-export function parsePublicDnsValidated(data: Uint8Array | string): PrefixFeed<ResolverValue> {
-  const id = VALIDATED_META.id;
+export function parsePublicDnsValidated(data: Uint8Array | string, id: string): PrefixesFound<ResolverValue> {
   const value: ResolverValue = { operator: null };
   const prefixes: Prefix<ResolverValue>[] = [];
   const rejected: Diagnostic[] = [];
@@ -200,19 +163,63 @@ export function parsePublicDnsValidated(data: Uint8Array | string): PrefixFeed<R
     else if (!c.ok) rejected.push({ feed: id, line: l.line, message: c.message });
     else prefixes.push({ version: c.version, start: c.start, length: c.length, value });
   }
-  if (lines.length === 0) throw new FeedError(id, 'no data line (empty list)');
-  if (prefixes.length === 0) throw new FeedError(id, `no line is IP:53 (line ${rejected[0]!.line}: ${rejected[0]!.message})`);
-  return { source: { ...VALIDATED_META, entries: prefixes.length }, prefixes, rejected };
+  if (lines.length === 0) throw new FeedError(id, 'feed_empty', 'no data line (empty list)');
+  if (prefixes.length === 0) throw new FeedError(id, 'feed_format', `no line is IP:53 (line ${rejected[0]!.line}: ${rejected[0]!.message})`);
+  return { prefixes, rejected, dataDate: null };
 }
 
-// ---------------------------------------------------------------- registry
+// ------------------------------------------------------------ declarations
 
-const spec = (meta: SourceMeta, path: string, parse: FeedSpec['parse']): FeedSpec => ({ id: meta.id, path, url: meta.url, kind: 'prefix', parse });
+const RESOLVER = { role: 'resolver', use: 'build', origin: 'feeds' } as const;
+
+const dibdot = (v: 4 | 6) => {
+  const url = `https://raw.githubusercontent.com/dibdot/DoH-IP-blocklists/HEAD/doh-ipv${v}.txt`;
+  return defineFeed({
+    ...RESOLVER,
+    id: `resolver-doh-ipv${v}`,
+    publisher: 'dibdot (DoH-IP-blocklists)',
+    url,
+    licence: 'GPL-3.0',
+    attribution_required: true,
+    evidence: 'authoritative',
+    format: 'IP # host1, host2 per line',
+    refresh: '7d',
+    path: `resolvers/doh-ipv${v}.txt`,
+    download: { url },
+    parse: parseDohList,
+  });
+};
 
 /** Resolver feeds; named sources first (they decide the operator name). */
-export const RESOLVER_FEEDS: readonly FeedSpec[] = [
-  spec(DNSCRYPT_META, 'resolvers/dnscrypt-public-resolvers.md', parseDnscryptResolvers),
-  spec(DOH_V4_META, 'resolvers/doh-ipv4.txt', parseDohIpv4),
-  spec(DOH_V6_META, 'resolvers/doh-ipv6.txt', parseDohIpv6),
-  spec(VALIDATED_META, 'resolvers/public-dns-validated-resolvers.txt', parsePublicDnsValidated),
+export const RESOLVER_FEEDS = [
+  defineFeed({
+    ...RESOLVER,
+    id: 'resolver-dnscrypt',
+    publisher: 'DNSCrypt project (Frank Denis)',
+    url: 'https://download.dnscrypt.info/resolvers-list/v3/public-resolvers.md',
+    licence: 'no licence stated',
+    attribution_required: false,
+    evidence: 'authoritative',
+    format: 'Markdown: ## name sections with sdns:// stamps',
+    refresh: '1d',
+    path: 'resolvers/dnscrypt-public-resolvers.md',
+    download: { url: 'https://download.dnscrypt.info/resolvers-list/v3/public-resolvers.md' },
+    parse: parseDnscryptResolvers,
+  }),
+  dibdot(4),
+  dibdot(6),
+  defineFeed({
+    ...RESOLVER,
+    id: 'resolver-public-dns-validated',
+    publisher: 'disposable/public-dns',
+    url: 'https://raw.githubusercontent.com/disposable/public-dns/HEAD/txt/resolvers.txt',
+    licence: 'MIT',
+    attribution_required: true,
+    evidence: 'inferred',
+    format: 'IP:53 per line ([IPv6]:53 or IPv6:53)',
+    refresh: '1d',
+    path: 'resolvers/public-dns-validated-resolvers.txt',
+    download: { url: 'https://raw.githubusercontent.com/disposable/public-dns/HEAD/txt/resolvers.txt' },
+    parse: parsePublicDnsValidated,
+  }),
 ];

@@ -14,20 +14,10 @@
  *
  * @module
  */
-import { lastUpdatedComment } from './dates.js';
-import { parseCidrList } from './lines.js';
-import type { FeedSpec } from './spec.js';
-import type { PrefixFeed, SourceMeta } from './types.js';
-
-export const TOR_EXITS_META: SourceMeta = {
-  id: 'tor-exits',
-  publisher: 'The Tor Project',
-  url: 'https://check.torproject.org/torbulkexitlist',
-  licence: 'not stated (Tor Project public data)',
-  attribution_required: false,
-  data_date: null,
-  evidence: 'authoritative',
-};
+import { defineFeed } from './declare.js';
+import { lastUpdatedComment } from './read/dates.js';
+import { parseCidrList } from './read/lines.js';
+import type { PrefixesFound } from './types.js';
 
 /**
  * Parses the bulk exit list. Value `true` per exit address (/32, or /128 if
@@ -35,29 +25,29 @@ export const TOR_EXITS_META: SourceMeta = {
  *
  * @throws FeedError when the file has no address line.
  * @example
- * parseTorExits('# Last updated: 2026-08-22T16:18:35.025Z\n185.220.101.1\n').source.data_date
+ * parseTorExits('# Last updated: 2026-08-22T16:18:35.025Z\n185.220.101.1\n', 'tor-exits').dataDate
  * // => '2026-08-22T16:18:35.025Z'
  */
-export function parseTorExits(data: Uint8Array | string): PrefixFeed<true> {
-  const { prefixes, rejected, comments } = parseCidrList(TOR_EXITS_META.id, data, () => true as const, {
-    addressesOnly: true,
-  });
-  const date = lastUpdatedComment(comments);
-  return {
-    source: {
-      ...TOR_EXITS_META,
-      data_date: date,
-      entries: prefixes.length,
-      ...(date !== null
-        ? { note: "Mirror copy (idleadmin/ThreatFeed): the publisher's list plus one added '# Last updated' line; data_date is the mirror's fetch time" }
-        : {}),
-    },
-    prefixes,
-    rejected,
-  };
+export function parseTorExits(data: Uint8Array | string, feed: string): PrefixesFound<true> {
+  const { prefixes, rejected, comments } = parseCidrList(feed, data, () => true as const, { addressesOnly: true });
+  const dataDate = lastUpdatedComment(comments);
+  const mirrored = "Mirror copy (idleadmin/ThreatFeed): the publisher's list plus one added '# Last updated' line; data_date is the mirror's fetch time";
+  return { prefixes, rejected, dataDate, ...(dataDate !== null ? { note: mirrored } : {}) };
 }
 
-/** Tor feeds, in a feeds folder laid out like `/work/shared/feeds`. */
-export const TOR_FEEDS: readonly FeedSpec[] = [
-  { id: 'tor-exits', path: 'tor/torbulkexitlist.txt', url: TOR_EXITS_META.url, kind: 'prefix', parse: parseTorExits },
-];
+export const TOR_EXITS = defineFeed({
+  id: 'tor-exits',
+  publisher: 'The Tor Project',
+  url: 'https://check.torproject.org/torbulkexitlist',
+  licence: 'not stated (Tor Project public data)',
+  attribution_required: false,
+  evidence: 'authoritative',
+  format: 'one IPv4 address per line, no header',
+  refresh: '1d',
+  role: 'tor',
+  use: 'build',
+  origin: 'feeds',
+  path: 'tor/torbulkexitlist.txt',
+  download: { url: 'https://check.torproject.org/torbulkexitlist' },
+  parse: parseTorExits,
+});

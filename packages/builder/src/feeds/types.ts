@@ -1,11 +1,16 @@
 /**
  * The contract every feed adapter follows. An adapter is a pure function of
- * the feed's bytes: it returns what it read, in the publisher's own terms,
- * and every line it rejected with the reason. It never drops a line silently
- * and never throws for one bad line; it throws `FeedError` only when the
- * file as a whole is not the format it claims to be (wrong JSON shape, empty,
- * truncated), so that a malformed feed can never give a silently wrong
- * snapshot.
+ * the feed's bytes (and its declared id, for messages): it returns what it
+ * read, in the publisher's own terms, every line it rejected with the
+ * reason, and what the file says about itself (its data date, a note). It
+ * never drops a line silently and never throws for one bad line; it throws
+ * `FeedError` only when the file as a whole is not the format it claims to
+ * be (wrong JSON shape, empty, truncated), so that a malformed feed can never
+ * give a silently wrong snapshot.
+ *
+ * Who publishes a feed, where, under which licence, is not the adapter's
+ * business: the feed's declaration says it once (declare.ts), and the
+ * registry derives the snapshot's source row from both (registry.ts).
  *
  * @module
  */
@@ -28,33 +33,42 @@ export interface Prefix<V> {
   readonly value: V;
 }
 
-/** What a source is, minus the entry count the adapter fills in. */
-export type SourceMeta = Omit<SourceInfo, 'entries'>;
+/** What an adapter found in a file besides its entries. */
+export interface Found {
+  readonly rejected: Diagnostic[];
+  /** The data date the file states (in a header, its gzip name, its metadata); null when it states none. */
+  readonly dataDate: string | null;
+  /** A note the file makes necessary (a count of skipped records, a tag chosen); replaces the declared note. */
+  readonly note?: string;
+  /** The file's own statement of its terms (Spamhaus' copyright line); replaces the declared licence. */
+  readonly licence?: string;
+  /** The entry count when it is not simply the number of prefixes / ASNs / ROAs / ranges read. */
+  readonly entries?: number;
+}
 
-/** Result of an adapter that yields prefixes. */
-export interface PrefixFeed<V> {
-  readonly source: SourceInfo;
+/** An adapter's result for a feed of prefixes. */
+export interface PrefixesFound<V> extends Found {
   readonly prefixes: Prefix<V>[];
-  readonly rejected: Diagnostic[];
 }
 
-/** Result of an adapter that yields ASNs (tag lists, ASN-DROP, hosting-ASN lists). */
-export interface AsnFeed<V = string> {
-  readonly source: SourceInfo;
-  /** ASN -> value (a name, a class, ...). */
+/** An adapter's result for a feed of ASNs (tag lists, ASN-DROP, hosting-ASN lists): ASN -> value. */
+export interface AsnsFound<V> extends Found {
   readonly asns: Map<number, V>;
-  readonly rejected: Diagnostic[];
 }
 
-/** The whole file is not in the format the adapter reads. */
-export class FeedError extends Error {
-  override readonly name = 'FeedError';
-  constructor(
-    readonly feed: string,
-    message: string,
-  ) {
-    super(`${feed}: ${message}`);
-  }
-}
+/** A feed read through its declaration: what the adapter found plus the source row derived from both. */
+export type FeedResult<F extends Found = Found> = F & { readonly source: SourceInfo };
 
-export type { EvidenceLabel };
+/** Read through the registry: prefixes plus the source row. */
+export type PrefixFeed<V> = FeedResult<PrefixesFound<V>>;
+
+/** Read through the registry: ASNs plus the source row. */
+export type AsnFeed<V> = FeedResult<AsnsFound<V>>;
+
+/**
+ * An adapter: reads a feed's bytes. `feed` is the declared id, used in
+ * diagnostics and errors (one adapter may serve several feeds).
+ */
+export type Parse<F extends Found> = (data: Uint8Array, feed: string) => F;
+
+export type { EvidenceLabel, SourceInfo };

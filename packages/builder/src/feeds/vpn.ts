@@ -1,8 +1,8 @@
 /**
- * Commercial VPN addresses. Value `{ brand, broad }`: `brand` is the VPN
- * brand when the source names one (null otherwise); `broad` marks ASN-wide
- * or aggregate lists (X4BNet's VPN lists and ASN list, bgp.tools `vpn` tag)
- * as opposed to per-server lists (ProtonVPN, Mullvad, PIA, az0).
+ * Commercial VPN addresses. Value `{ brand }`: the VPN brand when the
+ * source names one (null otherwise). The declarations mark ASN-wide or
+ * aggregate lists `broad` (X4BNet's VPN lists and ASN list), as opposed to
+ * per-server lists (ProtonVPN, Mullvad, PIA, az0).
  *
  * Publisher formats:
  * - `protonvpn-logicals.json` (Proton API `/vpn/logicals`, original):
@@ -27,8 +27,8 @@
  * - bgp.tools `tags-vpn.csv` is NOT a VPN source: it tags ASNs that carry some
  *   VPN traffic (AS16509 Amazon, AS4837 China Unicom, AS4766 Korea Telecom,
  *   ...), so using it ASN-wide would call about 9% of public IPv4 a VPN
- *   (measured by tools/verify-build.mjs). It is parsed as context only
- *   (`bgptools.ts`).
+ *   (measured by tools/verify-build.mjs). It is declared context only
+ *   (`routing/bgptools.ts`).
  *
  * Precedence: VPN evidence is `inferred`. Broad lists lose to every more
  * specific source: X4BNet's VPN IPv4 list concatenates Apple's iCloud
@@ -40,99 +40,32 @@
  *
  * @module
  */
-import { parseAddressValue } from './cidr.js';
-import { parseAsnCommentList } from './asnlist.js';
-import { isObject, jsonObjectWithArrays, jsonType } from './json.js';
-import { parseCidrList, uniquePrefixes } from './lines.js';
-import type { FeedSpec } from './spec.js';
-import { FeedError } from './types.js';
-import type { AsnFeed, Diagnostic, Prefix, PrefixFeed, SourceMeta } from './types.js';
+import { FeedError } from '../errors.js';
+import { defineFeed } from './declare.js';
+import { parseAsnCommentList } from './read/asn-list.js';
+import { parseAddressValue } from './read/cidr.js';
+import { isObject, jsonObjectWithArrays, jsonType } from './read/json.js';
+import { constantCidrList, parseCidrList, uniquePrefixes } from './read/lines.js';
+import type { AsnsFound, Diagnostic, Prefix, PrefixesFound } from './types.js';
 
 export interface VpnValue {
   readonly brand: string | null;
-  /** ASN-wide / aggregate list: overridden by relay, bogon, DROP and crawler sources. */
-  readonly broad: boolean;
 }
 
-const frozen = (brand: string | null, broad: boolean): VpnValue => Object.freeze({ brand, broad });
-
-const BROAD: VpnValue = frozen(null, true);
-
-// ---------------------------------------------------------------------------
-// Source metadata
-
-const INFERRED = { evidence: 'inferred', data_date: null } as const;
-
-export const PROTONVPN_META: SourceMeta = {
-  ...INFERRED,
-  id: 'protonvpn',
-  publisher: 'Proton AG',
-  url: 'https://api.protonvpn.ch/vpn/logicals',
-  licence: 'Proton API output (no licence text); mirror tn3w/ProtonVPN-IPs Apache-2.0',
-  attribution_required: false,
+const brands = new Map<string | null, VpnValue>();
+/** The shared, frozen value of a brand. */
+const vpnValue = (brand: string | null): VpnValue => {
+  let v = brands.get(brand);
+  if (v === undefined) brands.set(brand, (v = Object.freeze({ brand })));
+  return v;
 };
 
-export const MULLVAD_META: SourceMeta = {
-  ...INFERRED,
-  id: 'mullvad',
-  publisher: 'Mullvad VPN AB (relay IPs extracted by X4BNet)',
-  url: 'https://api.mullvad.net/www/relays/all/',
-  licence: 'MIT (X4BNet/lists_vpn extract)',
-  attribution_required: false,
-  note: "RE-PROCESSED: X4BNet's extract of Mullvad's relay API, one /32 per line (relay names and countries dropped)",
-};
-
-export const PIA_META: SourceMeta = {
-  ...INFERRED,
-  id: 'pia',
-  publisher: 'Private Internet Access (server list compiled by az0/vpn_ip)',
-  url: 'https://serverlist.piaservers.net/vpninfo/servers/v6',
-  licence: 'GPL-3.0 (az0/vpn_ip extract)',
-  attribution_required: true,
-  note: "RE-PROCESSED: az0/vpn_ip's extract of PIA's server list, `IP # Region` per line",
-};
-
-export const AZ0_META: SourceMeta = {
-  ...INFERRED,
-  id: 'az0-vpn',
-  publisher: 'az0/vpn_ip (compiled from each provider\'s API and hostnames)',
-  url: 'http://az0-vpnip-public.oooninja.com/ip.txt',
-  licence: 'GPL-3.0',
-  attribution_required: true,
-  note: 'RE-PROCESSED aggregate of many VPN brands; placeholder addresses (1.2.3.4) rejected',
-};
-
-const X4B_COMMON = {
-  ...INFERRED,
-  publisher: 'X4B (X4BNet/lists_vpn)',
-  licence: 'MIT',
-  attribution_required: false,
-} as const;
-
-export const X4B_VPN_V4_META: SourceMeta = {
-  ...X4B_COMMON,
-  id: 'x4bnet-vpn-ipv4',
-  url: 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/output/vpn/ipv4.txt',
-  note: 'Broad: prefixes of VPN-provider ASNs plus server IPs, including Apple iCloud Private Relay ranges (the relay list overrides them)',
-};
-
-export const X4B_VPN_V6_META: SourceMeta = {
-  ...X4B_COMMON,
-  id: 'x4bnet-vpn-ipv6',
-  url: 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/output/vpn/ipv6.txt',
-  note: 'Broad: prefixes of VPN-provider ASNs',
-};
-
-export const X4B_VPN_ASN_META: SourceMeta = {
-  ...X4B_COMMON,
-  id: 'x4bnet-vpn-asn',
-  url: 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ASN.txt',
-};
+const NO_BRAND = vpnValue(null);
 
 // ---------------------------------------------------------------------------
 // ProtonVPN
 
-export const PROTONVPN: VpnValue = frozen('ProtonVPN', false);
+export const PROTONVPN = vpnValue('ProtonVPN');
 
 /**
  * Parses Proton's `/vpn/logicals` response: the ExitIP of every server,
@@ -141,12 +74,11 @@ export const PROTONVPN: VpnValue = frozen('ProtonVPN', false);
  * @throws FeedError when the body is not `{LogicalServers: [...]}`, carries an
  *   error `Code`, or holds no server with an ExitIP.
  * @example
- * parseProtonVpnLogicals('{"Code":1000,"LogicalServers":[{"Name":"CH#1","Servers":[{"EntryIP":"149.88.27.200","ExitIP":"149.88.27.201"}]}]}').prefixes.length // => 1
+ * parseProtonVpnLogicals('{"Code":1000,"LogicalServers":[{"Name":"CH#1","Servers":[{"EntryIP":"149.88.27.200","ExitIP":"149.88.27.201"}]}]}', 'protonvpn').prefixes.length // => 1
  */
-export function parseProtonVpnLogicals(data: Uint8Array | string): PrefixFeed<VpnValue> {
-  const feed = PROTONVPN_META.id;
+export function parseProtonVpnLogicals(data: Uint8Array | string, feed: string): PrefixesFound<VpnValue> {
   const doc = jsonObjectWithArrays(feed, data, ['LogicalServers']);
-  if (doc.Code !== undefined && doc.Code !== 1000) throw new FeedError(feed, `API error response (Code ${JSON.stringify(doc.Code)})`);
+  if (doc.Code !== undefined && doc.Code !== 1000) throw new FeedError(feed, 'feed_format', `API error response (Code ${JSON.stringify(doc.Code)})`);
   const found: Prefix<VpnValue>[] = [];
   const rejected: Diagnostic[] = [];
   let record = 0;
@@ -173,36 +105,29 @@ export function parseProtonVpnLogicals(data: Uint8Array | string): PrefixFeed<Vp
       found.push({ version: a.version, start: a.value, length: a.version === 4 ? 32 : 128, value: PROTONVPN });
     }
   }
-  if (found.length === 0) throw new FeedError(feed, 'no server with an ExitIP');
-  const prefixes = uniquePrefixes(found);
-  return { source: { ...PROTONVPN_META, entries: prefixes.length }, prefixes, rejected };
+  if (found.length === 0) throw new FeedError(feed, 'feed_format', 'no server with an ExitIP');
+  return { prefixes: uniquePrefixes(found), rejected, dataDate: null };
 }
 
 // ---------------------------------------------------------------------------
 // Per-server text lists
 
-export const MULLVAD: VpnValue = frozen('Mullvad', false);
-export const PIA: VpnValue = frozen('Private Internet Access', false);
+export const MULLVAD = vpnValue('Mullvad');
+export const PIA = vpnValue('Private Internet Access');
 
 /**
  * `mullvad-relays-x4bnet.txt`: one relay address (`/32`) per line.
  *
  * @throws FeedError when no line is an address.
  */
-export function parseMullvadRelays(data: Uint8Array | string): PrefixFeed<VpnValue> {
-  const { prefixes, rejected } = parseCidrList(MULLVAD_META.id, data, () => MULLVAD);
-  return { source: { ...MULLVAD_META, entries: prefixes.length }, prefixes, rejected };
-}
+export const parseMullvadRelays = constantCidrList(MULLVAD);
 
 /**
  * `pia-servers.txt`: `IP   # Region` per line (the region is not kept).
  *
  * @throws FeedError when no line is an address.
  */
-export function parsePiaServers(data: Uint8Array | string): PrefixFeed<VpnValue> {
-  const { prefixes, rejected } = parseCidrList(PIA_META.id, data, () => PIA, { addressesOnly: true });
-  return { source: { ...PIA_META, entries: prefixes.length }, prefixes, rejected };
-}
+export const parsePiaServers = constantCidrList(PIA, { addressesOnly: true });
 
 // ---------------------------------------------------------------------------
 // az0 aggregate
@@ -257,84 +182,124 @@ export function az0Brand(comment: string | null): string | null {
  *
  * @throws FeedError when no line is an address.
  */
-export function parseAz0VpnIps(data: Uint8Array | string): PrefixFeed<VpnValue> {
-  const values = new Map<string | null, VpnValue>();
+export function parseAz0VpnIps(data: Uint8Array | string, feed: string): PrefixesFound<VpnValue> {
   const { prefixes, rejected, comments } = parseCidrList<VpnValue>(
-    AZ0_META.id,
+    feed,
     data,
-    (l) => {
-      if (AZ0_PLACEHOLDERS.has(l.text)) return { reject: `placeholder address ${l.text}, not a VPN server` };
-      const brand = az0Brand(l.comment);
-      let v = values.get(brand);
-      if (v === undefined) values.set(brand, (v = frozen(brand, false)));
-      return v;
-    },
+    (l) => (AZ0_PLACEHOLDERS.has(l.text) ? { reject: `placeholder address ${l.text}, not a VPN server` } : vpnValue(az0Brand(l.comment))),
     { addressesOnly: true },
   );
   const stamp = comments.find((c) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/.test(c.text));
-  return { source: { ...AZ0_META, data_date: stamp?.text ?? null, entries: prefixes.length }, prefixes, rejected };
+  return { prefixes, rejected, dataDate: stamp?.text ?? null };
 }
 
 // ---------------------------------------------------------------------------
-// Broad lists (X4BNet, bgp.tools)
+// Broad lists (X4BNet)
 
 /**
- * `x4bnet-vpn-ipv4.txt`: one CIDR per line, brand null, broad.
- *
- * @throws FeedError when no line is a CIDR.
- */
-export function parseX4bVpnIpv4(data: Uint8Array | string): PrefixFeed<VpnValue> {
-  const { prefixes, rejected } = parseCidrList(X4B_VPN_V4_META.id, data, () => BROAD, { family: 4 });
-  return { source: { ...X4B_VPN_V4_META, entries: prefixes.length }, prefixes, rejected };
-}
-
-/**
- * `x4bnet-vpn-ipv6.txt`: one CIDR per line, brand null, broad.
- *
- * @throws FeedError when no line is a CIDR.
- */
-export function parseX4bVpnIpv6(data: Uint8Array | string): PrefixFeed<VpnValue> {
-  const { prefixes, rejected } = parseCidrList(X4B_VPN_V6_META.id, data, () => BROAD, { family: 6 });
-  return { source: { ...X4B_VPN_V6_META, entries: prefixes.length }, prefixes, rejected };
-}
-
-/**
- * `x4bnet-vpn-ASN.txt`: `AS<n> # name` -> `{ brand: name (URLs removed), broad: true }`.
+ * `x4bnet-vpn-ASN.txt`: `AS<n> # name` -> `{ brand: name (URLs removed) }`.
  *
  * @throws FeedError when no line is an ASN entry.
  */
-export function parseX4bVpnAsns(data: Uint8Array | string): AsnFeed<VpnValue> {
-  const { asns, rejected } = parseAsnCommentList(X4B_VPN_ASN_META.id, data, (name) => frozen(name, true));
-  return { source: { ...X4B_VPN_ASN_META, entries: asns.size }, asns, rejected };
+export function parseX4bVpnAsns(data: Uint8Array | string, feed: string): AsnsFound<VpnValue> {
+  const { asns, rejected } = parseAsnCommentList(feed, data, vpnValue);
+  return { asns, rejected, dataDate: null };
 }
 
 // ---------------------------------------------------------------------------
-// Registry
+// Declarations
 
-/**
- * VPN feeds, in a feeds folder laid out like `/work/shared/feeds`. `url` is
- * where a file in exactly this format is served: the publisher's URL for
- * original copies, the re-processor's for re-processed ones (Mullvad, PIA),
- * whose `source.url` names the publisher.
- */
-export const VPN_FEEDS: readonly FeedSpec[] = [
-  { id: 'protonvpn', path: 'vpn/protonvpn-logicals.json', url: PROTONVPN_META.url, kind: 'prefix', parse: parseProtonVpnLogicals },
-  {
-    id: 'mullvad',
-    path: 'vpn/mullvad-relays-x4bnet.txt',
-    url: 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ips/mullvadvpn.txt',
-    kind: 'prefix',
-    parse: parseMullvadRelays,
-  },
-  {
-    id: 'pia',
-    path: 'vpn/pia-servers.txt',
-    url: 'https://raw.githubusercontent.com/az0/vpn_ip/HEAD/data/input/ip/pia.txt',
-    kind: 'prefix',
-    parse: parsePiaServers,
-  },
-  { id: 'az0-vpn', path: 'vpn/az0-vpn-ip.txt', url: AZ0_META.url, kind: 'prefix', parse: parseAz0VpnIps },
-  { id: 'x4bnet-vpn-ipv4', path: 'vpn/x4bnet-vpn-ipv4.txt', url: X4B_VPN_V4_META.url, kind: 'prefix', parse: parseX4bVpnIpv4 },
-  { id: 'x4bnet-vpn-ipv6', path: 'vpn/x4bnet-vpn-ipv6.txt', url: X4B_VPN_V6_META.url, kind: 'prefix', parse: parseX4bVpnIpv6 },
-  { id: 'x4bnet-vpn-asn', path: 'vpn/x4bnet-vpn-ASN.txt', url: X4B_VPN_ASN_META.url, kind: 'asn', parse: parseX4bVpnAsns },
-];
+const VPN = { evidence: 'inferred', role: 'vpn', use: 'build', origin: 'feeds' } as const;
+
+export const PROTONVPN_LOGICALS = defineFeed({
+  ...VPN,
+  id: 'protonvpn',
+  publisher: 'Proton AG',
+  url: 'https://api.protonvpn.ch/vpn/logicals',
+  licence: 'Proton API output (no licence text); mirror tn3w/ProtonVPN-IPs Apache-2.0',
+  attribution_required: false,
+  format: 'JSON {Code, LogicalServers[].Servers[].ExitIP} (Proton API /vpn/logicals)',
+  refresh: '1d',
+  path: 'vpn/protonvpn-logicals.json',
+  download: { url: 'https://api.protonvpn.ch/vpn/logicals' },
+  parse: parseProtonVpnLogicals,
+});
+
+export const MULLVAD_RELAYS = defineFeed({
+  ...VPN,
+  id: 'mullvad',
+  publisher: 'Mullvad VPN AB (relay IPs extracted by X4BNet)',
+  url: 'https://api.mullvad.net/www/relays/all/',
+  licence: 'MIT (X4BNet/lists_vpn extract)',
+  attribution_required: false,
+  note: "RE-PROCESSED: X4BNet's extract of Mullvad's relay API, one /32 per line (relay names and countries dropped)",
+  format: 'one /32 per line',
+  refresh: '7d',
+  path: 'vpn/mullvad-relays-x4bnet.txt',
+  download: { url: 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ips/mullvadvpn.txt' },
+  parse: parseMullvadRelays,
+});
+
+export const PIA_SERVERS = defineFeed({
+  ...VPN,
+  id: 'pia',
+  publisher: 'Private Internet Access (server list compiled by az0/vpn_ip)',
+  url: 'https://serverlist.piaservers.net/vpninfo/servers/v6',
+  licence: 'GPL-3.0 (az0/vpn_ip extract)',
+  attribution_required: true,
+  note: "RE-PROCESSED: az0/vpn_ip's extract of PIA's server list, `IP # Region` per line",
+  format: 'IP # Region per line',
+  refresh: '7d',
+  path: 'vpn/pia-servers.txt',
+  download: { url: 'https://raw.githubusercontent.com/az0/vpn_ip/HEAD/data/input/ip/pia.txt' },
+  parse: parsePiaServers,
+});
+
+export const AZ0_VPN = defineFeed({
+  ...VPN,
+  id: 'az0-vpn',
+  publisher: "az0/vpn_ip (compiled from each provider's API and hostnames)",
+  url: 'http://az0-vpnip-public.oooninja.com/ip.txt',
+  licence: 'GPL-3.0',
+  attribution_required: true,
+  note: 'RE-PROCESSED aggregate of many VPN brands; placeholder addresses (1.2.3.4) rejected',
+  format: '# <ISO time> header, then IP # brand[,brand...] per line',
+  refresh: '7d',
+  path: 'vpn/az0-vpn-ip.txt',
+  download: { url: 'http://az0-vpnip-public.oooninja.com/ip.txt' },
+  parse: parseAz0VpnIps,
+});
+
+const X4B = { publisher: 'X4B (X4BNet/lists_vpn)', licence: 'MIT', attribution_required: false, refresh: '7d' } as const;
+
+export const X4BNET_VPN_LISTS = ([4, 6] as const).map((v) => {
+  const url = `https://raw.githubusercontent.com/X4BNet/lists_vpn/main/output/vpn/ipv${v}.txt`;
+  return defineFeed({
+    ...VPN,
+    ...X4B,
+    id: `x4bnet-vpn-ipv${v}`,
+    url,
+    broad: true,
+    note:
+      v === 4
+        ? 'Broad: prefixes of VPN-provider ASNs plus server IPs, including Apple iCloud Private Relay ranges (the relay list overrides them)'
+        : 'Broad: prefixes of VPN-provider ASNs',
+    format: 'one CIDR per line',
+    path: `vpn/x4bnet-vpn-ipv${v}.txt`,
+    download: { url },
+    parse: constantCidrList(NO_BRAND, { family: v }), // brand null
+  });
+});
+
+/** VPN-provider ASNs: broad by nature (every address of the ASN). */
+export const X4BNET_VPN_ASNS = defineFeed({
+  ...VPN,
+  ...X4B,
+  id: 'x4bnet-vpn-asn',
+  url: 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ASN.txt',
+  format: 'AS<n> # name (brand) per line',
+  role: 'vpn-asn',
+  path: 'vpn/x4bnet-vpn-ASN.txt',
+  download: { url: 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ASN.txt' },
+  parse: parseX4bVpnAsns,
+});

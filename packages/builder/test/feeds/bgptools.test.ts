@@ -1,60 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import {
-  BGPTOOLS_FEEDS,
-  BGPTOOLS_TAGS,
-  decodeTagName,
-  forEachCsvRecord,
-  parseAsText,
-  parseBgpToolsAsns,
-  parseBgpToolsTag,
-} from '../../src/feeds/bgptools.js';
-import { FeedError } from '../../src/feeds/types.js';
+import { BGPTOOLS_TAGS, decodeTagName, parseBgpToolsTag } from '../../src/feeds/routing/bgptools.js';
+import type { BgpToolsAsn } from '../../src/feeds/routing/bgptools.js';
+import { FEEDS, feedById } from '../../src/feeds/registry.js';
+import type { AsnsFound } from '../../src/feeds/types.js';
+import { HAVE_FULL_SIZE, enc, readFixture, readFullSize } from './helpers.js';
 
-const FIXTURES = fileURLToPath(new URL('../../../../fixtures/feeds/', import.meta.url));
-const FEEDS = process.env.IPINTEL_FEEDS ?? fileURLToPath(new URL('../../../../../shared/feeds', import.meta.url));
-const fixture = (rel: string): Uint8Array => readFileSync(FIXTURES + rel);
-const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
-
-function csv(text: string): { records: [number, string[]][]; errors: [number, string][] } {
-  const records: [number, string[]][] = [];
-  const errors: [number, string][] = [];
-  forEachCsvRecord(
-    text,
-    (f, line) => records.push([line, f]),
-    (line, message) => errors.push([line, message]),
-  );
-  return { records, errors };
-}
-
-describe('CSV reader', () => {
-  it('reads quoted fields with commas, quotes and line breaks', () => {
-    expect(csv('a,"b, c","d ""e"""\r\n"multi\r\nline",x\n\n,\nlast')).toEqual({
-      records: [
-        [1, ['a', 'b, c', 'd "e"']],
-        [2, ['multi\r\nline', 'x']],
-        [5, ['', '']],
-        [6, ['last']],
-      ],
-      errors: [],
-    });
-  });
-  it('reports malformed records and resumes at the next line', () => {
-    expect(csv('a,"b"c,d\ne,f"g\n"open,h\nok,1')).toEqual({
-      records: [[4, ['ok', '1']]],
-      errors: [
-        [1, 'text after a closing quote'],
-        [2, 'quote inside an unquoted field'],
-        [3, 'unterminated quoted field'],
-      ],
-    });
-  });
-  it('parses AS<n>', () => {
-    expect(parseAsText('AS13335')).toBe(13335);
-    expect(parseAsText('AS4294967295')).toBe(4294967295);
-    for (const bad of ['13335', 'AS', 'as1', 'AS01', 'AS4294967296', 'AS 1']) expect(parseAsText(bad)).toBe(-1);
-  });
+describe('bgp.tools tag names', () => {
   it('decodes the double-encoded tag names', () => {
     expect(decodeTagName('Google LLC')).toBe('Google LLC');
     expect(decodeTagName('"""Cloudflare", Inc."')).toBe('Cloudflare, Inc.');
@@ -71,7 +22,7 @@ describe('CSV reader', () => {
 });
 
 describe('bgp.tools asns.csv fixture', () => {
-  const f = parseBgpToolsAsns(fixture('bgp/bgptools/asns.csv.gz'), { dataDate: '2026-05-31' });
+  const f = readFixture<AsnsFound<BgpToolsAsn>>('bgptools-asns');
   it('reads every AS with name, class and country', () => {
     expect(Object.fromEntries(f.asns)).toEqual({
       10: { name: 'CSNET Coordination and Information Center (CSNET-CIC)', class: 'Unknown', cc: 'US' },
@@ -83,7 +34,6 @@ describe('bgp.tools asns.csv fixture', () => {
       174: { name: 'Cogent Communications, LLC', class: 'T1', cc: 'US' },
       64496: { name: 'Private Documentation ASN', class: 'Unknown', cc: null },
     });
-    expect(f.source).toMatchObject({ id: 'bgptools-asns', data_date: '2026-05-31', entries: 8, attribution_required: true });
   });
   it('reports each malformed record (line numbers count the line break inside a name)', () => {
     expect(f.rejected).toEqual([
@@ -93,13 +43,12 @@ describe('bgp.tools asns.csv fixture', () => {
     ]);
   });
   it('refuses a file without the header', () => {
-    expect(() => parseBgpToolsAsns(enc('AS1,x,Unknown,US\n'))).toThrow(FeedError);
-    expect(() => parseBgpToolsAsns(enc(''))).toThrow('bgptools-asns: empty file');
+    expect(() => feedById('bgptools-asns').read(enc('AS1,x,Unknown,US\n'))).toThrow(expect.objectContaining({ code: 'feed_format' }));
   });
 });
 
 describe('bgp.tools tag fixtures', () => {
-  const tags = Object.fromEntries(BGPTOOLS_TAGS.map((t) => [t, parseBgpToolsTag(fixture(`bgp/bgptools/tags-${t}.csv`), t)]));
+  const tags = Object.fromEntries(BGPTOOLS_TAGS.map((t) => [t, readFixture<AsnsFound<string>>(`bgptools-tag-${t}`)]));
   it('reads ASN -> name, undoing the double quoting', () => {
     const names = Object.fromEntries(Object.entries(tags).map(([t, f]) => [t, Object.fromEntries(f.asns)]));
     expect(names).toEqual({
@@ -112,61 +61,44 @@ describe('bgp.tools tag fixtures', () => {
       tor: { 3: 'Massachusetts Institute of Technology', 60729: 'Stiftung Erneuerbare Freiheit' },
       vpn: { 9009: 'M247 Europe SRL', 212238: 'Datacamp Limited' },
     });
-    expect(tags.mobile!.source).toMatchObject({ id: 'bgptools-tag-mobile', url: 'https://bgp.tools/tags/mobile.csv', evidence: 'inferred', entries: 3 });
   });
   it('reports the malformed line', () => {
     expect(tags.mobile!.rejected).toEqual([
       { feed: 'bgptools-tag-mobile', line: 3, message: 'expected AS<n>,name: "22394,Cellco Partnership DBA Verizon Wireless"' },
     ]);
     for (const t of BGPTOOLS_TAGS.filter((x) => x !== 'mobile')) expect(tags[t]!.rejected).toEqual([]);
-    const bad = parseBgpToolsTag(enc('AS1,"open\nAS2,x\nAS2,y\n'), 'x');
+    const bad = parseBgpToolsTag(enc('AS1,"open\nAS2,x\nAS2,y\n'), 'bgptools-tag-x');
     expect(bad.rejected).toEqual([
       { feed: 'bgptools-tag-x', line: 1, message: 'bad CSV quoting in name: "\\"open"' },
       { feed: 'bgptools-tag-x', line: 3, message: 'AS2 listed again; first line kept' },
     ]);
   });
-  it('registry parses every fixture', () => {
-    expect(BGPTOOLS_FEEDS.map((s) => s.id)).toEqual(['bgptools-asns', ...BGPTOOLS_TAGS.map((t) => `bgptools-tag-${t}`)]);
-    for (const spec of BGPTOOLS_FEEDS) {
-      const out = spec.parse(fixture(spec.path));
-      expect(out.source.id).toBe(spec.id);
-      expect(out.source.data_date).toBe('2026-05-31');
-      expect(spec.kind).toBe('asn');
-    }
+  it('one declaration per tag, dated by the mirror; the build reads mobile, satnet and vpsh only', () => {
+    const tagFeeds = FEEDS.filter((f) => f.role === 'asn-tag');
+    expect(tagFeeds.map((f) => f.tag)).toEqual([...BGPTOOLS_TAGS]);
+    expect(tagFeeds.filter((f) => f.use === 'build').map((f) => f.tag)).toEqual(['mobile', 'satnet', 'vpsh']);
+    expect(tagFeeds.every((f) => f.copyDate === '2026-05-31')).toBe(true);
   });
 });
 
-const haveFeeds = existsSync(FEEDS);
-if (!haveFeeds) console.log(`bgp.tools full-size tests skipped: no real feeds at ${FEEDS} (set IPINTEL_FEEDS)`);
 
-describe.skipIf(!haveFeeds)('real bgp.tools files (full size)', () => {
-  it('asns.csv: 120,793 ASNs, names with line breaks read whole', () => {
-    const data = readFileSync(`${FEEDS}/bgp/bgptools/asns.csv.gz`);
-    const t0 = performance.now();
-    const f = parseBgpToolsAsns(data);
-    console.log(`bgptools asns.csv parse: ${(performance.now() - t0).toFixed(0)} ms`);
-    expect(f.rejected).toEqual([]);
-    expect(f.asns.size).toBe(120_793);
+describe.skipIf(!HAVE_FULL_SIZE)('bgp.tools files, full size', () => {
+  it('asns.csv: names with line breaks read whole; classes counted', async () => {
+    const f = await readFullSize<AsnsFound<BgpToolsAsn>>('bgptools-asns');
     expect(f.asns.get(13335)).toEqual({ name: 'Cloudflare, Inc.', class: 'Content', cc: 'US' });
     expect(f.asns.get(262170)).toEqual({ name: 'Visualhosting.net', class: 'Unknown', cc: 'AR' });
     const classes = new Map<string, number>();
     for (const v of f.asns.values()) classes.set(v.class, (classes.get(v.class) ?? 0) + 1);
     expect(Object.fromEntries(classes)).toEqual({ Unknown: 109_805, Eyeball: 8768, Content: 1511, Carrier: 694, T1: 15 });
   });
-  it('tag files: line counts of SOURCES.md, every name decoded', () => {
-    const expected: Record<string, number> = { anycast: 818, cdn: 110, dsl: 3560, mobile: 348, satnet: 44, tor: 1026, vpn: 766, vpsh: 2167 };
-    for (const tag of BGPTOOLS_TAGS) {
-      const f = parseBgpToolsTag(readFileSync(`${FEEDS}/bgp/bgptools/tags-${tag}.csv`), tag);
-      expect(f.rejected, tag).toEqual([]);
-      expect(f.asns.size, tag).toBe(expected[tag]);
-      for (const name of f.asns.values()) expect(name.startsWith('"') && name.endsWith('"'), name).toBe(false);
-    }
-    // Every decoded name equals the asns.csv name (or its 60-character cut with "...").
-    const asns = parseBgpToolsAsns(readFileSync(`${FEEDS}/bgp/bgptools/asns.csv.gz`)).asns;
+
+  it('tag files: every name decoded, and equal to the asns.csv name (or its 60-character cut with "...")', async () => {
+    const asns = (await readFullSize<AsnsFound<BgpToolsAsn>>('bgptools-asns')).asns;
     let checked = 0;
     let cut = 0;
     for (const tag of BGPTOOLS_TAGS) {
-      for (const [asn, name] of parseBgpToolsTag(readFileSync(`${FEEDS}/bgp/bgptools/tags-${tag}.csv`), tag).asns) {
+      for (const [asn, name] of (await readFullSize<AsnsFound<string>>(`bgptools-tag-${tag}`)).asns) {
+        expect(name.startsWith('"') && name.endsWith('"'), name).toBe(false);
         const full = asns.get(asn)?.name;
         if (full === undefined) continue;
         checked++;
@@ -176,7 +108,6 @@ describe.skipIf(!haveFeeds)('real bgp.tools files (full size)', () => {
     }
     expect(checked).toBe(8831);
     expect(cut).toBe(70);
-    const cdn = parseBgpToolsTag(readFileSync(`${FEEDS}/bgp/bgptools/tags-cdn.csv`), 'cdn');
-    expect(cdn.asns.get(13335)).toBe('Cloudflare, Inc.');
+    expect((await readFullSize<AsnsFound<string>>('bgptools-tag-cdn')).asns.get(13335)).toBe('Cloudflare, Inc.');
   });
 });

@@ -1,28 +1,19 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { bigIntToText } from '@ipintel/core/writer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BOGON_FEEDS, IANA_SPECIAL_PURPOSE_FEED, kindFromDescription, parseFullbogonsV4, parseFullbogonsV6, parseIpinfoBogons } from '../../src/feeds/bogons.js';
-import { parseCidr } from '../../src/feeds/cidr.js';
-import { IANA_GLOBALLY_REACHABLE, IANA_SPECIAL_PURPOSE, buildSpecialPurposeFeed, rowBlock } from '../../src/feeds/iana-special.js';
-import type { IanaSpecialRow } from '../../src/feeds/iana-special.js';
-import { FeedError } from '../../src/feeds/types.js';
-import type { Prefix } from '../../src/feeds/types.js';
+import { kindFromDescription } from '../../src/feeds/bogons/bogon-lists.js';
+import { IANA_GLOBALLY_REACHABLE, IANA_SPECIAL_PURPOSE_ROWS, buildSpecialPurposeFeed, rowBlock } from '../../src/feeds/bogons/iana-special.js';
+import type { BogonValue, IanaSpecialRow } from '../../src/feeds/bogons/iana-special.js';
+import { parseCidr } from '../../src/feeds/read/cidr.js';
+import { feedById } from '../../src/feeds/registry.js';
+import type { PrefixFeed } from '../../src/feeds/types.js';
+import { HAVE_FULL_SIZE, cidr, readFixture, readFullSize } from './helpers.js';
 
-const FIXTURES = fileURLToPath(new URL('../../../../fixtures/feeds', import.meta.url));
-const FEEDS = process.env.IPINTEL_FEEDS ?? fileURLToPath(new URL('../../../../../shared/feeds', import.meta.url));
-const HAVE_FEEDS = existsSync(FEEDS);
-if (!HAVE_FEEDS) console.log(`bogons: full-size tests skipped: no feeds folder at ${FEEDS} (set IPINTEL_FEEDS)`);
+type Bogons = PrefixFeed<BogonValue>;
+const IANA = readFixture<Bogons>('iana-special-purpose');
 
-const fixture = (p: string): Uint8Array => readFileSync(join(FIXTURES, p));
-const real = (p: string): Uint8Array => readFileSync(join(FEEDS, p));
-const cidr = (p: Prefix<unknown>): string => `${bigIntToText(p.version, p.start)}/${p.length}`;
-
-describe('bogon adapters on fixtures', () => {
+describe('bogon lists', () => {
   it('fullbogons v4: unallocated kind, epoch header date, bad line rejected', () => {
-    const f = parseFullbogonsV4(fixture('bogons/fullbogons-ipv4.txt'));
+    const f = readFixture<Bogons>('bogons-cymru-v4');
     expect(f.prefixes.map(cidr)).toEqual([
       '0.0.0.0/8',
       '10.0.0.0/8',
@@ -34,23 +25,18 @@ describe('bogon adapters on fixtures', () => {
     ]);
     expect(f.prefixes.every((p) => p.value.kind === 'unallocated')).toBe(true);
     expect(f.rejected).toEqual([{ feed: 'bogons-cymru-v4', line: 8, message: 'host bits set: "23.151.160.1/24"' }]);
-    expect(f.source).toMatchObject({
-      id: 'bogons-cymru-v4',
-      url: 'https://www.team-cymru.org/Services/Bogons/fullbogons-ipv4.txt',
-      data_date: '2024-03-10T16:55:01Z',
-      entries: 7,
-    });
+    expect(f.source.data_date).toBe('2024-03-10T16:55:01Z');
   });
 
   it('fullbogons v6', () => {
-    const f = parseFullbogonsV6(fixture('bogons/fullbogons-ipv6.txt'));
+    const f = readFixture<Bogons>('bogons-cymru-v6');
     expect(f.prefixes.map(cidr)).toEqual(['::/10', '1000::/4', '2001:db8::/32', '3ffe::/16', 'fc00::/7']);
     expect(f.rejected).toEqual([{ feed: 'bogons-cymru-v6', line: 7, message: 'prefix length 129 exceeds 128' }]);
     expect(f.source.data_date).toBe('2024-03-10T16:55:01Z');
   });
 
   it('ipinfo: kind from the description', () => {
-    const f = parseIpinfoBogons(fixture('bogons/ipinfo-bogons.txt'));
+    const f = readFixture<Bogons>('bogons-ipinfo');
     expect(f.prefixes.map((p) => `${cidr(p)} ${p.value.kind}`)).toEqual([
       '0.0.0.0/8 this-network',
       '10.0.0.0/8 private-use-networks',
@@ -62,21 +48,18 @@ describe('bogon adapters on fixtures', () => {
       '255.255.255.255/32 limited-broadcast',
     ]);
     expect(f.rejected).toEqual([{ feed: 'bogons-ipinfo', line: 6, message: 'not an address: "300.0.0.0"' }]);
-    expect(f.source.data_date).toBeNull();
     expect(f.source.note).toContain('RE-PROCESSED');
     expect(kindFromDescription(null)).toBeNull();
   });
 
-  it('registry parses its fixtures; empty files throw', () => {
-    for (const s of BOGON_FEEDS) expect(s.parse(fixture(s.path)).source.id).toBe(s.id);
-    expect(() => parseFullbogonsV4('# last updated 1710089701\n')).toThrow(FeedError);
-    expect(() => parseIpinfoBogons('')).toThrow(FeedError);
+  it('a full-bogon file with its header only is empty', () => {
+    expect(() => feedById('bogons-cymru-v4').read('# last updated 1710089701\n')).toThrow(expect.objectContaining({ code: 'feed_empty' }));
   });
 });
 
 // ------------------------------------------------------------------ IANA
 
-const blocks = IANA_SPECIAL_PURPOSE.map(rowBlock);
+const blocks = IANA_SPECIAL_PURPOSE_ROWS.map(rowBlock);
 const holes = IANA_GLOBALLY_REACHABLE.map(rowBlock);
 /** Pairs of table rows that overlap on purpose: a more specific registry row inside a broader one. */
 const NESTED_ON_PURPOSE = new Set([
@@ -104,7 +87,7 @@ function oracle(x: { version: 4 | 6; value: bigint }): string | null {
 
 function lookup(x: { version: 4 | 6; value: bigint }): string | null {
   const bits = x.version === 4 ? 32 : 128;
-  const hits = IANA_SPECIAL_PURPOSE_FEED.prefixes.filter(
+  const hits = IANA.prefixes.filter(
     (p) => p.version === x.version && x.value >= p.start && x.value < p.start + (1n << BigInt(bits - p.length)),
   );
   expect(hits.length).toBeLessThanOrEqual(1);
@@ -118,7 +101,7 @@ const addr = (text: string): { version: 4 | 6; value: bigint } => {
 };
 
 describe('IANA special-purpose table', () => {
-  const rows = fc.constantFrom<IanaSpecialRow>(...IANA_SPECIAL_PURPOSE, ...IANA_GLOBALLY_REACHABLE);
+  const rows = fc.constantFrom<IanaSpecialRow>(...IANA_SPECIAL_PURPOSE_ROWS, ...IANA_GLOBALLY_REACHABLE);
 
   it('property: every listed prefix parses with host bits zero', () => {
     fc.assert(
@@ -131,7 +114,7 @@ describe('IANA special-purpose table', () => {
   });
 
   it('property: no two rows overlap unless nested on purpose', () => {
-    const n = IANA_SPECIAL_PURPOSE.length;
+    const n = IANA_SPECIAL_PURPOSE_ROWS.length;
     fc.assert(
       fc.property(fc.nat(n - 1), fc.nat(n - 1), (i, j) => {
         if (i === j) return true;
@@ -149,7 +132,7 @@ describe('IANA special-purpose table', () => {
   });
 
   it('the feed: host bits zero, sorted, no overlaps, authoritative IANA source', () => {
-    const ps = IANA_SPECIAL_PURPOSE_FEED.prefixes;
+    const ps = IANA.prefixes;
     for (let i = 0; i < ps.length; i++) {
       const p = ps[i]!;
       expect(parseCidr(cidr(p))).toMatchObject({ ok: true, hostBitsSet: false });
@@ -159,14 +142,8 @@ describe('IANA special-purpose table', () => {
         expect(p.start + (1n << BigInt(bits - p.length))).toBeLessThanOrEqual(next.start);
       }
     }
-    expect(IANA_SPECIAL_PURPOSE_FEED.source).toMatchObject({
-      id: 'iana-special-purpose',
-      publisher: 'IANA',
-      url: 'https://www.iana.org/assignments/iana-ipv4-special-registry/',
-      licence: 'public registry',
-      entries: ps.length,
-    });
-    expect(IANA_SPECIAL_PURPOSE_FEED.source.note).toContain('https://www.iana.org/assignments/iana-ipv6-special-registry/');
+    expect(IANA.source).toMatchObject({ id: 'iana-special-purpose', publisher: 'IANA', licence: 'public registry', entries: ps.length });
+    expect(IANA.source.note).toContain('https://www.iana.org/assignments/iana-ipv6-special-registry/');
   });
 
   it('property: feed lookup equals the oracle (most specific row, minus carve-outs)', () => {
@@ -207,7 +184,7 @@ describe('IANA special-purpose table', () => {
     expect(k('fe80::1')).toBe('link-local');
     expect(k('ff02::1')).toBe('multicast');
     // IPv4-mapped addresses are decided by the IPv4 rows (core unmaps them)
-    expect(IANA_SPECIAL_PURPOSE_FEED.prefixes.some((p) => p.version === 6 && p.start >> 32n === 0xffffn)).toBe(false);
+    expect(IANA.prefixes.some((p) => p.version === 6 && p.start >> 32n === 0xffffn)).toBe(false);
     expect(addr('::ffff:10.0.0.1').version).toBe(4);
   });
 
@@ -220,21 +197,9 @@ describe('IANA special-purpose table', () => {
   });
 });
 
-describe.skipIf(!HAVE_FEEDS)('bogon adapters on the real feeds (SOURCES.md counts)', () => {
-  it('fullbogons v4: 703 entries, none rejected', () => {
-    const f = parseFullbogonsV4(real('bogons/fullbogons-ipv4.txt'));
-    expect([f.source.entries, f.rejected.length, f.source.data_date]).toEqual([703, 0, '2024-03-10T16:55:01Z']);
-    expect(f.prefixes.map(cidr)).toEqual(expect.arrayContaining(['0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10']));
-  });
-
-  it('fullbogons v6: 143544 entries, none rejected', () => {
-    const f = parseFullbogonsV6(real('bogons/fullbogons-ipv6.txt'));
-    expect([f.source.entries, f.rejected.length]).toEqual([143544, 0]);
-    expect(f.prefixes.every((p) => p.version === 6)).toBe(true);
-  });
-
-  it('ipinfo: 16 entries, none rejected', () => {
-    const f = parseIpinfoBogons(real('bogons/ipinfo-bogons.txt'));
-    expect([f.source.entries, f.rejected.length]).toEqual([16, 0]);
+describe.skipIf(!HAVE_FULL_SIZE)('bogon lists, full size', () => {
+  it('fullbogons v4 holds the golden special-purpose blocks; v6 is IPv6 only', async () => {
+    expect((await readFullSize<Bogons>('bogons-cymru-v4')).prefixes.map(cidr)).toEqual(expect.arrayContaining(['0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10']));
+    expect((await readFullSize<Bogons>('bogons-cymru-v6')).prefixes.every((p) => p.version === 6)).toBe(true);
   });
 });

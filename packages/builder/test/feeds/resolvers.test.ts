@@ -1,30 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { bigIntToText } from '@ipintel/core/writer';
 import { describe, expect, it } from 'vitest';
-import {
-  RESOLVER_FEEDS,
-  decodeStampAddress,
-  parseDnscryptResolvers,
-  parseDohIpv4,
-  parseDohIpv6,
-  parsePublicDnsValidated,
-  stripDnsPort,
-} from '../../src/feeds/resolvers.js';
+import { feedById } from '../../src/feeds/registry.js';
+import { decodeStampAddress, stripDnsPort } from '../../src/feeds/resolvers.js';
 import type { ResolverValue } from '../../src/feeds/resolvers.js';
-import { FeedError } from '../../src/feeds/types.js';
-import type { Prefix, PrefixFeed } from '../../src/feeds/types.js';
+import type { PrefixFeed } from '../../src/feeds/types.js';
+import { HAVE_FULL_SIZE, cidr, readFixture, readFullSize } from './helpers.js';
 
-const FIXTURES = fileURLToPath(new URL('../../../../fixtures/feeds', import.meta.url));
-const FEEDS = process.env.IPINTEL_FEEDS ?? fileURLToPath(new URL('../../../../../shared/feeds', import.meta.url));
-const HAVE_FEEDS = existsSync(FEEDS);
-if (!HAVE_FEEDS) console.log(`resolvers: full-size tests skipped: no feeds folder at ${FEEDS} (set IPINTEL_FEEDS)`);
-
-const fixture = (p: string): Uint8Array => readFileSync(join(FIXTURES, p));
-const real = (p: string): Uint8Array => readFileSync(join(FEEDS, p));
-const cidr = (p: Prefix<unknown>): string => `${bigIntToText(p.version, p.start)}/${p.length}`;
-const entries = (f: PrefixFeed<ResolverValue>): string[] => f.prefixes.map((p) => `${cidr(p)} ${p.value.operator}`);
+type Resolvers = PrefixFeed<ResolverValue>;
+const entries = (f: Resolvers): string[] => f.prefixes.map((p) => `${cidr(p)} ${p.value.operator}`);
 
 describe('DNS stamps', () => {
   it('decodes DNSCrypt IPv4:port, DoH [IPv6], and empty DoH addresses', () => {
@@ -51,9 +33,9 @@ describe('DNS stamps', () => {
   });
 });
 
-describe('resolver adapters on fixtures', () => {
+describe('resolver adapters', () => {
   it('dnscrypt: operator = section name; empty-address stamps skipped, broken stamps rejected', () => {
-    const f = parseDnscryptResolvers(fixture('resolvers/dnscrypt-public-resolvers.md'));
+    const f = readFixture<Resolvers>('resolver-dnscrypt');
     expect(entries(f)).toEqual([
       '8.8.8.8/32 google',
       '8.8.4.4/32 google',
@@ -68,12 +50,10 @@ describe('resolver adapters on fixtures', () => {
       { feed: 'resolver-dnscrypt', line: 72, message: 'not an sdns:// base64url stamp' },
     ]);
     expect(f.source.note).toBe('5 resolvers, 10 stamps; skipped stamps without an IP: 1 empty address (resolved by host name)');
-    expect(f.source.entries).toBe(7);
-    expect(f.source.data_date).toBeNull();
   });
 
   it('doh lists: operator = first host name', () => {
-    const v4 = parseDohIpv4(fixture('resolvers/doh-ipv4.txt'));
+    const v4 = readFixture<Resolvers>('resolver-doh-ipv4');
     expect(entries(v4)).toEqual([
       '1.0.0.1/32 one.one.one.one',
       '1.1.1.1/32 one.one.one.one',
@@ -82,7 +62,7 @@ describe('resolver adapters on fixtures', () => {
       '9.9.9.9/32 dns.quad9.net',
     ]);
     expect(v4.rejected).toEqual([{ feed: 'resolver-doh-ipv4', line: 6, message: 'not an address: "9.9.9.300"' }]);
-    const v6 = parseDohIpv6(fixture('resolvers/doh-ipv6.txt'));
+    const v6 = readFixture<Resolvers>('resolver-doh-ipv6');
     expect(entries(v6)).toEqual([
       '2001:4860:4860::8844/128 dns.google',
       '2001:4860:4860::8888/128 dns.google',
@@ -91,11 +71,10 @@ describe('resolver adapters on fixtures', () => {
     expect(v6.rejected).toEqual([
       { feed: 'resolver-doh-ipv6', line: 4, message: 'expected a single address, got a prefix: "2606:4700:4700::1111/64"' },
     ]);
-    expect(v6.source.licence).toBe('GPL-3.0');
   });
 
   it('public-dns validated: IP:53 in IPv4, bare IPv6 and [IPv6] forms; no operator', () => {
-    const f = parsePublicDnsValidated(fixture('resolvers/public-dns-validated-resolvers.txt'));
+    const f = readFixture<Resolvers>('resolver-public-dns-validated');
     expect(entries(f)).toEqual([
       '1.1.1.1/32 null',
       '2001:418:3ff::1:53/128 null',
@@ -105,49 +84,30 @@ describe('resolver adapters on fixtures', () => {
       '8.8.8.8/32 null',
     ]);
     expect(f.rejected).toEqual([{ feed: 'resolver-public-dns-validated', line: 5, message: 'expected IP:53, got "208.67.222.222"' }]);
-    expect(f.source.evidence).toBe('inferred');
   });
 
-  it('every registered feed parses its fixture', () => {
-    for (const s of RESOLVER_FEEDS) {
-      const f = s.parse(fixture(s.path)) as PrefixFeed<ResolverValue>;
-      expect(f.source.id).toBe(s.id);
-      expect(f.source.url).toBe(s.url);
-      expect(f.source.entries).toBe(f.prefixes.length);
-    }
-  });
-
-  it('throws FeedError for a file that is not the format', () => {
-    expect(() => parseDnscryptResolvers('')).toThrow(FeedError);
-    expect(() => parseDnscryptResolvers('# public-resolvers\n\nno sections here\n')).toThrow(FeedError);
-    expect(() => parseDohIpv4('')).toThrow(FeedError);
-    expect(() => parsePublicDnsValidated('')).toThrow(FeedError);
-    expect(() => parsePublicDnsValidated('<html>\n')).toThrow(FeedError);
+  it('a Markdown file without resolver sections is not the DNSCrypt list', () => {
+    expect(() => feedById('resolver-dnscrypt').read('# public-resolvers\n\nno sections here\n')).toThrow(expect.objectContaining({ code: 'feed_format' }));
   });
 });
 
-describe.skipIf(!HAVE_FEEDS)('resolver adapters on the real feeds (SOURCES.md counts)', () => {
-  it('dnscrypt: 816 resolvers, 919 stamps, 11 DoH stamps without an address', () => {
-    const f = parseDnscryptResolvers(real('resolvers/dnscrypt-public-resolvers.md'));
-    expect(f.rejected).toEqual([]);
+describe.skipIf(!HAVE_FULL_SIZE)('resolver adapters, full size', () => {
+  it('dnscrypt: 816 resolvers, 919 stamps, 11 DoH stamps without an address', async () => {
+    const f = await readFullSize<Resolvers>('resolver-dnscrypt');
     expect(f.source.note).toBe('816 resolvers, 919 stamps; skipped stamps without an IP: 11 empty address (resolved by host name)');
-    expect(f.source.entries).toBe(919 - 11);
     expect(f.prefixes.find((p) => cidr(p) === '9.9.9.9/32')?.value.operator).toMatch(/^quad9-/);
   });
 
-  it('doh lists: 1975 IPv4 and 1340 IPv6, none rejected', () => {
-    const v4 = parseDohIpv4(real('resolvers/doh-ipv4.txt'));
-    const v6 = parseDohIpv6(real('resolvers/doh-ipv6.txt'));
-    expect([v4.source.entries, v4.rejected.length, v6.source.entries, v6.rejected.length]).toEqual([1975, 0, 1340, 0]);
+  it('doh lists: one IP version per file; the operator is the first host name', async () => {
+    const v4 = await readFullSize<Resolvers>('resolver-doh-ipv4');
+    const v6 = await readFullSize<Resolvers>('resolver-doh-ipv6');
     expect(v4.prefixes.every((p) => p.version === 4)).toBe(true);
     expect(v6.prefixes.every((p) => p.version === 6)).toBe(true);
     expect(v4.prefixes.find((p) => cidr(p) === '8.8.8.8/32')?.value.operator).toBe('8888.google');
   });
 
-  it('public-dns validated: 4737 entries (99 IPv6), none rejected', () => {
-    const f = parsePublicDnsValidated(real('resolvers/public-dns-validated-resolvers.txt'));
-    expect(f.rejected).toEqual([]);
-    expect(f.source.entries).toBe(4737);
+  it('public-dns validated: 99 of its entries are IPv6', async () => {
+    const f = await readFullSize<Resolvers>('resolver-public-dns-validated');
     expect(f.prefixes.filter((p) => p.version === 6)).toHaveLength(99);
   });
 });

@@ -1,21 +1,15 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { bigIntToText } from '@ipintel/core/writer';
 import { describe, expect, it } from 'vitest';
-import { RIR_FEEDS, parseDelegated } from '../../src/feeds/rir.js';
-import type { RirFeed } from '../../src/feeds/rir.js';
-import { FeedError } from '../../src/feeds/types.js';
+import { feedById } from '../../src/feeds/registry.js';
+import { parseDelegated } from '../../src/feeds/routing/rir.js';
+import type { RirFound } from '../../src/feeds/routing/rir.js';
+import { HAVE_FULL_SIZE, enc, readFixture, readFullSize } from './helpers.js';
 
-const FIXTURES = fileURLToPath(new URL('../../../../fixtures/feeds/', import.meta.url));
-const FEEDS = process.env.IPINTEL_FEEDS ?? fileURLToPath(new URL('../../../../../shared/feeds', import.meta.url));
-const fixture = (rel: string): Uint8Array => readFileSync(FIXTURES + rel);
-const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
-
-const show = (f: RirFeed): string[] =>
+const show = (f: RirFound): string[] =>
   f.prefixes.map((p) => `${bigIntToText(p.version, p.start)}/${p.length} ${p.value.country} ${p.value.date} ${p.value.status} ${p.value.registry}`);
 
 describe('AFRINIC extended fixture', () => {
-  const f = parseDelegated(fixture('rir/delegated-afrinic-extended-latest'));
+  const f = readFixture<RirFound>('rir-afrinic');
   it('reads allocated/assigned blocks, splitting non-power-of-two counts', () => {
     expect(show(f)).toEqual([
       '41.0.0.0/11 ZA 2007-11-26 allocated afrinic',
@@ -38,7 +32,6 @@ describe('AFRINIC extended fixture', () => {
       endDate: '2026-08-21',
       utcOffset: '00000',
     });
-    expect(f.source).toMatchObject({ id: 'rir-afrinic', publisher: 'AFRINIC (NRO delegated statistics)', data_date: '2026-08-21', entries: 6 });
   });
   it('reports each bad record', () => {
     const feed = 'rir-afrinic';
@@ -52,7 +45,7 @@ describe('AFRINIC extended fixture', () => {
 });
 
 describe('APNIC standard fixture', () => {
-  const f = parseDelegated(fixture('rir/delegated-apnic-latest'));
+  const f = readFixture<RirFound>('rir-apnic');
   it('skips the comment header and the appended "# Last updated" line', () => {
     expect(show(f)).toEqual([
       '1.0.1.0/24 CN 2011-04-14 allocated apnic',
@@ -62,7 +55,6 @@ describe('APNIC standard fixture', () => {
       '2410::/17 SG 2024-11-08 allocated apnic',
     ]);
     expect(Object.fromEntries(f.asnCountry)).toEqual({ 173: 'JP', 4608: 'AU', 4609: 'AU', 4610: 'AU', 4611: 'AU' });
-    expect(f.source).toMatchObject({ id: 'rir-apnic', data_date: '2026-06-17' });
     expect(f.rejected).toEqual([
       { feed: 'rir-apnic', line: 21, message: 'bad ipv4 start "1.1.300.0": "apnic|AU|ipv4|1.1.300.0|256|20110811|assigned"' },
       { feed: 'rir-apnic', line: 22, message: 'bad date "2011081": "apnic|AU|ipv4|1.2.0.0|256|2011081|assigned"' },
@@ -72,7 +64,7 @@ describe('APNIC standard fixture', () => {
 
 describe('LACNIC fixtures', () => {
   it('standard: warns about the summary that disagrees with the body', () => {
-    const f = parseDelegated(fixture('rir/delegated-lacnic-latest'));
+    const f = readFixture<RirFound>('rir-lacnic');
     expect(show(f)).toEqual([
       '5.183.80.0/22 DO 2024-07-11 allocated lacnic',
       '200.0.0.0/21 CO 1993-05-11 allocated lacnic',
@@ -86,7 +78,7 @@ describe('LACNIC fixtures', () => {
     ]);
   });
   it('extended (2.3, gzip): skips available/reserved rows, with or without opaque-id', () => {
-    const f = parseDelegated(fixture('rir/delegated-lacnic-extended-20240208.gz'), { id: 'rir-lacnic-extended' });
+    const f = readFixture<RirFound>('rir-lacnic-extended');
     expect(show(f)).toEqual([
       '24.152.0.0/22 BR 2020-03-10 allocated lacnic',
       '200.0.0.0/21 CO 1993-05-11 allocated lacnic',
@@ -98,19 +90,18 @@ describe('LACNIC fixtures', () => {
     expect(f.rejected).toEqual([
       { feed: 'rir-lacnic-extended', line: 9, message: 'bad ipv4 start "200.3.256.0": "lacnic|AR|ipv4|200.3.256.0|256|20010101|allocated|12"' },
     ]);
-    expect(f.source.data_date).toBe('2024-02-08');
   });
 });
 
 describe('truncated RIPE NCC fixture', () => {
   it('reports the cut-off last line and the count mismatches, never crashes', () => {
-    const f = parseDelegated(fixture('rir/PARTIAL-delegated-ripencc-extended-20260720.gz'));
+    const f = readFixture<RirFound>('rir-ripencc-partial');
     expect(show(f)).toEqual([
       '1.178.112.0/20 PS 2007-11-26 allocated ripencc',
       '185.220.100.0/22 DE 2017-02-10 allocated ripencc',
       '185.41.128.0/22 GB 2013-11-26 allocated ripencc',
     ]);
-    const feed = 'rir-ripencc';
+    const feed = 'rir-ripencc-partial';
     expect(f.rejected).toEqual([
       {
         feed,
@@ -122,58 +113,38 @@ describe('truncated RIPE NCC fixture', () => {
       { feed, line: 3, message: 'summary says 48678 asn records, file has 0' },
       { feed, line: 4, message: 'summary says 110949 ipv6 records, file has 0' },
     ]);
-    expect(f.source.data_date).toBe('2026-07-20');
   });
   it('uses a last line without a line end when the counts show the file is whole', () => {
-    const f = parseDelegated(enc('2|arin|20260101|1|19830101|20260101|-0500\narin|US|ipv4|8.0.0.0|16777216|19921201|allocated|x'));
+    const f = parseDelegated(enc('2|arin|20260101|1|19830101|20260101|-0500\narin|US|ipv4|8.0.0.0|16777216|19921201|allocated|x'), 'rir-arin');
     expect(show(f)).toEqual(['8.0.0.0/8 US 1992-12-01 allocated arin']);
     expect(f.rejected).toEqual([]);
-    expect(f.source.url).toBe('https://ftp.arin.net/pub/stats/arin/delegated-arin-extended-latest');
+    expect(f.dataDate).toBe('2026-01-01');
   });
   it('refuses a file without a version line', () => {
-    expect(() => parseDelegated(enc('apnic|AU|ipv4|1.1.1.0|256|20110811|assigned\n'))).toThrow(FeedError);
-    expect(() => parseDelegated(enc('# only a comment\n'))).toThrow(/no version line/);
+    const apnic = feedById('rir-apnic');
+    expect(() => apnic.read('apnic|AU|ipv4|1.1.1.0|256|20110811|assigned\n')).toThrow(expect.objectContaining({ code: 'feed_format' }));
+    expect(() => apnic.read('# only a comment\n')).toThrow(/no version line/);
   });
 });
 
-describe('RIR_FEEDS registry', () => {
-  it('parses every fixture under its id', () => {
-    expect(RIR_FEEDS.map((s) => [s.id, s.testOnly ?? false])).toEqual([
-      ['rir-afrinic', false],
-      ['rir-apnic', false],
-      ['rir-lacnic', false],
-      ['rir-lacnic-extended', true],
-      ['rir-ripencc-partial', true],
+describe('RIR declarations', () => {
+  it('the truncated RIPE NCC copy and the superseded LACNIC extended file are context only', () => {
+    expect(['rir-afrinic', 'rir-apnic', 'rir-lacnic', 'rir-lacnic-extended', 'rir-ripencc-partial'].map((id) => feedById(id).use)).toEqual([
+      'build', 'build', 'build', 'context', 'context',
     ]);
-    for (const s of RIR_FEEDS) {
-      const f = s.parse(fixture(s.path));
-      expect(f.source.id).toBe(s.id);
-      expect(f.source.url).toBe(s.url);
-      expect(f.prefixes.length).toBeGreaterThan(0);
-    }
   });
 });
 
-const haveFeeds = existsSync(FEEDS);
-if (!haveFeeds) console.log(`RIR full-size tests skipped: no real feeds at ${FEEDS} (set IPINTEL_FEEDS)`);
-
-describe.skipIf(!haveFeeds)('real RIR delegated files (full size)', () => {
-  const read = (path: string): RirFeed => {
-    const data = readFileSync(`${FEEDS}/${path}`);
-    const t0 = performance.now();
-    const f = parseDelegated(data);
-    console.log(`${path}: ${(performance.now() - t0).toFixed(0)} ms, ${f.prefixes.length} prefixes`);
-    return f;
-  };
-  it('AFRINIC extended: 6045 ipv4 / 9205 ipv6 / 4350 asn records', () => {
-    const f = read('rir/delegated-afrinic-extended-latest');
+describe.skipIf(!HAVE_FULL_SIZE)('RIR delegated files, full size', () => {
+  const read = (id: string): Promise<RirFound> => readFullSize<RirFound>(id);
+  it('AFRINIC extended: 6045 ipv4 / 9205 ipv6 / 4350 asn records', async () => {
+    const f = await read('rir-afrinic');
     expect(f.counts).toEqual({ asn: 4350, ipv4: 6045, ipv6: 9205 });
     expect(f.skipped).toBe(5703 + 3990);
     expect(f.rejected).toEqual([]);
-    expect(f.source.data_date).toBe('2026-08-21');
   });
-  it('APNIC standard: 54666 ipv4 / 16933 ipv6 / 13701 asn records, 1.1.1.0/24 AU', () => {
-    const f = read('rir/delegated-apnic-latest');
+  it('APNIC standard: 54666 ipv4 / 16933 ipv6 / 13701 asn records, 1.1.1.0/24 AU', async () => {
+    const f = await read('rir-apnic');
     expect(f.counts).toEqual({ asn: 13701, ipv4: 54666, ipv6: 16933 });
     expect(f.skipped).toBe(0);
     expect(f.rejected).toEqual([]);
@@ -181,22 +152,22 @@ describe.skipIf(!haveFeeds)('real RIR delegated files (full size)', () => {
     expect(p.length).toBe(24);
     expect(p.value).toEqual({ date: '2011-08-11', country: 'AU', registry: 'apnic', status: 'assigned' });
   });
-  it('LACNIC standard: 20067 ipv4 / 13291 ipv6 / 14050 asn records; its header and asn summary overcount by 1520', () => {
-    const f = read('rir/delegated-lacnic-latest');
+  it('LACNIC standard: 20067 ipv4 / 13291 ipv6 / 14050 asn records; its header and asn summary overcount by 1520', async () => {
+    const f = await read('rir-lacnic');
     expect(f.counts).toEqual({ asn: 14050, ipv4: 20067, ipv6: 13291 });
     expect(f.rejected).toEqual([
       { feed: 'rir-lacnic', line: 1, message: 'header says 48928 records, file has 47408' },
       { feed: 'rir-lacnic', line: 4, message: 'summary says 15570 asn records, file has 14050' },
     ]);
   });
-  it('LACNIC extended 2024-02-08: 88,899 records, 43,699 available/reserved', () => {
-    const f = read('rir/delegated-lacnic-extended-20240208.gz');
+  it('LACNIC extended 2024-02-08: 88,899 records, 43,699 available/reserved', async () => {
+    const f = await read('rir-lacnic-extended');
     expect(f.counts).toEqual({ asn: 14695, ipv4: 19802, ipv6: 54402 });
     expect(f.skipped).toBe(27_579 + 16_120);
     expect(f.rejected).toEqual([]);
   });
-  it('RIPE NCC partial: 41,594 records used, the cut-off 41,595th reported', () => {
-    const f = read('rir/PARTIAL-delegated-ripencc-extended-20260720.gz');
+  it('RIPE NCC partial: 41,594 records used, the cut-off 41,595th reported', async () => {
+    const f = await read('rir-ripencc-partial');
     expect(f.counts).toEqual({ asn: 0, ipv4: 41_595, ipv6: 0 });
     expect(f.rejected.map((d) => d.message.slice(0, 40))).toEqual([
       'last line has no line end: file cut off,',

@@ -1,0 +1,86 @@
+/**
+ * What every datacenter feed yields: prefixes valued with the provider's
+ * display name (null when the list names none), and the reader shared by
+ * the providers' JSON files.
+ *
+ * Whether a range is provider-published or inferred is the declaration's
+ * `evidence` (authoritative / inferred), not part of the value.
+ *
+ * In JSON feeds, Diagnostics are numbered by record, 1-based, counting
+ * through the file's prefix arrays in order (AWS: `prefixes` then
+ * `ipv6_prefixes`), and name the array and index. Where a feed repeats a
+ * prefix (AWS per service, cloud-ips), `entries` counts distinct prefixes.
+ *
+ * @module
+ */
+import { FeedError } from '../../errors.js';
+import { parseCidr } from '../read/cidr.js';
+import { isObject, jsonType } from '../read/json.js';
+import type { JsonObject } from '../read/json.js';
+import { uniquePrefixes } from '../read/lines.js';
+import type { Diagnostic, Prefix, PrefixesFound } from '../types.js';
+
+export interface DatacenterValue {
+  /** Display name of the provider; null when the source does not name one. */
+  readonly provider: string | null;
+}
+
+const values = new Map<string | null, DatacenterValue>();
+/** The shared, frozen value for a provider. */
+export function datacenterValue(provider: string | null): DatacenterValue {
+  let v = values.get(provider);
+  if (v === undefined) values.set(provider, (v = Object.freeze({ provider })));
+  return v;
+}
+
+/** One CIDR string of a JSON feed, with where it was found. */
+export interface JsonCidr {
+  readonly value: unknown;
+  /** e.g. `prefixes[12].ip_prefix`. */
+  readonly where: string;
+}
+
+/**
+ * Reads CIDR strings found in JSON records; a non-string or non-CIDR is a
+ * Diagnostic numbered by its position in `items` (1-based). Repeats are
+ * kept once.
+ *
+ * @throws FeedError when there are no records, or none holds a CIDR.
+ */
+export function jsonCidrs<V>(feed: string, items: readonly JsonCidr[], value: V, dataDate: string | null = null): PrefixesFound<V> {
+  const found: Prefix<V>[] = [];
+  const rejected: Diagnostic[] = [];
+  items.forEach((item, i) => {
+    const line = i + 1;
+    if (typeof item.value !== 'string') {
+      rejected.push({ feed, line, message: `${item.where} is ${jsonType(item.value)}, not a CIDR string` });
+      return;
+    }
+    const c = parseCidr(item.value.trim());
+    if (!c.ok) rejected.push({ feed, line, message: `${item.where}: ${c.message}` });
+    else found.push({ version: c.version, start: c.start, length: c.length, value });
+  });
+  if (items.length === 0) throw new FeedError(feed, 'feed_empty', 'no prefix records');
+  if (found.length === 0) throw new FeedError(feed, 'feed_format', `no record holds a CIDR (record 1: ${rejected[0]!.message})`);
+  return { prefixes: uniquePrefixes(found), rejected, dataDate };
+}
+
+/** Each element of an array member, as `JsonCidr` picked by `pick`. */
+export function fromArray(doc: JsonObject, key: string, pick: (rec: unknown, where: string) => JsonCidr): JsonCidr[] {
+  return (doc[key] as unknown[]).map((rec, i) => pick(rec, `${key}[${i}]`));
+}
+
+/** The elements of an array member themselves (lists of CIDR strings). */
+export function stringsOf(doc: JsonObject, key: string): JsonCidr[] {
+  return fromArray(doc, key, (value, where) => ({ value, where }));
+}
+
+/** The first of `fields` a record has, or the record itself when it is not an object (reported as such). */
+export function field(rec: unknown, where: string, ...fields: string[]): JsonCidr {
+  if (!isObject(rec)) return { value: rec, where };
+  for (const f of fields) if (rec[f] !== undefined) return { value: rec[f], where: `${where}.${f}` };
+  return { value: undefined, where: `${where}.${fields.join('|')}` };
+}
+
+/** What provider-published datacenter declarations share. */
+export const PUBLISHED = { evidence: 'authoritative', attribution_required: false, role: 'datacenter', use: 'build', origin: 'feeds' } as const;

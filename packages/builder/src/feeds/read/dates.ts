@@ -1,0 +1,122 @@
+/**
+ * Data dates as publishers state them, turned into the one form a snapshot
+ * records: an ISO-8601 UTC timestamp (`2026-08-22T16:14:02Z`). Pure and
+ * strict: a text that is not the expected form gives null (the adapter then
+ * records `data_date: null`), never a guess and never the build machine's
+ * local time zone.
+ *
+ * @module
+ */
+
+/**
+ * Unix seconds (Team Cymru `# last updated 1710089701`, Spamhaus `timestamp`)
+ * to ISO UTC; null unless a non-negative integer.
+ *
+ * @example
+ * isoFromEpochSeconds(1710089701) // => '2024-03-10T16:55:01Z'
+ */
+export function isoFromEpochSeconds(seconds: unknown): string | null {
+  const n = typeof seconds === 'string' && /^\d{1,12}$/.test(seconds) ? Number(seconds) : seconds;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) return null;
+  return new Date(n * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/**
+ * Unix milliseconds (Google `syncToken`) to ISO UTC without the fraction;
+ * null unless a non-negative integer.
+ *
+ * @example
+ * isoFromEpochMillis('1787429142000') // => '2026-08-22T20:05:42Z'
+ */
+export function isoFromEpochMillis(ms: unknown): string | null {
+  const n = typeof ms === 'string' && /^\d{1,15}$/.test(ms) ? Number(ms) : ms;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) return null;
+  return isoFromEpochSeconds(Math.floor(n / 1000));
+}
+
+/** `YYYY-MM-DD` for a valid calendar date given as `YYYYMMDD` (RIR files, file names), else null. */
+export function compactDate(text: string): string | null {
+  // Years start at 1000: a leading zero is a misread field, not year 0999.
+  if (text.length !== 8 || !/^[1-9]\d{7}$/.test(text)) return null;
+  const y = Number(text.slice(0, 4));
+  const m = Number(text.slice(4, 6));
+  const d = Number(text.slice(6, 8));
+  if (y < 1 || m < 1 || m > 12 || d < 1 || d > 31) return null;
+  const t = new Date(Date.UTC(y, m - 1, d));
+  if (t.getUTCMonth() !== m - 1) return null; // 20230231
+  return `${text.slice(0, 4)}-${text.slice(4, 6)}-${text.slice(6, 8)}`;
+}
+
+/**
+ * Data date of a package versioned by date, as the ip-location-db packages
+ * are (`2.3.2026061719` -> `2026-06-17`); null for any other version.
+ */
+export function versionDate(version: string): string | null {
+  const m = /^\d+\.\d+\.(\d{8})\d{2}$/.exec(version);
+  return m ? compactDate(m[1]!) : null;
+}
+
+/**
+ * A zone-less ISO time as Google and Apple write `creationTime`
+ * (`2026-08-21T14:45:42.000000`), read as UTC (the files carry no zone; Google
+ * generates them in UTC), to ISO UTC without the fraction.
+ *
+ * @example
+ * isoFromZonelessUtc('2026-08-21T14:45:42.000000') // => '2026-08-21T14:45:42Z'
+ */
+export function isoFromZonelessUtc(text: unknown): string | null {
+  if (typeof text !== 'string') return null;
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?Z?$/.exec(text.trim());
+  if (!m) return null;
+  return checked(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!), m);
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/**
+ * An RFC 5322 date as IPsum writes it (`Sat, 22 Aug 2026 03:00:29 +0200`) to
+ * ISO UTC.
+ *
+ * @example
+ * isoFromRfc5322('Sat, 22 Aug 2026 03:00:29 +0200') // => '2026-08-22T01:00:29Z'
+ */
+export function isoFromRfc5322(text: string): string | null {
+  const m = /^(?:[A-Z][a-z]{2}, )?(\d{1,2}) ([A-Z][a-z]{2}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) ([+-])(\d{2})(\d{2})$/.exec(
+    text.trim(),
+  );
+  if (!m) return null;
+  const month = MONTHS.indexOf(m[2]!);
+  if (month < 0) return null;
+  const local = Date.UTC(+m[3]!, month, +m[1]!, +m[4]!, +m[5]!, +m[6]!);
+  const offsetMs = (m[7] === '-' ? -1 : 1) * (+m[8]! * 60 + +m[9]!) * 60_000;
+  const ms = local - offsetMs;
+  return Number.isFinite(ms) && +m[1]! <= 31 && +m[4]! < 24 && +m[5]! < 60 && +m[6]! < 61
+    ? new Date(ms).toISOString().replace('.000Z', 'Z')
+    : null;
+}
+
+/**
+ * The ISO timestamp of a `# Last updated: 2026-08-22T16:25:09.973Z` header
+ * line (the idleadmin/ThreatFeed mirror's fetch time), kept as written;
+ * null when no comment has that form.
+ */
+export function lastUpdatedComment(comments: readonly { readonly text: string }[]): string | null {
+  for (const c of comments) {
+    const m = /^Last updated:\s*(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z)$/i.exec(c.text);
+    if (m) return m[1]!;
+  }
+  return null;
+}
+
+/** Rejects impossible calendar fields that `Date.UTC` would roll over (Feb 30). */
+function checked(ms: number, m: RegExpExecArray): string | null {
+  const d = new Date(ms);
+  const same =
+    d.getUTCMonth() === +m[2]! - 1 &&
+    d.getUTCDate() === +m[3]! &&
+    d.getUTCHours() === +m[4]! &&
+    d.getUTCMinutes() === +m[5]! &&
+    d.getUTCSeconds() === +m[6]!;
+  if (!Number.isFinite(ms) || !same) return null;
+  return d.toISOString().replace('.000Z', 'Z');
+}

@@ -1,0 +1,162 @@
+/**
+ * The shared readers (src/feeds/read/): CSV, numbers, dates, gzip headers,
+ * range splitting, and the links a locator finds in a page.
+ */
+import { gzipSync } from 'fflate';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { pushRangePrefixes, rangeToPrefixes } from '../../src/feeds/read/cidr.js';
+import { gzipHeader } from '../../src/feeds/read/compression.js';
+import { forEachCsvRecord, unquoteCsvField } from '../../src/feeds/read/csv.js';
+import { compactDate, isoFromEpochMillis, versionDate } from '../../src/feeds/read/dates.js';
+import { htmlLinks, newestLink } from '../../src/feeds/read/links.js';
+import { parseAsText, parseAsn } from '../../src/feeds/read/numbers.js';
+import type { Prefix } from '../../src/feeds/types.js';
+import { enc } from './helpers.js';
+
+function csv(text: string): { records: [number, string[]][]; errors: [number, string][] } {
+  const records: [number, string[]][] = [];
+  const errors: [number, string][] = [];
+  forEachCsvRecord(
+    text,
+    (f, line) => records.push([line, f]),
+    (line, message) => errors.push([line, message]),
+  );
+  return { records, errors };
+}
+
+describe('CSV reader', () => {
+  it('reads quoted fields with commas, quotes and line breaks', () => {
+    expect(csv('a,"b, c","d ""e"""\r\n"multi\r\nline",x\n\n,\nlast')).toEqual({
+      records: [
+        [1, ['a', 'b, c', 'd "e"']],
+        [2, ['multi\r\nline', 'x']],
+        [5, ['', '']],
+        [6, ['last']],
+      ],
+      errors: [],
+    });
+  });
+  it('reports malformed records and resumes at the next line', () => {
+    expect(csv('a,"b"c,d\ne,f"g\n"open,h\nok,1')).toEqual({
+      records: [[4, ['ok', '1']]],
+      errors: [
+        [1, 'text after a closing quote'],
+        [2, 'quote inside an unquoted field'],
+        [3, 'unterminated quoted field'],
+      ],
+    });
+  });
+  it('parses AS<n>', () => {
+    expect(parseAsText('AS13335')).toBe(13335);
+    expect(parseAsText('AS4294967295')).toBe(4294967295);
+    for (const bad of ['13335', 'AS', 'as1', 'AS01', 'AS4294967296', 'AS 1']) expect(parseAsText(bad)).toBe(-1);
+  });
+});
+
+describe('fields, numbers, dates', () => {
+  it('unquotes CSV fields', () => {
+    expect(unquoteCsvField('Google LLC')).toBe('Google LLC');
+    expect(unquoteCsvField('"Cloudflare, Inc."')).toBe('Cloudflare, Inc.');
+    expect(unquoteCsvField('"LLC ""SPUTNIK"""')).toBe('LLC "SPUTNIK"');
+    expect(unquoteCsvField('""')).toBe('');
+    for (const bad of ['"open', '"a"b"', 'a"b', '"']) expect(unquoteCsvField(bad)).toBeNull();
+  });
+
+  it('parses AS numbers, strictly (AS<n>) and loosely (AS<n>, as<n>, <n>)', () => {
+    expect(parseAsText('AS13335')).toBe(13335);
+    expect(parseAsText('AS4294967295')).toBe(4294967295);
+    for (const bad of ['13335', 'AS', 'as1', 'AS01', 'AS4294967296', 'AS 1']) expect(parseAsText(bad)).toBe(-1);
+    expect([parseAsn('AS9009'), parseAsn('as9009'), parseAsn(' 9009 ')]).toEqual([9009, 9009, 9009]);
+    for (const bad of ['AS0', '0', 'AS4294967296', 'ASX1', '']) expect(parseAsn(bad)).toBeNull();
+  });
+
+  it('reads dates', () => {
+    expect(compactDate('20110811')).toBe('2011-08-11');
+    for (const bad of ['00000000', '2011081', '20230231', '2011O811', '20111301', '09990101']) expect(compactDate(bad)).toBeNull();
+    expect(versionDate('2.3.2026061719')).toBe('2026-06-17');
+    expect(versionDate('1.0.0')).toBeNull();
+    expect(isoFromEpochMillis('1787299542583')).toBe('2026-08-21T08:05:42Z');
+  });
+
+  it('reads gzip headers', () => {
+    expect(gzipHeader(gzipSync(enc('x'), { filename: 'a.txt', mtime: new Date('2024-04-08T05:51:12Z') }))).toEqual({
+      name: 'a.txt',
+      mtime: '2024-04-08T05:51:12Z',
+    });
+    expect(gzipHeader(gzipSync(enc('x'), { mtime: 0 }))).toEqual({ name: null, mtime: null });
+    expect(gzipHeader(enc('plain text'))).toBeNull();
+  });
+});
+
+describe('pushRangePrefixes', () => {
+  const split = (version: 4 | 6, first: bigint, last: bigint): Prefix<number>[] => {
+    const out: Prefix<number>[] = [];
+    pushRangePrefixes(out, version, first, last, 1);
+    return out;
+  };
+  it('splits edge ranges', () => {
+    const all4 = (1n << 32n) - 1n;
+    const all6 = (1n << 128n) - 1n;
+    expect(split(4, 0n, all4)).toEqual([{ version: 4, start: 0n, length: 0, value: 1 }]);
+    expect(split(6, 0n, all6)).toEqual([{ version: 6, start: 0n, length: 0, value: 1 }]);
+    expect(split(4, all4, all4)).toEqual([{ version: 4, start: all4, length: 32, value: 1 }]);
+    expect(split(4, 0x80000000n, all4)).toEqual([{ version: 4, start: 0x80000000n, length: 1, value: 1 }]);
+    expect(split(4, 1n, all4 - 1n)).toEqual(rangeToPrefixes(4, 1n, all4 - 1n, 1));
+    expect(split(6, 1n, all6 - 1n)).toEqual(rangeToPrefixes(6, 1n, all6 - 1n, 1));
+  });
+  it('matches rangeToPrefixes on random ranges', () => {
+    const range = (bits: number) =>
+      fc
+        .tuple(fc.bigInt({ min: 0n, max: (1n << BigInt(bits)) - 1n }), fc.bigInt({ min: 0n, max: (1n << BigInt(bits)) - 1n }))
+        .map(([a, b]): [bigint, bigint] => (a <= b ? [a, b] : [b, a]));
+    fc.assert(
+      fc.property(range(32), ([a, b]) => {
+        expect(split(4, a, b)).toEqual(rangeToPrefixes(4, a, b, 1));
+      }),
+      { numRuns: 500 },
+    );
+    fc.assert(
+      fc.property(range(128), ([a, b]) => {
+        expect(split(6, a, b)).toEqual(rangeToPrefixes(6, a, b, 1));
+      }),
+      { numRuns: 300 },
+    );
+    // Ranges near aligned boundaries (few bits differ) exercise the small-block tails.
+    const near = fc.tuple(fc.bigInt({ min: 0n, max: (1n << 120n) - 1n }), fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 20 }));
+    fc.assert(
+      fc.property(near, ([base, lo, hi]) => {
+        const a = (base << 8n) + BigInt(lo);
+        const b = a + (1n << BigInt(hi)) - 1n + BigInt(lo);
+        expect(split(6, a, b)).toEqual(rangeToPrefixes(6, a, b, 1));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('links of a page and the newest-link locator', () => {
+  const page = (html: string, url = 'https://example.test/download/details.aspx?id=1') => ({ body: enc(html), contentType: 'text/html', url });
+
+  it('resolves every href against the page URL, skipping anchors and scripts', () => {
+    expect(htmlLinks('<a href="/a.json">a</a> <a href=\'b.json\'>b</a> <a href=c.json>c</a> <a href="#top"> <a href="javascript:x()">', 'https://h.test/dir/page')).toEqual([
+      'https://h.test/a.json',
+      'https://h.test/dir/b.json',
+      'https://h.test/dir/c.json',
+    ]);
+  });
+
+  it('picks the link whose path matches, with the greatest date', () => {
+    const locate = newestLink(/ServiceTags_Public_(\d{8})\.json$/, 'the service tags');
+    const html =
+      '<a href="https://download.example.test/x/ServiceTags_Public_20251027.json">old</a>' +
+      '<a href="https://download.example.test/y/ServiceTags_Public_20251103.json">new</a>' +
+      '<a href="https://download.example.test/y/ServiceTags_AzureGovernment_20251110.json">other cloud</a>';
+    expect(locate(page(html))).toBe('https://download.example.test/y/ServiceTags_Public_20251103.json');
+  });
+
+  it('throws, naming what it looked for, when the page links no such file', () => {
+    const locate = newestLink(/ServiceTags_Public_(\d{8})\.json$/, 'the service tags');
+    expect(() => locate(page('<html><body>Please enable JavaScript</body></html>'))).toThrow(/no link to the service tags/);
+  });
+});

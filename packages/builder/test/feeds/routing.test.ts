@@ -1,0 +1,255 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { bigIntToText } from '@ipintel/core/writer';
+import { describe, expect, it } from 'vitest';
+import { feedById } from '../../src/feeds/registry.js';
+import { asnRangesToPrefixes } from '../../src/feeds/routing/ip-location-db-asn.js';
+import type { AsnRangesFound } from '../../src/feeds/routing/ip-location-db-asn.js';
+import { parseOriginField, parsePfx2as } from '../../src/feeds/routing/pfx2as.js';
+import type { OriginsValue } from '../../src/feeds/routing/pfx2as.js';
+import { RIS_MIN_PEERS, parseRisWhois } from '../../src/feeds/routing/ris-whois.js';
+import type { RisFound } from '../../src/feeds/routing/ris-whois.js';
+import type { PrefixesFound } from '../../src/feeds/types.js';
+import { HAVE_FULL_SIZE, enc, fixtureBytes, fullSizeBytes, readFixture, readFullSize, show } from './helpers.js';
+
+const origins = (v: { origins: readonly number[] }): string => v.origins.join(' ');
+const asnOrg = (v: { asn: number; org: string }): string => `AS${v.asn} ${v.org}`;
+
+function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  return fn().then((out) => {
+    console.log(`${label}: ${(performance.now() - t0).toFixed(0)} ms`);
+    return out;
+  });
+}
+
+describe('CAIDA pfx2as', () => {
+  it('parses CAIDA origin fields (MOAS `_`, AS_SET `,`)', () => {
+    expect(parseOriginField('15169')).toEqual([15169]);
+    expect(parseOriginField('24151_24409')).toEqual([24151, 24409]);
+    expect(parseOriginField('45458,134240_45458,65000,134240')).toEqual([45458, 134240, 65000]);
+    expect(parseOriginField('4294967295')).toEqual([4294967295]);
+    for (const bad of ['', 'AS1', '1__2', '1_', '4294967296', '01', '1 ']) expect(parseOriginField(bad)).toBeNull();
+  });
+  const feed = readFixture<PrefixesFound<OriginsValue>>('routeviews-pfx2as');
+  it('reads every prefix with its origins', () => {
+    expect(show(feed.prefixes, origins)).toEqual([
+      '1.1.1.0/24 13335',
+      '1.2.4.0/24 24151 24409',
+      '3.5.140.0/22 16509',
+      '8.8.8.0/24 15169',
+      '66.249.64.0/19 15169',
+      '67.14.0.0/17 209 3356 6223 6224 19901',
+      '172.224.226.0/24 36183',
+      '185.220.101.0/24 60729',
+    ]);
+    expect(feed.prefixes.every((p) => p.version === 4)).toBe(true);
+    // Equal origin fields share one frozen value.
+    expect(feed.prefixes[3]!.value).toBe(feed.prefixes[4]!.value);
+    expect(Object.isFrozen(feed.prefixes[0]!.value.origins)).toBe(true);
+  });
+  it('reports each malformed line', () => {
+    expect(feed.rejected).toEqual([
+      { feed: 'routeviews-pfx2as', line: 5, message: 'not an address: "10.0.0.300"' },
+      { feed: 'routeviews-pfx2as', line: 6, message: 'bad prefix length: "33"' },
+      { feed: 'routeviews-pfx2as', line: 7, message: 'host bits set in 8.8.4.1/24' },
+      { feed: 'routeviews-pfx2as', line: 8, message: 'bad origin AS field: "AS19281"' },
+      { feed: 'routeviews-pfx2as', line: 9, message: 'expected prefix<TAB>length<TAB>origin: "9.9.9.0 24 19281"' },
+    ]);
+  });
+  it('takes the data date from the gzip file name; a plain copy states none, and gets the declared copy date', () => {
+    expect(parsePfx2as(fixtureBytes('routeviews-pfx2as'), 'x').dataDate).toBe('2024-04-06T12:00:00Z');
+    const plain = feedById('routeviews-pfx2as').read(enc('8.8.8.0\t24\t15169\r\n')) as typeof feed;
+    expect(plain.dataDate).toBeNull();
+    expect(plain.source.data_date).toBe(feedById('routeviews-pfx2as').copyDate);
+    expect(show(plain.prefixes, origins)).toEqual(['8.8.8.0/24 15169']);
+  });
+});
+
+describe('RIS whois dump', () => {
+  const data = fixtureBytes('ris-whois-ipv6');
+  const feed = readFixture<RisFound>('ris-whois-ipv6');
+  it('keeps routes seen by enough peers and merges MOAS rows', () => {
+    expect(RIS_MIN_PEERS).toBe(10);
+    expect(show(feed.prefixes, origins)).toEqual([
+      '2001:4860::/32 15169',
+      '2606:4700::/32 13335',
+      '2003::/19 3320',
+      '2001:510::/32 36786 64463',
+      '2001:678:6d0::/48 212748',
+    ]);
+    expect(feed.rows).toBe(13);
+    expect(feed.skipped).toBe(4); // two ::/0 rows, two rows under 10 peers
+    expect(feed.source.note).toBe('routes seen by fewer than 10 RIS peers and the default route are left out');
+  });
+  it('reports each malformed line', () => {
+    expect(feed.rejected).toEqual([
+      { feed: 'ris-whois-ipv6', line: 22, message: 'bad origin AS field: "2001:470::/32"' },
+      { feed: 'ris-whois-ipv6', line: 23, message: 'bad prefix "2001:4860::1/32": host bits set' },
+      { feed: 'ris-whois-ipv6', line: 24, message: 'expected origin<TAB>prefix<TAB>peers: "15169\\t2001:4860::/32"' },
+    ]);
+  });
+  it('honours a lower threshold, never keeps the default route', () => {
+    const all = parseRisWhois(data, 'ris-whois-ipv6', 1);
+    expect(all.skipped).toBe(2);
+    expect(show(all.prefixes, origins)).toContain('2001:db8:1::/48 64512');
+    expect(show(all.prefixes, origins)).toContain('2001:470::/32 6939');
+    expect(all.prefixes.some((p) => p.length === 0)).toBe(false);
+  });
+  it('orders MOAS origins by peers, then AS number', () => {
+    const f = parseRisWhois(enc('2\t2001:db8::/32\t50\n1\t2001:db8::/32\t50\n{3,1}\t2001:db8::/32\t60\n'), 'x');
+    expect(show(f.prefixes, origins)).toEqual(['2001:db8::/32 1 3 2']);
+  });
+});
+
+describe('ip-location-db ASN CSV', () => {
+  const v4 = readFixture<AsnRangesFound>('ip-location-db-asn-ipv4');
+  const v6 = readFixture<AsnRangesFound>('ip-location-db-asn-ipv6');
+  const range = (r: { version: 4 | 6; first: bigint; last: bigint; asn: number; org: string }): string =>
+    `${bigIntToText(r.version, r.first)}-${bigIntToText(r.version, r.last)} AS${r.asn} ${r.org}`;
+  it('reads ranges, unquoting organisation names', () => {
+    expect(v4.ranges.map(range)).toEqual([
+      '1.1.1.0-1.1.1.255 AS13335 Cloudflare, Inc.',
+      '2.26.200.0-2.26.215.255 AS201907 LLC "SPUTNIK"',
+      '3.5.140.0-3.5.143.255 AS16509 Amazon.com, Inc.',
+      '8.8.8.0-8.8.8.255 AS15169 Google LLC',
+      '66.249.64.0-66.249.95.255 AS15169 Google LLC',
+      '172.224.226.0-172.224.226.255 AS36183 Akamai Technologies, Inc.',
+      '185.220.101.0-185.220.101.255 AS60729 Stiftung Erneuerbare Freiheit',
+      '214.95.0.0-215.0.255.255 AS749 United States Department of Defense (DoD)',
+      '215.1.0.0-215.1.3.255 AS721 DoD Network Information Center',
+    ]);
+    expect(v4.source).toMatchObject({ id: 'ip-location-db-asn', data_date: null });
+  });
+  it('reports malformed, overlapping and unordered rows', () => {
+    const feed = 'ip-location-db-asn-ipv4';
+    expect(v4.rejected).toEqual([
+      { feed, line: 5, message: 'expected range_start,range_end,asn,org: "8.8.9.0,8.8.9.255,15169"' },
+      { feed, line: 6, message: 'bad AS number "AS19281"' },
+      { feed, line: 7, message: 'range end 10.255.255.255 before start 11.0.0.0' },
+      { feed, line: 8, message: 'bad CSV quoting in org "\\"Broken \\"quote\\""' },
+      { feed, line: 13, message: "range overlaps the previous row's range; clipped to start after it (65536 addresses dropped)" },
+      { feed, line: 14, message: "range lies inside the previous row's range; dropped" },
+      { feed, line: 15, message: "out of order: starts before the previous row's start" },
+    ]);
+  });
+  it('derives the fewest CIDR prefixes, sharing values', () => {
+    const prefixes = asnRangesToPrefixes(v4.ranges);
+    expect(show(prefixes, asnOrg)).toEqual([
+      '1.1.1.0/24 AS13335 Cloudflare, Inc.',
+      '2.26.200.0/21 AS201907 LLC "SPUTNIK"',
+      '2.26.208.0/21 AS201907 LLC "SPUTNIK"',
+      '3.5.140.0/22 AS16509 Amazon.com, Inc.',
+      '8.8.8.0/24 AS15169 Google LLC',
+      '66.249.64.0/19 AS15169 Google LLC',
+      '172.224.226.0/24 AS36183 Akamai Technologies, Inc.',
+      '185.220.101.0/24 AS60729 Stiftung Erneuerbare Freiheit',
+      '214.95.0.0/16 AS749 United States Department of Defense (DoD)',
+      '214.96.0.0/11 AS749 United States Department of Defense (DoD)',
+      '214.128.0.0/9 AS749 United States Department of Defense (DoD)',
+      '215.0.0.0/16 AS749 United States Department of Defense (DoD)',
+      '215.1.0.0/22 AS721 DoD Network Information Center',
+    ]);
+    expect(prefixes[4]!.value).toBe(prefixes[5]!.value);
+  });
+  it('reads IPv6 ranges', () => {
+    expect(show(asnRangesToPrefixes(v6.ranges), asnOrg)).toEqual([
+      '2001:4860::/32 AS15169 Google LLC',
+      '2606:4700::/32 AS13335 Cloudflare, Inc.',
+      '2a00:1450::/34 AS15169 Google LLC',
+      '2a00:1450:4000::/48 AS15169 Google LLC',
+    ]);
+    expect(v6.rejected).toEqual([
+      { feed: 'ip-location-db-asn-ipv6', line: 4, message: 'range end 2a00:1450:4001:: before start 2a00:1450:4001::1' },
+    ]);
+  });
+});
+
+describe('iptoasn and asmap (context only)', () => {
+  it('reads iptoasn ranges, skipping AS0', () => {
+    const f = readFixture<PrefixesFound<{ asn: number; country: string | null; org: string }> & { skipped: number }>('iptoasn-ipv6');
+    expect(show(f.prefixes, (v) => `AS${v.asn} ${v.country} ${v.org}`)).toEqual([
+      '2001:4:112::/48 AS112 US -Reserved AS-',
+      '2001:480:50::/48 AS6043 null AS6043',
+      '2001:4860::/32 AS15169 US GOOGLE',
+      '2a00:1450::/34 AS15169 US GOOGLE',
+      '2a00:1450:4000::/48 AS15169 US GOOGLE',
+    ]);
+    expect(f.skipped).toBe(1);
+    expect(f.rejected).toEqual([
+      {
+        feed: 'iptoasn-ipv6',
+        line: 5,
+        message: 'bad address range: "2001:4860:zz::\\t2001:4860:ffff::\\t15169\\tUS\\tGOOGLE"',
+      },
+      {
+        feed: 'iptoasn-ipv6',
+        line: 6,
+        message: 'expected 5 tab-separated fields, got 4: "2606:4700::\\t2606:4700:ffff:ffff:ffff:ffff:ffff:ffff\\t13335\\tUS"',
+      },
+    ]);
+  });
+  it('reads the decoded asmap', () => {
+    const f = readFixture<PrefixesFound<{ asn: number }>>('asmap');
+    expect(show(f.prefixes, (v) => `AS${v.asn}`)).toEqual([
+      '1.0.0.0/24 AS13335',
+      '1.0.4.0/22 AS38803',
+      '8.0.0.0/9 AS3356',
+      '8.8.8.0/24 AS15169',
+      '2001:4860::/32 AS15169',
+      '2c0f:fff0::/32 AS37125',
+    ]);
+    expect(f.rejected).toEqual([
+      { feed: 'asmap', line: 5, message: 'expected "prefix AS<n>": "1.2.3.0/24 13335"' },
+      { feed: 'asmap', line: 6, message: 'host bits set: "1.2.3.4/24 AS1"' },
+    ]);
+  });
+});
+
+describe.skipIf(!HAVE_FULL_SIZE)('routing feeds, full size', () => {
+  it('pfx2as: 5045 MOAS prefixes; 8.8.8.0/24 from AS15169', async () => {
+    const f = await timed('pfx2as parse (998k lines)', () => readFullSize<PrefixesFound<OriginsValue>>('routeviews-pfx2as'));
+    expect(f.prefixes.filter((p) => p.value.origins.length > 1).length).toBe(5045);
+    expect(show([f.prefixes.find((p) => p.start === 0x08080800n && p.length === 24)!], origins)).toEqual(['8.8.8.0/24 15169']);
+  });
+
+  it('RIS IPv6: 270,345 rows, of which the default route (47) and rows under 10 peers (39,550) are left out', async () => {
+    const f = await timed('riswhois parse (270k rows)', () => readFullSize<RisFound>('ris-whois-ipv6'));
+    expect(f.rows).toBe(270_345);
+    expect(f.skipped).toBe(47 + 39_550);
+  });
+
+  it('ip-location-db ASN (npm): the one overlap of the package is clipped, not lost; lookups', async () => {
+    const r4 = await timed('ip-location-db v4 ranges (412k lines)', () => readFullSize<AsnRangesFound>('ip-location-db-asn-ipv4'));
+    // The package's README warns of known bugs: this is the one overlap.
+    expect(r4.rejected).toEqual([
+      {
+        feed: 'ip-location-db-asn-ipv4',
+        line: 399_116,
+        message: "range overlaps the previous row's range; clipped to start after it (65536 addresses dropped)",
+      },
+    ]);
+    const p4 = asnRangesToPrefixes(r4.ranges);
+    expect(p4.length).toBeGreaterThan(r4.ranges.length);
+    const hit = (x: bigint): string | undefined => {
+      const r = r4.ranges.find((q) => q.first <= x && x <= q.last);
+      return r && `AS${r.asn} ${r.org}`;
+    };
+    expect(hit(0x08080808n)).toBe('AS15169 Google LLC');
+    expect(hit(0x01010101n)).toBe('AS13335 Cloudflare, Inc.');
+  });
+
+  it('the feeds-folder copy of the ASN table is the npm package file', () => {
+    const pkg = fileURLToPath(new URL('../../node_modules/@ip-location-db/asn/asn-ipv4.csv', import.meta.url));
+    if (!existsSync(pkg)) return;
+    expect(Buffer.compare(readFileSync(pkg), Buffer.from(fullSizeBytes('bgp/ip-location-db-asn-ipv4.csv')))).toBe(0);
+  });
+
+  it('iptoasn IPv6: every one of the 152,385 lines is a range or a skipped AS0 row; the asmap', async () => {
+    const ip2 = await readFullSize<PrefixesFound<unknown> & { skipped: number }>('iptoasn-ipv6');
+    expect(ip2.skipped + 104_441).toBe(152_385);
+    const am = await timed('asmap decoded parse (449k lines)', () => readFullSize<PrefixesFound<{ asn: number }>>('asmap'));
+    expect(am.prefixes.filter((p) => p.version === 4).length).toBe(356_045);
+    expect(new Set(am.prefixes.map((p) => p.value.asn)).size).toBe(89_879);
+  });
+});
