@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import * as exitCodes from '../packages/cli/src/errors.js';
 import { ERROR_CODES } from '../packages/core/src/errors.js';
 import { RISK_WEIGHTS } from '../packages/core/src/result/score.js';
+import { QUALITY_LIMITS } from '../packages/core/src/quality.js';
 import { COLUMNS } from '../packages/core/src/snapshot/format.js';
+import { EVIDENCE_ROLES } from '../packages/builder/src/build/roles.js';
 import { PROBLEMS } from '../packages/server/src/http/problem.js';
 import { code, diff, tableUnder } from './markdown.js';
 
@@ -48,6 +50,18 @@ describe('docs tables match the code', () => {
     }
     const source = new Map<string, string>(Object.entries(COLUMNS));
     expect(diff('snapshot columns (docs/snapshot-format.md vs core/src/snapshot/format.ts)', docs, source)).toBe('');
+  });
+
+  it('docs/data.md "Quality limits": every limit of a world-scale build (QUALITY_LIMITS)', () => {
+    const docs = new Map(tableUnder('data.md', 'Quality limits').map(([label, limit]) => [code(label!), `${Number(limit!.replace('%', '')) / 100}`]));
+    const source = new Map(Object.entries(QUALITY_LIMITS).map(([l, v]) => [l, String(v)]));
+    expect(diff('quality limits (docs/data.md vs core/src/quality.ts)', docs, source)).toBe('');
+  });
+
+  it('docs/scoring.md: the roles that back each evidence key (EVIDENCE_ROLES)', () => {
+    const docs = new Map(tableUnder('scoring.md', 'When a snapshot has no source for a signal: `unavailable`').map(([k, roles]) => [code(k!), roles!]));
+    const source = new Map(Object.entries(EVIDENCE_ROLES).map(([k, roles]) => [k, roles.join(', ')]));
+    expect(diff('evidence roles (docs/scoring.md vs builder/src/build/roles.ts)', docs, source)).toBe('');
   });
 
   it('reports a disagreement as a readable diff', () => {

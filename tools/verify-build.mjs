@@ -78,20 +78,6 @@ const asn = loadAsn(R.FEEDS, opt.asnCsv ?? (fixtureLayout && existsSync(asnCopy)
 if (asn.error) usage(asn.error);
 log(`[${elapsed()}] asn: ${asn.source}: ${asn.tables[4].length} IPv4 + ${asn.tables[6].length} IPv6 rows, ${asn.clipped} overlapping row(s) clipped`);
 
-const signals = loadSignals(haveFeeds ? R.FEEDS : [], feedsDir);
-if (haveFeeds) {
-  const absent = signals.feedStatus.filter((f) => f.status === 'absent').map((f) => f.id);
-  log(`[${elapsed()}] routing: ${signals.tables.route.size} routes, ${signals.tables.rir.size} RIR prefixes, ${signals.tables.unallocated.size} full-bogon prefixes`);
-  log(`[${elapsed()}] feeds: ${signals.feedStatus.length - absent.length} read${absent.length ? `, absent: ${absent.join(', ')}` : ''}`);
-}
-const ref = {
-  ...signals,
-  geoLookup: geo.lookup,
-  asnAt: (version, x) => asn.tables[version].get(version === 4 ? Number(x) : x),
-};
-
-// ------------------------------------------------------------------ checking
-
 log(`[${elapsed()}] opening ${snapshotPath}`);
 let intel;
 try {
@@ -102,6 +88,21 @@ try {
   process.exit(2);
 }
 log(`[${elapsed()}] snapshot built ${intel.info.build_date}`);
+// The snapshot's build date decides which VPN lists are too old to count (docs/data.md rule 6).
+const signals = loadSignals(haveFeeds ? R.FEEDS : [], feedsDir, intel.info.build_date);
+if (haveFeeds) {
+  const absent = signals.feedStatus.filter((f) => f.status === 'absent').map((f) => f.id);
+  log(`[${elapsed()}] routing: ${signals.tables.route.size} routes, ${signals.tables.mapped.size} asmap prefixes, ${signals.tables.rir.size} RIR prefixes, ${signals.tables.unallocated.size} full-bogon prefixes`);
+  log(`[${elapsed()}] feeds: ${signals.feedStatus.length - absent.length} read${absent.length ? `, absent: ${absent.join(', ')}` : ''}`);
+}
+const ref = {
+  ...signals,
+  geoLookup: geo.lookup,
+  asnAt: (version, x) => asn.tables[version].get(version === 4 ? Number(x) : x),
+};
+
+// ------------------------------------------------------------------ checking
+
 
 const FIELDS = fieldsFor(haveFeeds);
 const ctx = { intel, ref, haveFeeds, maxListed: opt.list };

@@ -61,7 +61,14 @@ export function checkAddress(ctx, tally, version, x, from = null, explain = fals
   for (const [k, v] of Object.entries(f)) if (k !== 'asnRow') out[k] = show(v);
   const asn = f.asnRow?.asn ?? 0;
   const a = ref.asnSets;
-  out.asnLists = { vpn: a.vpn.get(asn) ?? null, drop: a.drop.get(asn) ?? null, hosting: a.hosting.get(asn) ?? null, mobile: a.mobile.has(asn), satellite: a.satellite.has(asn) };
+  out.asnLists = {
+    vpnWide: a.vpnWide.get(asn) ?? null,
+    drop: a.drop.get(asn) ?? null,
+    hosting: a.hosting.get(asn) ?? null,
+    tags: [...(a.tags.get(asn) ?? [])],
+    class: a.cls.get(asn) ?? null,
+    operator: a.operators.get(asn) ?? null,
+  };
   out.expected = e;
   out.got = { geo: got.geo, network: got.network, signals: got.signals };
   return out;

@@ -13,6 +13,7 @@ export function facts(ref, version, x) {
     special: m(roles.special),
     unallocated: m(roles.unallocated),
     route: m(roles.route),
+    mapped: m(roles.mapped),
     rir: m(roles.rir),
     dcPublished: m(roles.dcPublished),
     dcInferred: m(roles.dcInferred),
@@ -25,7 +26,6 @@ export function facts(ref, version, x) {
     resolver: m(roles.resolver),
     drop: m(roles.drop),
     abuse: m(roles.abuse),
-    abuseBroad: m(roles.abuseBroad),
   };
 }
 
@@ -44,67 +44,80 @@ export function expectedGeo(rec) {
   };
 }
 
-/** The precedence rules of classify.ts, written out again. */
+const BOGON_ANSWER = {
+  is_bogon: true,
+  is_announced: false,
+  is_tor: false,
+  is_vpn: false,
+  vpn_operator: null,
+  is_proxy: false,
+  is_relay: false,
+  relay_provider: null,
+  is_verified_bot: false,
+  verified_bot_name: null,
+  is_public_resolver: false,
+  is_drop_listed: false,
+  recent_abuse: false,
+  connection_type: 'unknown',
+  datacenter_provider: null,
+  is_anycast: false,
+};
+
+/** connection_type and provider, by docs/data.md's table (first row that applies). */
+function connectionOf(ref, f, asn, org) {
+  const a = ref.asnSets;
+  if (f.dcPublished !== null) return ['datacenter', f.dcPublished.value.provider];
+  const op = asn === 0 ? undefined : a.operators.get(asn);
+  if (op !== undefined) return op.kind === 'mobile' ? ['mobile', null] : ['datacenter', op.name];
+  const tags = (asn === 0 ? undefined : a.tags.get(asn)) ?? new Set();
+  const eyeball = ['dsl', 'mobile', 'satnet'].filter((t) => tags.has(t));
+  if (eyeball.length === 1 && eyeball[0] === 'satnet') return ['satellite', null];
+  if (eyeball.length === 1 && eyeball[0] === 'mobile') return ['mobile', null];
+  const hostingOk = eyeball.length === 0 && !(asn !== 0 && a.cls.get(asn) === 'T1');
+  const listed = asn === 0 ? undefined : a.hosting.get(asn);
+  if (hostingOk && (f.dcInferred !== null || listed !== undefined || tags.has('vpsh') || tags.has('cdn'))) {
+    return ['datacenter', (f.dcInferred?.value ?? '') || listed || org || null];
+  }
+  const registered = f.route !== null || f.mapped !== null || f.rir !== null || asn !== 0;
+  return [registered ? 'isp' : 'unknown', null];
+}
+
+/** The precedence rules of docs/data.md, written out again (never the builder's classify.ts). */
 export function expectedSignals(ref, f) {
-  const asnSets = ref.asnSets;
+  const a = ref.asnSets;
   const asn = f.asnRow ? f.asnRow.asn : 0;
   const org = asn === 0 ? '' : f.asnRow.org;
-  const inUse = f.route !== null || f.asnRow !== null || f.rir !== null;
-  const bogon = f.special !== null || (f.unallocated !== null && !inUse);
-  if (bogon) {
-    return {
-      is_bogon: true,
-      is_announced: false,
-      is_tor: false,
-      is_vpn: false,
-      is_proxy: false,
-      is_relay: false,
-      relay_provider: null,
-      is_verified_bot: false,
-      verified_bot_name: null,
-      is_public_resolver: false,
-      is_drop_listed: false,
-      recent_abuse: false,
-      connection_type: 'unknown',
-      datacenter_provider: null,
-    };
-  }
+  const inUse = f.route !== null || f.mapped !== null || f.asnRow !== null || f.rir !== null || f.drop !== null;
+  if (f.special !== null || (f.unallocated !== null && !inUse)) return BOGON_ANSWER;
   const crawler = f.crawler?.value ?? null;
   const relay = f.relay?.value ?? null;
   const tor = f.tor !== null;
-  const drop = f.drop !== null || (asn !== 0 && asnSets.drop.has(asn));
-  const broadVpn = f.vpnBroad !== null || (asn !== 0 && asnSets.vpn.has(asn));
-  const vpn = crawler === null && relay === null && (f.vpn !== null || (broadVpn && !drop && !tor));
-  const abuse = crawler === null && (f.abuse !== null || (f.abuseBroad !== null && !drop));
-  const proxy = crawler === null && f.proxy !== null;
-  let connection;
-  let provider = null;
-  const hostingName = asn !== 0 ? asnSets.hosting.get(asn) : undefined;
-  if (f.dcPublished !== null) {
-    connection = 'datacenter';
-    provider = f.dcPublished.value;
-  } else if (asn !== 0 && asnSets.satellite.has(asn)) connection = 'satellite';
-  else if (asn !== 0 && asnSets.mobile.has(asn)) connection = 'mobile';
-  else if (f.dcInferred !== null || hostingName !== undefined) {
-    connection = 'datacenter';
-    provider = (f.dcInferred?.value ?? '') || hostingName || org || null;
-  } else if (f.route !== null || asn !== 0 || f.rir !== null) connection = 'isp';
-  else connection = 'unknown';
+  const drop = f.drop !== null || (asn !== 0 && a.drop.has(asn));
+  const cdnEdge = f.dcPublished?.value.cdn === true;
+  let vpnName = null;
+  if (crawler === null && relay === null && !cdnEdge) {
+    if (f.vpn !== null) vpnName = f.vpn.value;
+    else if (f.vpnBroad !== null && !drop && !tor && !(asn !== 0 && a.vpnWide.has(asn))) vpnName = f.vpnBroad.value;
+  }
+  const [connection, provider] = connectionOf(ref, f, asn, org);
+  const op = asn === 0 ? undefined : a.operators.get(asn);
   return {
     is_bogon: false,
-    is_announced: f.route !== null,
+    is_announced: f.route !== null || f.mapped !== null,
     is_tor: tor,
-    is_vpn: vpn,
-    is_proxy: proxy,
+    is_vpn: vpnName !== null,
+    vpn_operator: vpnName === null || vpnName === '' ? null : vpnName,
+    is_proxy: crawler === null && f.proxy !== null,
     is_relay: relay !== null,
     relay_provider: relay,
     is_verified_bot: crawler !== null,
     verified_bot_name: crawler,
     is_public_resolver: f.resolver !== null,
     is_drop_listed: drop,
-    recent_abuse: abuse,
+    recent_abuse: crawler === null && f.abuse !== null,
     connection_type: connection,
     datacenter_provider: provider,
+    is_anycast: f.dcPublished?.value.anycast === true || op?.anycast === true,
   };
 }
 
@@ -112,8 +125,8 @@ export const GEO_FIELDS = ['country_code', 'region', 'city', 'latitude', 'longit
 export const NET_FIELDS = ['asn', 'as_org'];
 export const ROUTING_FIELDS = ['is_bogon', 'is_announced'];
 export const SIGNAL_FIELDS = [
-  'is_tor', 'is_vpn', 'is_proxy', 'is_relay', 'relay_provider', 'is_verified_bot', 'verified_bot_name',
-  'is_public_resolver', 'is_drop_listed', 'recent_abuse', 'connection_type', 'datacenter_provider',
+  'is_tor', 'is_vpn', 'vpn_operator', 'is_proxy', 'is_relay', 'relay_provider', 'is_verified_bot', 'verified_bot_name',
+  'is_public_resolver', 'is_drop_listed', 'recent_abuse', 'connection_type', 'datacenter_provider', 'is_anycast',
 ];
 
 /** The fields compared: geo and ASN always; routing and signals when the feeds are there. */

@@ -82,7 +82,8 @@ export function emptyRoles() {
     tables: {
       special: T('special-purpose bogons (IANA table, ipinfo)'),
       unallocated: T('unallocated (full bogons)'),
-      route: T('routes'),
+      route: T('routes (BGP tables)'),
+      mapped: T('routes (asmap)'),
       rir: T('RIR delegations'),
       dcPublished: T('published datacenter'),
       dcInferred: T('inferred datacenter'),
@@ -95,9 +96,8 @@ export function emptyRoles() {
       resolver: T('resolver'),
       drop: T('drop'),
       abuse: T('abuse'),
-      abuseBroad: T('abuse (broad)'),
     },
-    asnSets: { vpn: new Map(), drop: new Map(), hosting: new Map(), mobile: new Map(), satellite: new Map() },
+    asnSets: { vpnWide: new Map(), drop: new Map(), hosting: new Map(), tags: new Map(), cls: new Map(), operators: new Map() },
   };
 }
 
@@ -108,13 +108,16 @@ function addAsns(map, asns, valueOf = (v) => v) {
   for (const [a, v] of asns) if (!map.has(a)) map.set(a, valueOf(v));
 }
 
+/** VPN lists older than this many days at the build date are not used (docs/data.md rule 6). */
+export const VPN_MAX_AGE_DAYS = 90;
+
 /**
  * Adds one feed's entries to the signal tables by its declared role, the way
  * the product's rules (docs/data.md) say; returns whether the feed is a
  * signal feed whose own entries are sampled. `later` collects what must be
- * added after every other feed (the bgp.tools vpsh tag, after the hosting-ASN lists).
+ * added after every other feed (none today). `buildDate` (ISO) drops stale VPN lists.
  */
-export function addFeed(roles, feed, result, later) {
+export function addFeed(roles, feed, result, later, buildDate = null) {
   const { tables: t, asnSets: a } = roles;
   const p = result.prefixes;
   switch (feed.role) {
@@ -125,25 +128,32 @@ export function addFeed(roles, feed, result, later) {
       addPrefixes(t.unallocated, p);
       return true;
     case 'routes':
-      addPrefixes(t.route, p);
+      // BGP tables are authoritative; the asmap (inferred) only where no BGP table covers an address.
+      addPrefixes(feed.evidence === 'authoritative' ? t.route : t.mapped, p, (v) => v.origins);
       return false;
     case 'allocation':
       addPrefixes(t.rir, p);
       return false;
     case 'datacenter':
       // Published (authoritative) ranges name their provider; inferred ones may not.
-      if (feed.evidence === 'authoritative') addPrefixes(t.dcPublished, p, (v) => v.provider, (v) => v.provider !== null);
+      if (feed.evidence === 'authoritative') addPrefixes(t.dcPublished, p, (v) => ({ provider: v.provider, cdn: v.cdn === true, anycast: v.anycast === true }), (v) => v.provider !== null);
       else addPrefixes(t.dcInferred, p, (v) => v.provider ?? '');
       return true;
     case 'hosting-asn':
       addAsns(a.hosting, result.asns, (name) => name ?? '');
       return true;
     case 'asn-tag':
-      if (feed.tag === 'vpsh') later.push(() => addAsns(a.hosting, result.asns, (name) => name ?? ''));
-      else if (feed.tag === 'mobile') addAsns(a.mobile, result.asns);
-      else if (feed.tag === 'satnet') addAsns(a.satellite, result.asns);
-      else return false;
+      for (const asn of result.asns.keys()) {
+        if (!a.tags.has(asn)) a.tags.set(asn, new Set());
+        a.tags.get(asn).add(feed.tag);
+      }
       return true;
+    case 'as-names':
+      addAsns(a.cls, result.asns, (v) => v.class);
+      return false;
+    case 'asn-kind':
+      addAsns(a.operators, result.asns);
+      return false;
     case 'tor':
     case 'proxy':
     case 'resolver':
@@ -156,19 +166,22 @@ export function addFeed(roles, feed, result, later) {
     case 'crawler':
       addPrefixes(t.crawler, p, (v) => v.name);
       return true;
-    case 'vpn':
-      addPrefixes(feed.broad ? t.vpnBroad : t.vpn, p);
+    case 'vpn': {
+      const date = result.source.data_date;
+      const age = date === null || buildDate === null ? null : (Date.parse(buildDate) - Date.parse(date.length === 10 ? `${date}T00:00:00Z` : date)) / 86_400_000;
+      if (age !== null && age > VPN_MAX_AGE_DAYS) return false;
+      addPrefixes(feed.broad ? t.vpnBroad : t.vpn, p, (v) => v.brand ?? '');
       return true;
+    }
     case 'vpn-asn':
-      addAsns(a.vpn, result.asns, (v) => ({ feed: feed.id, ...v }));
-      return true;
+      addAsns(a.vpnWide, result.asns, (v) => ({ feed: feed.id, ...v }));
+      return false;
     case 'drop-asn':
       addAsns(a.drop, result.asns, (v) => ({ feed: feed.id, value: v }));
       return true;
     case 'abuse':
-      // An aggregate (broad) apart; the others count from their declared list threshold up.
-      if (feed.broad) addPrefixes(t.abuseBroad, p);
-      else addPrefixes(t.abuse, p, () => true, (v) => v.lists >= (feed.minLists ?? 1));
+      // Each list counts from its declared list threshold up.
+      addPrefixes(t.abuse, p, () => true, (v) => v.lists >= (feed.minLists ?? 1));
       return true;
     default:
       return false; // rpki, geo, asn: not compared here
@@ -180,7 +193,7 @@ export function addFeed(roles, feed, result, later) {
  * from the builder) into the signal tables. Returns the tables, the feeds to
  * sample and each feed's status.
  */
-export function loadSignals(feeds, feedsDir) {
+export function loadSignals(feeds, feedsDir, buildDate = null) {
   const roles = emptyRoles();
   const sampleFeeds = [];
   const feedStatus = [];
@@ -198,7 +211,7 @@ export function loadSignals(feeds, feedsDir) {
     }
     const result = feed.read(bytes);
     feedStatus.push({ id: feed.id, status: 'read', entries: result.source.entries });
-    if (addFeed(roles, feed, result, later)) sampleFeeds.push(result.prefixes ? { id: feed.id, prefixes: result.prefixes } : { id: feed.id, asns: result.asns });
+    if (addFeed(roles, feed, result, later, buildDate)) sampleFeeds.push(result.prefixes ? { id: feed.id, prefixes: result.prefixes } : { id: feed.id, asns: result.asns });
   }
   for (const add of later) add();
   return { ...roles, sampleFeeds, feedStatus };

@@ -33,6 +33,10 @@ export const BUILDER_ERROR_CODES = {
     class: 'BuildError',
     meaning: 'a source has fewer than the allowed share of its last build entries; the last good snapshot is kept',
   },
+  quality_failed: {
+    class: 'BuildError',
+    meaning: 'the built snapshot puts more of public IPv4 under a label than its documented limit (docs/data.md); the last good snapshot is kept',
+  },
   declaration_invalid: { class: 'DeclarationError', meaning: 'a feed declaration or the registry breaks a rule (checked when the module loads)' },
 } as const;
 

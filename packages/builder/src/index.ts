@@ -3,7 +3,7 @@
  *
  * @module
  */
-export { buildSnapshot, BuildError, DEFAULT_ATTRIBUTION_URL, type BuildOptions, type BuildReport } from './build/build.js';
+export { buildSnapshot, BuildError, DEFAULT_ATTRIBUTION_URL, type BuildOptions, type BuildReport, type TagConflict } from './build/build.js';
 export { combine } from './combine/combine.js';
 export type { CombineInput } from './combine/input.js';
 export { fromFolder, fromNetwork, AcquireError } from './acquire.js';

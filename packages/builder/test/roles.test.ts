@@ -4,7 +4,7 @@
  * where their declaration says; changing a declaration moves them.
  */
 import { describe, expect, it } from 'vitest';
-import { toCombineInput, sourceRows, newestDate } from '../src/build/roles.js';
+import { EVIDENCE_ROLES, MAX_VPN_AGE_DAYS, toCombineInput, sourceRows, newestDate } from '../src/build/roles.js';
 import type { Loaded } from '../src/build/load.js';
 import { defineFeed, type FeedDeclaration } from '../src/feeds/declare.js';
 import { register } from '../src/feeds/register.js';
@@ -36,6 +36,12 @@ function loaded(decl: Record<string, unknown>, found: Record<string, unknown>): 
   return { feed: feed!, result: feed!.read('x') };
 }
 
+/** An adapter result of each role's shape, for feeds that only need to be present. */
+const one = { prefixes: [p(9, 32, { provider: 'P', brand: null, name: 'N', origins: [1], lists: 1 })] };
+const ROLE_FOUND: Record<string, Record<string, unknown>> = Object.fromEntries(
+  ['datacenter', 'tor', 'vpn', 'proxy', 'crawler', 'relay', 'routes', 'allocation', 'drop', 'abuse', 'resolver'].map((r) => [r, one]),
+);
+
 const input = (list: Loaded[]): ReturnType<typeof toCombineInput> => toCombineInput(list, { buildDate: '2026-01-01T00:00:00.000Z', attributionUrl: 'u' }, () => {});
 
 describe('roles to combiner inputs', () => {
@@ -46,21 +52,41 @@ describe('roles to combiner inputs', () => {
     expect(i.vpnBroad.map((x) => x.start)).toEqual([2n]);
   });
 
-  it('an abuse feed counts from its declared minLists; a broad one goes to abuseBroad whole', () => {
+  it('an abuse feed counts from its declared minLists', () => {
     const i = input([
       loaded({ role: 'abuse', evidence: 'beta', minLists: 2 }, { prefixes: [p(1, 32, { lists: 1 }), p(2, 32, { lists: 2 })] }),
-      loaded({ role: 'abuse', evidence: 'beta', broad: true }, { prefixes: [p(3, 32, { lists: 1 })] }),
+      loaded({ role: 'abuse', evidence: 'beta' }, { prefixes: [p(3, 32, { lists: 1 })] }),
     ]);
-    expect(i.abuse.map((x) => x.start)).toEqual([2n]);
-    expect(i.abuseBroad.map((x) => x.start)).toEqual([3n]);
+    expect(i.abuse.map((x) => x.start)).toEqual([3n, 2n]);
+  });
+
+  it('a VPN list older than the age limit at the build date is left out, and the build says so', () => {
+    const said: string[] = [];
+    const fresh = loaded({ role: 'vpn', copyDate: '2025-11-01' }, { prefixes: [p(1, 32, { brand: 'F' })] });
+    const stale = loaded({ role: 'vpn', broad: true, copyDate: '2025-08-01' }, { prefixes: [p(2, 32, { brand: null })] });
+    const undated = loaded({ role: 'vpn' }, { prefixes: [p(3, 32, { brand: 'U' })] });
+    const i = toCombineInput([fresh, stale, undated], { buildDate: '2026-01-01T00:00:00.000Z', attributionUrl: 'u' }, (m) => said.push(m));
+    expect(MAX_VPN_AGE_DAYS).toBe(90);
+    expect(i.vpn.map((x) => x.start).sort()).toEqual([1n, 3n]);
+    expect(i.vpnBroad).toEqual([]);
+    expect(said.some((m) => m.includes(stale.feed.id) && m.includes('153 days old'))).toBe(true);
+  });
+
+  it('lists the evidence keys no loaded feed can decide', () => {
+    const i = input([loaded({ role: 'tor', evidence: 'authoritative' }, { prefixes: [p(1, 32, true)] })]);
+    expect(i.unavailable).toEqual(Object.keys(EVIDENCE_ROLES).filter((k) => k !== 'tor'));
+    const all = input(
+      Object.values(EVIDENCE_ROLES).map((roles) => loaded({ role: roles[0], ...(roles[0] === 'asn-tag' ? { tag: 'vpsh' } : {}) }, ROLE_FOUND[roles[0]!]!)),
+    );
+    expect(all.unavailable).toEqual([]);
   });
 
   it('datacenter ranges are published by authoritative evidence (with a provider), else inferred', () => {
     const i = input([
-      loaded({ role: 'datacenter', evidence: 'authoritative' }, { prefixes: [p(1, 32, { provider: 'AWS' }), p(2, 32, { provider: null })] }),
+      loaded({ role: 'datacenter', evidence: 'authoritative' }, { prefixes: [p(1, 32, { provider: 'AWS', cdn: true, anycast: false }), p(2, 32, { provider: null })] }),
       loaded({ role: 'datacenter' }, { prefixes: [p(3, 32, { provider: null })] }),
     ]);
-    expect(i.datacenterPublished.map((x) => [x.start, x.value])).toEqual([[1n, { provider: 'AWS' }]]);
+    expect(i.datacenterPublished.map((x) => [x.start, x.value])).toEqual([[1n, { provider: 'AWS', cdn: true, anycast: false }]]);
     expect(i.datacenterInferred.map((x) => [x.start, x.value])).toEqual([[3n, { provider: null }]]);
   });
 
@@ -69,15 +95,28 @@ describe('roles to combiner inputs', () => {
     expect(i.crawlers.at(-1)!.value.name).toBe('First');
   });
 
-  it('bgp.tools tags by their declared tag: mobile, satnet, and vpsh after the hosting-ASN lists', () => {
+  it('bgp.tools tags by their declared tag, classes by ASN; hosting-ASN lists by name', () => {
     const i = input([
       loaded({ role: 'asn-tag', tag: 'vpsh' }, { asns: new Map([[1, 'tag name'], [2, 'tagged']]) }),
-      loaded({ role: 'asn-tag', tag: 'mobile' }, { asns: new Map([[3, 'm']]) }),
+      loaded({ role: 'asn-tag', tag: 'mobile' }, { asns: new Map([[2, 'm']]) }),
       loaded({ role: 'asn-tag', tag: 'satnet' }, { asns: new Map([[4, 's']]) }),
       loaded({ role: 'hosting-asn' }, { asns: new Map([[1, 'list name'], [5, null]]) }),
+      loaded({ role: 'as-names' }, { asns: new Map([[2, { class: 'T1' }]]) }),
+      loaded({ role: 'asn-kind' }, { asns: new Map([[6, { kind: 'cdn', name: 'C', anycast: true, why: 'w' }]]) }),
     ]);
-    expect([...i.hostingAsns]).toEqual([[1, 'list name'], [5, ''], [2, 'tagged']]);
-    expect([...i.mobileAsns, ...i.satelliteAsns]).toEqual([3, 4]);
+    expect([...i.hostingAsns]).toEqual([[1, 'list name'], [5, '']]);
+    expect([...i.asnTags].map(([a, t]) => [a, [...t]])).toEqual([[1, ['vpsh']], [2, ['vpsh', 'mobile']], [4, ['satnet']]]);
+    expect([...i.asnClass]).toEqual([[2, 'T1']]);
+    expect(i.operators.get(6)?.name).toBe('C');
+  });
+
+  it('routes: BGP tables (authoritative) apart from the asmap (inferred)', () => {
+    const i = input([
+      loaded({ role: 'routes', evidence: 'authoritative' }, { prefixes: [p(1, 24, { origins: [1] })] }),
+      loaded({ role: 'routes', evidence: 'inferred' }, { prefixes: [p(2, 24, { origins: [2] })] }),
+    ]);
+    expect(i.routes.map((x) => x.start)).toEqual([1n]);
+    expect(i.routesMapped.map((x) => x.start)).toEqual([2n]);
   });
 
   it('ASN lists, tables and the RPKI set', () => {
@@ -87,7 +126,7 @@ describe('roles to combiner inputs', () => {
       loaded({ role: 'asn', evidence: 'authoritative', row: 'asn-table' }, { ranges: [{ version: 4, first: 0n, last: 9n, asn: 1, org: 'O' }, { version: 6, first: 0n, last: 9n, asn: 2, org: 'Q' }] }),
       loaded({ role: 'rpki', evidence: 'authoritative' }, { roas: [{ version: 4, start: 0n, length: 8, maxLength: 8, asn: 1 }], duplicates: 0 }),
     ]);
-    expect([...i.vpnAsns, ...i.dropAsns]).toEqual([7, 8]);
+    expect([...i.vpnAsnWide, ...i.dropAsns]).toEqual([7, 8]);
     expect(i.v4.asn).toEqual([{ first: 0n, last: 9n, value: { asn: 1, org: 'O' } }]);
     expect(i.v6.asn).toEqual([{ first: 0n, last: 9n, value: { asn: 2, org: 'Q' } }]);
     expect(i.validate!(4, 0n, 8, 1)).toBe('valid');

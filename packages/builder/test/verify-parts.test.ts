@@ -145,47 +145,49 @@ describe('sampling', () => {
 
 describe('the reference by declared role', () => {
   const prefix = (text: string, length: number, value: unknown): Record<string, unknown> => ({ version: 4, start: v4(text), length, value });
-  const add = (feed: Record<string, unknown>, result: Record<string, unknown>, roles = reference.emptyRoles(), later: (() => void)[] = []): Module => {
-    reference.addFeed(roles, { use: 'build', origin: 'feeds', ...feed }, result, later);
+  const add = (feed: Record<string, unknown>, result: Record<string, unknown>, roles = reference.emptyRoles(), later: (() => void)[] = [], buildDate: string | null = null): Module => {
+    reference.addFeed(roles, { use: 'build', origin: 'feeds', ...feed }, { source: { data_date: null }, ...result }, later, buildDate);
     for (const f of later) f();
     return roles;
   };
 
-  it('broad VPN and abuse feeds go to their broad tables; abuse counts from the declared minLists', () => {
+  it('broad VPN feeds go to their own table, stale VPN lists to none; abuse counts from the declared minLists', () => {
     const roles = reference.emptyRoles();
     add({ id: 'v', role: 'vpn', broad: true }, { prefixes: [prefix('1.0.0.0', 24, { brand: null })] }, roles);
+    add({ id: 'old', role: 'vpn' }, { prefixes: [prefix('7.0.0.0', 24, { brand: 'Old' })], source: { data_date: '2025-08-01' } }, roles, [], '2026-01-01T00:00:00Z');
     add({ id: 'a', role: 'abuse', minLists: 2 }, { prefixes: [prefix('2.0.0.1', 32, { lists: 1 }), prefix('2.0.0.2', 32, { lists: 2 })] }, roles);
-    add({ id: 'f', role: 'abuse', broad: true }, { prefixes: [prefix('3.0.0.0', 16, { lists: 1 })] }, roles);
     expect(roles.tables.vpnBroad.has(4, v4('1.0.0.9'))).toBe(true);
     expect(roles.tables.vpn.has(4, v4('1.0.0.9'))).toBe(false);
+    expect(roles.tables.vpn.has(4, v4('7.0.0.9'))).toBe(false);
     expect(roles.tables.abuse.has(4, v4('2.0.0.1'))).toBe(false);
     expect(roles.tables.abuse.has(4, v4('2.0.0.2'))).toBe(true);
-    expect(roles.tables.abuseBroad.has(4, v4('3.0.1.1'))).toBe(true);
   });
 
   it('datacenter ranges are published or inferred by the declared evidence; a published range without a provider is not published', () => {
     const roles = reference.emptyRoles();
-    add({ id: 'p', role: 'datacenter', evidence: 'authoritative' }, { prefixes: [prefix('4.0.0.0', 8, { provider: 'P' }), prefix('5.0.0.0', 8, { provider: null })] }, roles);
+    add({ id: 'p', role: 'datacenter', evidence: 'authoritative' }, { prefixes: [prefix('4.0.0.0', 8, { provider: 'P', cdn: true }), prefix('5.0.0.0', 8, { provider: null })] }, roles);
     add({ id: 'i', role: 'datacenter', evidence: 'inferred' }, { prefixes: [prefix('6.0.0.0', 8, { provider: null })] }, roles);
-    expect(roles.tables.dcPublished.match(4, v4('4.1.1.1'))?.value).toBe('P');
+    expect(roles.tables.dcPublished.match(4, v4('4.1.1.1'))?.value).toEqual({ provider: 'P', cdn: true, anycast: false });
     expect(roles.tables.dcPublished.has(4, v4('5.1.1.1'))).toBe(false);
     expect(roles.tables.dcInferred.match(4, v4('6.1.1.1'))?.value).toBe('');
   });
 
-  it('the vpsh tag adds hosting ASNs after the hosting-ASN lists (their names win); other tags set connection types', () => {
+  it('tags, classes and the curated operators are kept per ASN; hosting-ASN lists by name', () => {
     const roles = reference.emptyRoles();
-    const later: (() => void)[] = [];
-    reference.addFeed(roles, { id: 't', role: 'asn-tag', tag: 'vpsh', use: 'build' }, { asns: new Map([[1, 'tag name'], [2, 'only tagged']]) }, later);
-    reference.addFeed(roles, { id: 'h', role: 'hosting-asn', use: 'build' }, { asns: new Map([[1, 'list name']]) }, later);
-    reference.addFeed(roles, { id: 'm', role: 'asn-tag', tag: 'mobile', use: 'build' }, { asns: new Map([[3, 'm']]) }, later);
-    for (const f of later) f();
-    expect([...roles.asnSets.hosting]).toEqual([[1, 'list name'], [2, 'only tagged']]);
-    expect(roles.asnSets.mobile.has(3)).toBe(true);
+    reference.addFeed(roles, { id: 't', role: 'asn-tag', tag: 'vpsh', use: 'build' }, { asns: new Map([[1, 'tag name'], [2, 'x']]) }, []);
+    reference.addFeed(roles, { id: 'm', role: 'asn-tag', tag: 'mobile', use: 'build' }, { asns: new Map([[2, 'm']]) }, []);
+    reference.addFeed(roles, { id: 'h', role: 'hosting-asn', use: 'build' }, { asns: new Map([[1, 'list name']]) }, []);
+    reference.addFeed(roles, { id: 'c', role: 'as-names', use: 'build' }, { asns: new Map([[2, { class: 'T1' }]]) }, []);
+    reference.addFeed(roles, { id: 'o', role: 'asn-kind', use: 'build' }, { asns: new Map([[3, { kind: 'cdn', name: 'C', anycast: true }]]) }, []);
+    expect([...roles.asnSets.hosting]).toEqual([[1, 'list name']]);
+    expect([...roles.asnSets.tags.get(2)]).toEqual(['vpsh', 'mobile']);
+    expect(roles.asnSets.cls.get(2)).toBe('T1');
+    expect(roles.asnSets.operators.get(3).name).toBe('C');
   });
 });
 
 describe('the precedence rules, written out again', () => {
-  const none = { asnRow: null, special: null, unallocated: null, route: null, rir: null, dcPublished: null, dcInferred: null, tor: null, vpn: null, vpnBroad: null, proxy: null, relay: null, crawler: null, resolver: null, drop: null, abuse: null, abuseBroad: null };
+  const none = { asnRow: null, special: null, unallocated: null, route: null, mapped: null, rir: null, dcPublished: null, dcInferred: null, tor: null, vpn: null, vpnBroad: null, proxy: null, relay: null, crawler: null, resolver: null, drop: null, abuse: null };
   const hit = (value: unknown = true): { length: number; value: unknown } => ({ length: 24, value });
   const ref = (): Module => reference.emptyRoles();
   const expectOf = (facts: Record<string, unknown>, r = ref()): Record<string, unknown> => expectMod.expectedSignals(r, { ...none, ...facts });
@@ -193,31 +195,45 @@ describe('the precedence rules, written out again', () => {
   it('a special-purpose bogon answers nothing; unallocated space is a bogon only while nothing shows it in use', () => {
     expect(expectOf({ special: hit(), tor: hit() })).toMatchObject({ is_bogon: true, is_tor: false, connection_type: 'unknown' });
     expect(expectOf({ unallocated: hit() }).is_bogon).toBe(true);
-    expect(expectOf({ unallocated: hit(), route: hit({ origins: [1] }) })).toMatchObject({ is_bogon: false, is_announced: true, connection_type: 'isp' });
+    expect(expectOf({ unallocated: hit(), route: hit([1]) })).toMatchObject({ is_bogon: false, is_announced: true, connection_type: 'isp' });
+    expect(expectOf({ unallocated: hit(), mapped: hit([1]) })).toMatchObject({ is_bogon: false, is_announced: true });
+    expect(expectOf({ unallocated: hit(), drop: hit() })).toMatchObject({ is_bogon: false, is_drop_listed: true });
   });
 
   it('relay and crawler ranges are never VPN; a crawler is never proxy or abuse', () => {
-    expect(expectOf({ relay: hit('iCloud Private Relay'), vpn: hit() })).toMatchObject({ is_vpn: false, is_relay: true });
-    expect(expectOf({ crawler: hit('Googlebot'), vpn: hit(), proxy: hit(), abuse: hit() })).toMatchObject({ is_vpn: false, is_proxy: false, recent_abuse: false, verified_bot_name: 'Googlebot' });
+    expect(expectOf({ relay: hit('iCloud Private Relay'), vpn: hit('M') })).toMatchObject({ is_vpn: false, is_relay: true });
+    expect(expectOf({ dcPublished: hit({ provider: 'AWS', cdn: true, anycast: false }), vpn: hit('M') })).toMatchObject({ is_vpn: false, vpn_operator: null });
+    expect(expectOf({ vpn: hit('Mullvad') })).toMatchObject({ is_vpn: true, vpn_operator: 'Mullvad' });
+    expect(expectOf({ crawler: hit('Googlebot'), vpn: hit(''), proxy: hit(), abuse: hit() })).toMatchObject({ is_vpn: false, is_proxy: false, recent_abuse: false, verified_bot_name: 'Googlebot' });
   });
 
-  it('broad VPN yields to DROP and Tor; broad abuse yields to DROP', () => {
-    expect(expectOf({ vpnBroad: hit(), drop: hit() }).is_vpn).toBe(false);
-    expect(expectOf({ vpnBroad: hit(), tor: hit() }).is_vpn).toBe(false);
-    expect(expectOf({ vpnBroad: hit() }).is_vpn).toBe(true);
-    expect(expectOf({ abuseBroad: hit(), drop: hit() }).recent_abuse).toBe(false);
-    expect(expectOf({ abuseBroad: hit() }).recent_abuse).toBe(true);
-  });
-
-  it('connection type: published datacenter, then satellite, mobile, inferred datacenter, isp', () => {
+  it('broad VPN yields to DROP, Tor and the ASNs it expands whole', () => {
+    expect(expectOf({ vpnBroad: hit(''), drop: hit() }).is_vpn).toBe(false);
+    expect(expectOf({ vpnBroad: hit(''), tor: hit() }).is_vpn).toBe(false);
+    expect(expectOf({ vpnBroad: hit('') })).toMatchObject({ is_vpn: true, vpn_operator: null });
     const r = ref();
-    r.asnSets.satellite.set(7, 's');
-    r.asnSets.mobile.set(8, 'm');
+    r.asnSets.vpnWide.set(5, {});
+    expect(expectOf({ asnRow: { asn: 5, org: 'M' }, vpnBroad: hit('') }, r).is_vpn).toBe(false);
+  });
+
+  it('connection type: published datacenter, curated operators, pure tags, inferred datacenter off eyeball and T1 networks, isp', () => {
+    const r = ref();
+    r.asnSets.tags.set(7, new Set(['satnet']));
+    r.asnSets.tags.set(8, new Set(['mobile']));
+    r.asnSets.tags.set(11, new Set(['mobile', 'dsl', 'vpsh']));
+    r.asnSets.tags.set(12, new Set(['vpsh']));
+    r.asnSets.cls.set(12, 'T1');
     r.asnSets.hosting.set(9, 'Hoster');
+    r.asnSets.operators.set(13, { kind: 'mobile', name: 'Mob', anycast: false });
+    r.asnSets.operators.set(14, { kind: 'cdn', name: 'Edge', anycast: true });
     const asnRow = (asn: number): { asn: number; org: string } => ({ asn, org: `Org ${asn}` });
-    expect(expectOf({ asnRow: asnRow(7), dcPublished: hit('AWS') }, r)).toMatchObject({ connection_type: 'datacenter', datacenter_provider: 'AWS' });
+    expect(expectOf({ asnRow: asnRow(7), dcPublished: hit({ provider: 'AWS', cdn: false, anycast: false }) }, r)).toMatchObject({ connection_type: 'datacenter', datacenter_provider: 'AWS' });
     expect(expectOf({ asnRow: asnRow(7) }, r).connection_type).toBe('satellite');
     expect(expectOf({ asnRow: asnRow(8), dcInferred: hit('X') }, r).connection_type).toBe('mobile');
+    expect(expectOf({ asnRow: asnRow(11), dcInferred: hit('X') }, r).connection_type).toBe('isp');
+    expect(expectOf({ asnRow: asnRow(12) }, r).connection_type).toBe('isp');
+    expect(expectOf({ asnRow: asnRow(13) }, r).connection_type).toBe('mobile');
+    expect(expectOf({ asnRow: asnRow(14) }, r)).toMatchObject({ connection_type: 'datacenter', datacenter_provider: 'Edge', is_anycast: true });
     expect(expectOf({ asnRow: asnRow(9) }, r)).toMatchObject({ connection_type: 'datacenter', datacenter_provider: 'Hoster' });
     expect(expectOf({ asnRow: asnRow(10) }, r)).toMatchObject({ connection_type: 'isp', datacenter_provider: null });
     expect(expectOf({}, r).connection_type).toBe('unknown');

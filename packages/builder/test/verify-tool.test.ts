@@ -23,9 +23,9 @@ const snapshot = join(dir, 'fixture.ipintel');
 const FIELDS = [
   'geo.country_code', 'geo.region', 'geo.city', 'geo.latitude', 'geo.longitude',
   'network.asn', 'network.as_org', 'network.is_bogon', 'network.is_announced',
-  'signals.is_tor', 'signals.is_vpn', 'signals.is_proxy', 'signals.is_relay', 'signals.relay_provider',
+  'signals.is_tor', 'signals.is_vpn', 'signals.vpn_operator', 'signals.is_proxy', 'signals.is_relay', 'signals.relay_provider',
   'signals.is_verified_bot', 'signals.verified_bot_name', 'signals.is_public_resolver', 'signals.is_drop_listed',
-  'signals.recent_abuse', 'signals.connection_type', 'signals.datacenter_provider',
+  'signals.recent_abuse', 'signals.connection_type', 'signals.datacenter_provider', 'signals.is_anycast',
 ];
 
 interface FieldReport {

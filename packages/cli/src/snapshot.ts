@@ -24,3 +24,13 @@ export function snapshotPath(flag: string | undefined): string {
 export function openSnapshot(path: string): IpIntel {
   return openSync(path);
 }
+
+/**
+ * The one stderr line `check` and `batch` print when the snapshot has no
+ * source for some signals (docs/scoring.md), or null when it has them all.
+ */
+export function missingSourcesWarning(command: string, intel: IpIntel): string | null {
+  const missing = intel.info.unavailable;
+  if (missing.length === 0) return null;
+  return `ipintel ${command}: warning: this snapshot has no source for ${missing.join(', ')}; those signals are false with evidence "unavailable" (ipintel info lists its sources)\n`;
+}

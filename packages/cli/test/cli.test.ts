@@ -133,6 +133,38 @@ describe('ipintel check', () => {
   });
 });
 
+describe('a snapshot without a source for some signals', () => {
+  let partial: string;
+  beforeAll(() => {
+    partial = writeSnapshot({ ...trickyModel(), unavailable: ['tor', 'proxy'] });
+  });
+
+  it('check says "unavailable" for those signals and warns once on stderr, whatever the count of addresses', async () => {
+    const r = await run(['check', '1.2.3.4', '8.8.8.8', '--compact', '--snapshot', partial]);
+    expect(r.code).toBe(0);
+    const lines = r.out.trim().split('\n').map((l) => JSON.parse(l) as { evidence: Record<string, string> });
+    for (const l of lines) expect(l.evidence).toMatchObject({ tor: 'unavailable', proxy: 'unavailable', vpn: 'inferred' });
+    expect(r.err.match(/warning/g)).toHaveLength(1);
+    expect(r.err).toContain('no source for tor, proxy');
+    expect((await run(['check', '1.2.3.4', '--compact', '--snapshot', snap])).err).toBe('');
+  });
+
+  it('info lists them; --json carries them', async () => {
+    expect((await run(['info', '--no-counts', '--snapshot', partial])).out).toMatch(/^Missing +no source for tor, proxy/m);
+    expect((await run(['info', '--no-counts', '--snapshot', snap])).out).toMatch(/^Missing +none/m);
+    expect(JSON.parse((await run(['info', '--json', '--no-counts', '--snapshot', partial])).out).unavailable).toEqual(['tor', 'proxy']);
+  });
+
+  it('info --quality prints the shares of public IPv4 per label', async () => {
+    const r = await run(['info', '--no-counts', '--quality', '--snapshot', snap]);
+    expect(r.code).toBe(0);
+    // Public IPv4 is 1/8 and 8/8; 1.2.3.0/24 is tor.
+    expect(r.out).toContain(`Quality (public IPv4, address-weighted): ${(2 * 2 ** 24).toLocaleString('en-US')} public addresses`);
+    expect(r.out).toMatch(/^ +is_tor +0\.00% +0\.10% +0\.00M +AS15169 Google LLC 0\.00M/m);
+    expect(r.out).toContain('below world scale: limits not applied');
+  });
+});
+
 describe('ipintel info', () => {
   it('shows build date, sources and address counts per signal', async () => {
     const r = await run(['info', '--snapshot', snap]);

@@ -163,6 +163,7 @@ export class IpIntel {
         signal_sets: c['sig.flags'].length,
       }),
       has_rpki: m.has_rpki === true,
+      unavailable: Object.freeze([...(m.unavailable ?? [])]),
     });
     const internals: IntelInternals = {
       index: this.index,

@@ -1,6 +1,6 @@
 /**
  * @ipintel/core/internal: leaf-level access for ipintel's own packages (the
- * CLI's batch writer and `info`, the benchmarks). **Unstable**: no semver
+ * CLI's batch writer and `info`, the builder's quality check, the benchmarks). **Unstable**: no semver
  * promise; anything here may change in any release. Applications use
  * `IpIntel#check`, `checkBatch`, `match`, `info` and `share` instead.
  *
@@ -10,55 +10,17 @@
  *
  * @module
  */
-import { IpIntelError } from './errors.js';
-import { INTERNAL, type IntelInternals, type IpIntel } from './intel.js';
-import type { CheckResult } from './types.js';
-
-const of = (intel: IpIntel): IntelInternals => intel[INTERNAL] as IntelInternals;
-
-function checkLeaf(x: IntelInternals, leaf: number): void {
-  if (!(Number.isInteger(leaf) && leaf >= 0 && leaf < x.leafCount)) throw new IpIntelError('invalid_input', `leaf id ${leaf} is out of range`);
-}
-
-/**
- * Raw index lookup: the leaf id of an IPv4 address given as an unsigned
- * 32-bit number. No parsing, no result object (benchmarks, byte readers).
- *
- * @example
- * leafOfIPv4(intel, 0x08080808) // => the leaf 8.8.8.8 maps to
- */
-export function leafOfIPv4(intel: IpIntel, addr: number): number {
-  return of(intel).index.lookup4(addr >>> 0);
-}
-
-/**
- * The record ids of a leaf, for callers that cache work per record (the
- * CLI's batch writer caches serialised parts by id): out[0] geo row, out[1]
- * network row, out[2] signal set. Throws `invalid_input` for a leaf out of range.
- */
-export function leafRecords(intel: IpIntel, leaf: number, out: Uint32Array): void {
-  const x = of(intel);
-  checkLeaf(x, leaf);
-  x.records(leaf, out);
-}
-
-/**
- * Space held by each leaf: `v4[leaf]` IPv4 addresses, `v6[leaf]` IPv6 /64
- * blocks (fractional inside /64s split finer). One pass over the index.
- */
-export function leafCoverage(intel: IpIntel): { v4: Float64Array; v6: Float64Array } {
-  const x = of(intel);
-  return x.index.coverage(x.leafCount);
-}
-
-/** The native result of a leaf, carrying the given address text and version (tools that iterate leaves). */
-export function resultForLeaf(intel: IpIntel, leaf: number, ip: string, version: 4 | 6): CheckResult {
-  const x = of(intel);
-  checkLeaf(x, leaf);
-  return x.assemble(leaf, ip, version);
-}
-
-/** Number of leaves (valid ids are 0..leafCount-1). */
-export function leafCount(intel: IpIntel): number {
-  return of(intel).leafCount;
-}
+export { leafCount, leafCoverage, leafOfIPv4, leafRecords, resultForLeaf } from './leaves.js';
+export {
+  QUALITY_LABELS,
+  QUALITY_LIMITS,
+  WORLD_SCALE_IPV4,
+  isConnectionLabel,
+  qualityFailures,
+  qualityReport,
+  type AsnShare,
+  type LabelShare,
+  type QualityFailure,
+  type QualityLabel,
+  type QualityReport,
+} from './quality.js';

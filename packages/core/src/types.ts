@@ -6,7 +6,11 @@
  */
 
 /** Evidence label: how directly a signal is observed. A transparency label, not a probability. */
-export type EvidenceLabel = 'authoritative' | 'inferred' | 'beta';
+/**
+ * `unavailable`: the snapshot has no source for the signal (docs/scoring.md),
+ * so its value is the default (false, null) and claims nothing.
+ */
+export type EvidenceLabel = 'authoritative' | 'inferred' | 'beta' | 'unavailable';
 
 /** How an address connects. `unknown` = not announced or bogon. */
 export type ConnectionType = 'datacenter' | 'satellite' | 'mobile' | 'isp' | 'unknown';
@@ -67,12 +71,16 @@ export interface Signals {
   readonly is_relay: boolean;
   readonly is_tor: boolean;
   readonly is_vpn: boolean;
+  /** The VPN operator a per-server list names (e.g. `Mullvad`), when `is_vpn`; else null. */
+  readonly vpn_operator: string | null;
   readonly is_proxy: boolean;
   readonly is_public_resolver: boolean;
   readonly is_drop_listed: boolean;
   readonly recent_abuse: boolean;
   readonly is_verified_bot: boolean;
   readonly verified_bot_name: string | null;
+  /** The address is in a range its operator announces anycast (published CDN edges, docs/data.md). */
+  readonly is_anycast: boolean;
 }
 
 export interface Evidence {
@@ -122,13 +130,17 @@ export interface ThirdPartyResult {
   /** `"AS<asn> <as_org>"`; omitted when there is no ASN. */
   readonly org?: string;
   readonly timezone?: string;
+  /** Present (true) only for a non-public address. */
+  readonly bogon?: true;
+  /** Present (true) only for an anycast address. */
+  readonly anycast?: true;
   readonly privacy: {
     readonly vpn: boolean;
     readonly proxy: boolean;
     readonly tor: boolean;
     readonly relay: boolean;
     readonly hosting: boolean;
-    /** Relay provider, else datacenter provider, else `""`. */
+    /** Relay provider, else VPN operator, else datacenter provider, else `""`. */
     readonly service: string;
   };
 }
@@ -194,4 +206,6 @@ export interface SnapshotInfo {
   };
   /** Whether the snapshot carries a ROA set (else `rpki` is `unknown`). */
   readonly has_rpki: boolean;
+  /** Evidence keys the snapshot has no source for: results label them `unavailable`. */
+  readonly unavailable: readonly (keyof Evidence)[];
 }

@@ -31,10 +31,14 @@ describe('thirdparty shape (spec 2.7)', () => {
           tor: n.signals.is_tor,
           relay: n.signals.is_relay,
           hosting: n.signals.connection_type === 'datacenter',
-          service: n.signals.relay_provider ?? n.signals.datacenter_provider ?? '',
+          service: n.signals.relay_provider ?? n.signals.vpn_operator ?? n.signals.datacenter_provider ?? '',
         });
+        // Flags appear only when true, as in the layout.
+        expect('bogon' in t).toBe(n.network.is_bogon);
+        expect(toThirdParty({ ...n, network: { ...n.network, is_bogon: true } }).bogon).toBe(true);
+        expect(t.anycast).toBe(n.signals.is_anycast ? true : undefined);
         // Nothing of risk, evidence or the provider field leaks.
-        expect(Object.keys(t).filter((k) => !['ip', 'city', 'region', 'country', 'loc', 'org', 'timezone', 'privacy'].includes(k))).toEqual([]);
+        expect(Object.keys(t).filter((k) => !['ip', 'city', 'region', 'country', 'loc', 'org', 'timezone', 'bogon', 'anycast', 'privacy'].includes(k))).toEqual([]);
         expect(JSON.parse(JSON.stringify(t))).toEqual(t);
       }),
     );
@@ -43,7 +47,7 @@ describe('thirdparty shape (spec 2.7)', () => {
   it('keeps the layout order of keys', () => {
     fc.assert(
       fc.property(nativeArb, (n) => {
-        const order = ['ip', 'city', 'region', 'country', 'loc', 'org', 'timezone', 'privacy'];
+        const order = ['ip', 'city', 'region', 'country', 'loc', 'org', 'timezone', 'bogon', 'anycast', 'privacy'];
         const keys = Object.keys(toThirdParty(n));
         expect(keys).toEqual(order.filter((k) => keys.includes(k)));
       }),

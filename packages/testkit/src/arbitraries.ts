@@ -19,12 +19,14 @@ export const signalsArb: fc.Arbitrary<Signals> = fc
     is_relay: fc.boolean(),
     is_tor: fc.boolean(),
     is_vpn: fc.boolean(),
+    vpn_operator: name,
     is_proxy: fc.boolean(),
     is_public_resolver: fc.boolean(),
     is_drop_listed: fc.boolean(),
     recent_abuse: fc.boolean(),
     is_verified_bot: fc.boolean(),
     verified_bot_name: name,
+    is_anycast: fc.boolean(),
   })
   .map((s) => ({ ...s, is_datacenter: s.connection_type === 'datacenter' }));
 

@@ -18,3 +18,4 @@ export {
 } from './prefixes.js';
 export { signalsArb, connectionArb, nativeArb } from './arbitraries.js';
 export { REPO_ROOT, fixturePath, readFixture, tempDir } from './files.js';
+export { asmapEntry, encodeAsmap, type AsmapEntry } from './asmap-encode.js';

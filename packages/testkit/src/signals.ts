@@ -14,10 +14,12 @@ export const EMPTY_SIGNALS: SignalRow = Object.freeze({
   is_relay: false,
   is_tor: false,
   is_vpn: false,
+  vpn_operator: null,
   is_proxy: false,
   is_public_resolver: false,
   is_drop_listed: false,
   recent_abuse: false,
   is_verified_bot: false,
   verified_bot_name: null,
+  is_anycast: false,
 });

@@ -11,6 +11,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { loadSnapshot, nodeInflate, type SourceInfo } from '@ipintel/core';
+import { QUALITY_LIMITS, qualityFailures, qualityReport, type QualityLabel, type QualityReport } from '@ipintel/core/internal';
 import { encodeSnapshot, readSnapshotMeta } from '@ipintel/core/writer';
 import { fromFolder, fromNetwork, type Acquire, type FetchOptions } from '../acquire.js';
 import { combine, type CombineStats } from '../combine/combine.js';
@@ -38,6 +39,8 @@ export interface BuildOptions {
   readonly attributionUrl?: string;
   /** Fail when a source has fewer than this share of its last build's entries (default 0.5). */
   readonly minShare?: number;
+  /** The most of public IPv4 each label may hold in a world-scale snapshot (default core's QUALITY_LIMITS). */
+  readonly qualityLimits?: Readonly<Partial<Record<QualityLabel, number>>>;
   readonly progress?: (message: string) => void;
 }
 
@@ -49,6 +52,34 @@ export interface BuildReport {
   readonly stats: CombineStats;
   readonly ranges: { readonly v4: number; readonly v6: number };
   readonly sources: readonly SourceInfo[];
+  /** Shares of public IPv4 per label and their top ASNs (core's qualityReport). */
+  readonly quality: QualityReport;
+  /** ASNs whose bgp.tools tags conflict, largest first (docs/data.md): what the tag rules had to decide. */
+  readonly conflicts: readonly TagConflict[];
+}
+
+/** An ASN whose tags say two kinds at once (an eyeball tag with another, or with a hosting tag). */
+export interface TagConflict {
+  readonly asn: number;
+  readonly tags: readonly string[];
+  /** Its public IPv4 addresses in the snapshot. */
+  readonly addresses: number;
+}
+
+const EYEBALL = new Set(['dsl', 'mobile', 'satnet']);
+const HOSTING = new Set(['vpsh', 'cdn']);
+
+/** ASNs tagged with two eyeball kinds, or an eyeball and a hosting kind, by their addresses. */
+function tagConflicts(tags: ReadonlyMap<number, ReadonlySet<string>>, addresses: ReadonlyMap<number, number>, top = 15): TagConflict[] {
+  const out: TagConflict[] = [];
+  for (const [asn, set] of tags) {
+    const eyeball = [...set].filter((t) => EYEBALL.has(t));
+    const hosting = [...set].filter((t) => HOSTING.has(t));
+    if (eyeball.length >= 2 || (eyeball.length >= 1 && hosting.length >= 1)) {
+      out.push({ asn, tags: [...eyeball, ...hosting].sort(), addresses: addresses.get(asn) ?? 0 });
+    }
+  }
+  return out.sort((a, b) => b.addresses - a.addresses || a.asn - b.asn).slice(0, top);
 }
 
 export const DEFAULT_ATTRIBUTION_URL = 'https://github.com/ipintel/ipintel/blob/main/docs/attribution.md';
@@ -116,8 +147,15 @@ export async function buildSnapshot(options: BuildOptions): Promise<BuildReport>
   say('encoding snapshot');
   // Native zlib writes the same deflate-raw stream as fflate, several times faster.
   const bytes = encodeSnapshot(model, { deflate: (raw, level) => deflateRawSync(raw, { level }) });
-  // 3. Prove the file loads before it replaces the last good one, then rename atomically.
-  loadSnapshot(bytes, { inflate: nodeInflate });
+  // 3. Prove the file loads and stays within the quality limits before it replaces the last good one.
+  say('measuring quality');
+  const quality = qualityReport(loadSnapshot(bytes, { inflate: nodeInflate }));
+  const failures = qualityFailures(quality, options.qualityLimits ?? QUALITY_LIMITS);
+  if (failures.length > 0) {
+    const pct = (x: number): string => `${(100 * x).toFixed(2)}%`;
+    const list = failures.map((f) => `${f.label} ${pct(f.share)} (limit ${pct(f.limit)}; top: ${quality.labels[f.label].top.slice(0, 3).map((a) => `AS${a.asn}`).join(', ')})`).join('; ');
+    throw new BuildError('quality_failed', `the snapshot breaks its quality limits: ${list}; kept the last good snapshot at ${options.out}`);
+  }
   await mkdir(dirname(options.out), { recursive: true });
   const tmp = `${options.out}.tmp-${process.pid}`;
   try {
@@ -135,5 +173,7 @@ export async function buildSnapshot(options: BuildOptions): Promise<BuildReport>
     stats,
     ranges: { v4: model.v4.starts.length, v6: model.v6.starts.length },
     sources: model.sources,
+    quality,
+    conflicts: tagConflicts(input.asnTags, quality.asnAddresses),
   };
 }

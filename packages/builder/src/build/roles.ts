@@ -2,19 +2,22 @@
  * From feeds read to the combiner's inputs (combine/input.ts), by declared
  * role: every feed of a role goes to that role's input, in registry order
  * (for two identical prefixes the earlier feed's value is kept), with the
- * declared flags applied — `broad` feeds go to the inputs that yield to more
- * specific sources, `evidence` splits published from inferred datacenter
- * ranges, `minLists` is the abuse threshold, and `tag` says which bgp.tools
- * tag list an `asn-tag` feed is (declare.ts's ASN_TAGS: the tags read here).
+ * declared flags applied — `broad` VPN feeds go to the input that yields to
+ * more specific sources, `evidence` splits published from inferred
+ * datacenter ranges and BGP tables from the asmap, `minLists` is the abuse
+ * threshold, and `tag` says which bgp.tools tag list an `asn-tag` feed is
+ * (declare.ts's ASN_TAGS: the tags read here). VPN lists past their age
+ * limit are left out here, and the evidence keys no feed can decide are
+ * listed for the snapshot (`unavailable`).
  * No feed is named here: a change of role is a change of one declaration.
  *
  * @module
  */
-import type { SourceInfo } from '@ipintel/core';
+import type { Evidence, SourceInfo } from '@ipintel/core';
 import type { GeoRow } from '@ipintel/core/writer';
 import type { AsnInfo, CombineInput, FamilyRanges, Interval } from '../combine/input.js';
 import { isRecentAbuse } from '../feeds/abuse.js';
-import type { ASN_TAGS, Role, RoleFound } from '../feeds/declare.js';
+import type { Role, RoleFound } from '../feeds/declare.js';
 import type { Feed } from '../feeds/register.js';
 import { buildRoaIndex, validateOrigin } from '../feeds/routing/rpki.js';
 import type { FeedResult, Prefix } from '../feeds/types.js';
@@ -59,6 +62,41 @@ export function sourceRows(loaded: readonly Loaded[]): SourceInfo[] {
   return [...byId.values()];
 }
 
+/** VPN lists older than this at the build date are not used (docs/data.md). */
+export const MAX_VPN_AGE_DAYS = 90;
+
+/** Days from a data date to the build date; null when the date is unknown. */
+function ageDays(dataDate: string | null, buildDate: string): number | null {
+  if (dataDate === null) return null;
+  const t = Date.parse(dataDate.length === 10 ? `${dataDate}T00:00:00Z` : dataDate);
+  return Number.isNaN(t) ? null : (Date.parse(buildDate) - t) / 86_400_000;
+}
+
+/**
+ * The roles that can decide each evidence key: a snapshot built with none
+ * of them has no source for that signal, and its results say
+ * `unavailable` there (docs/scoring.md) instead of a label they cannot back.
+ */
+export const EVIDENCE_ROLES: Readonly<Record<keyof Evidence, readonly Role[]>> = {
+  connection_type: ['datacenter', 'hosting-asn', 'asn-tag', 'asn-kind'],
+  tor: ['tor'],
+  vpn: ['vpn'],
+  proxy: ['proxy'],
+  verified_bot: ['crawler'],
+  relay: ['relay'],
+  routing: ['routes'],
+  allocation: ['allocation'],
+  drop_listed: ['drop', 'drop-asn'],
+  recent_abuse: ['abuse'],
+  public_resolver: ['resolver'],
+};
+
+/** Evidence keys no loaded feed can decide, in the order of the Evidence type. */
+export function unavailableSignals(loaded: readonly Loaded[]): (keyof Evidence)[] {
+  const roles = new Set(loaded.map((l) => l.feed.role));
+  return (Object.keys(EVIDENCE_ROLES) as (keyof Evidence)[]).filter((k) => !EVIDENCE_ROLES[k].some((r) => roles.has(r)));
+}
+
 /** The newest data date among the sources: the default build date (keeps builds reproducible). */
 export function newestDate(sources: readonly SourceInfo[]): string {
   let best = 0;
@@ -72,7 +110,6 @@ export function newestDate(sources: readonly SourceInfo[]): string {
 export function toCombineInput(loaded: readonly Loaded[], options: Pick<LoadOptions, 'buildDate' | 'attributionUrl'>, say: (m: string) => void): CombineInput {
   const of = <R extends Role>(role: R): Of<R>[] => loaded.filter((l) => l.feed.role === role) as unknown as Of<R>[];
   const broad = <R extends Role>(role: R, wanted: boolean): Of<R>[] => of(role).filter((l) => (l.feed.broad ?? false) === wanted);
-  const tagged = (tag: keyof typeof ASN_TAGS): Of<'asn-tag'>[] => of('asn-tag').filter((l) => l.feed.tag === tag);
   const asnSet = (list: readonly { readonly result: { readonly asns: Map<number, unknown> } }[]): Set<number> =>
     new Set(list.flatMap((l) => [...l.result.asns.keys()]));
 
@@ -82,9 +119,31 @@ export function toCombineInput(loaded: readonly Loaded[], options: Pick<LoadOpti
     const index = buildRoaIndex(l.result.roas);
     validate = (version, start, length, origin) => validateOrigin(index, { version, start, length }, origin);
   }
-  // Hosting ASNs: the hosting-ASN lists first, then the bgp.tools vpsh tag; the first name stays.
+  // Hosting ASNs from the hosting-ASN lists; the first name stays. (The bgp.tools vpsh and cdn tags are asnTags.)
   const hostingAsns = new Map<number, string>();
-  for (const l of [...of('hosting-asn'), ...tagged('vpsh')]) for (const [a, name] of l.result.asns) if (!hostingAsns.has(a)) hostingAsns.set(a, name ?? '');
+  for (const l of of('hosting-asn')) for (const [a, name] of l.result.asns) if (!hostingAsns.has(a)) hostingAsns.set(a, name ?? '');
+  const asnTags = new Map<number, Set<string>>();
+  for (const l of of('asn-tag')) {
+    for (const a of l.result.asns.keys()) {
+      let tags = asnTags.get(a);
+      if (!tags) asnTags.set(a, (tags = new Set()));
+      tags.add(l.feed.tag!);
+    }
+  }
+  const asnClass = new Map<number, string>();
+  for (const l of of('as-names')) for (const [a, v] of l.result.asns) if (!asnClass.has(a)) asnClass.set(a, v.class);
+  const operators = new Map(of('asn-kind').flatMap((l) => [...l.result.asns]));
+
+  const sources = sourceRows(loaded);
+  const buildDate = options.buildDate ?? newestDate(sources);
+  // VPN lists older than MAX_VPN_AGE_DAYS at the build date are left out: servers move, and a stale aggregate
+  // marks whoever holds the addresses now (CDN edges, parking hosts) as a VPN.
+  const fresh = (l: Of<'vpn'>): boolean => {
+    const age = ageDays(l.result.source.data_date, buildDate);
+    if (age === null || age <= MAX_VPN_AGE_DAYS) return true;
+    say(`leaving out ${l.feed.id}: its data is ${Math.round(age)} days old (VPN lists older than ${MAX_VPN_AGE_DAYS} days are not used)`);
+    return false;
+  };
 
   const family = (v: 4 | 6): FamilyRanges => ({
     geo: of('geo')
@@ -95,40 +154,47 @@ export function toCombineInput(loaded: readonly Loaded[], options: Pick<LoadOpti
     ),
   });
 
-  const sources = sourceRows(loaded);
   return {
     v4: family(4),
     v6: family(6),
-    routes: prefixesOf(of('routes'), same),
+    routes: prefixesOf(
+      of('routes').filter((l) => l.feed.evidence === 'authoritative'),
+      same,
+    ),
+    routesMapped: prefixesOf(
+      of('routes').filter((l) => l.feed.evidence !== 'authoritative'),
+      same,
+    ),
     validate,
     rir: prefixesOf(of('allocation'), (v) => ({ date: v.date, country: v.country })),
     bogons: prefixesOf(of('bogon-special'), same),
     unallocated: prefixesOf(of('bogon-unallocated'), same),
     datacenterPublished: prefixesOf(
       of('datacenter').filter((l) => l.feed.evidence === 'authoritative'),
-      (v) => (v.provider === null ? null : { provider: v.provider }),
+      (v) => (v.provider === null ? null : { provider: v.provider, cdn: v.cdn ?? false, anycast: v.anycast ?? false }),
     ),
     datacenterInferred: prefixesOf(
       of('datacenter').filter((l) => l.feed.evidence === 'inferred'),
       (v) => ({ provider: v.provider }),
     ),
     hostingAsns,
+    asnTags,
+    asnClass,
+    operators,
     tor: prefixesOf(of('tor'), same),
-    vpn: prefixesOf(broad('vpn', false), (v) => ({ brand: v.brand })),
-    vpnBroad: prefixesOf(broad('vpn', true), same),
-    vpnAsns: asnSet(of('vpn-asn')),
+    vpn: prefixesOf(broad('vpn', false).filter(fresh), (v) => ({ brand: v.brand })),
+    vpnBroad: prefixesOf(broad('vpn', true).filter(fresh), (v) => ({ brand: v.brand })),
+    vpnAsnWide: asnSet(of('vpn-asn')),
     proxy: prefixesOf(of('proxy'), same),
     relay: prefixesOf(of('relay'), (v) => ({ provider: v.provider })),
     crawlers: prefixesOf(of('crawler'), (v) => ({ name: v.name })),
     resolvers: prefixesOf(of('resolver'), same),
     drop: prefixesOf(of('drop'), same),
     dropAsns: asnSet(of('drop-asn')),
-    abuse: prefixesOf(broad('abuse', false), (v, feed) => (isRecentAbuse(feed, v) ? v : null)),
-    abuseBroad: prefixesOf(broad('abuse', true), same),
-    mobileAsns: asnSet(tagged('mobile')),
-    satelliteAsns: asnSet(tagged('satnet')),
+    abuse: prefixesOf(of('abuse'), (v, feed) => (isRecentAbuse(feed, v) ? v : null)),
     sources,
-    buildDate: options.buildDate ?? newestDate(sources),
+    unavailable: unavailableSignals(loaded),
+    buildDate,
     attributionUrl: options.attributionUrl,
   };
 }

@@ -8,23 +8,14 @@
  */
 import type { RpkiStatus } from '@ipintel/core';
 import { pushRange, type GeoRow, type LeafRow, type NetworkRow, type Ranges, type SignalRow, type SnapshotModel } from '@ipintel/core/writer';
-import { classify, NULL_GEO, type AddressFacts } from './classify.js';
+import { classify, NULL_GEO, type AddressFacts, type RouteFacts } from './classify.js';
 import type { CombineInput, RouteValidator } from './input.js';
 import { intervalLayer, prefixLayer, presenceLayer, type Layer } from './layers.js';
 import { sweep } from './sweep.js';
 
-type Route = { readonly origins: readonly number[]; readonly rpki: RpkiStatus };
-
-/** RFC 6811 per route; with several origins (MOAS) the route is valid if any origin is. */
-function routeStatus(validate: RouteValidator | null, version: 4 | 6, start: bigint, length: number, origins: readonly number[]): RpkiStatus {
-  if (validate === null) return 'unknown';
-  let status: RpkiStatus = 'not-found';
-  for (const o of origins) {
-    const s = validate(version, start, length, o);
-    if (s === 'valid') return 'valid';
-    if (s === 'invalid') status = 'invalid';
-  }
-  return status;
+/** RFC 6811 for the route with each of its origins (MOAS routes have several); classify picks the shown one's. */
+function routeFacts(validate: RouteValidator | null, version: 4 | 6, start: bigint, length: number, origins: readonly number[]): RouteFacts {
+  return { origins, rpki: origins.map((o): RpkiStatus => (validate === null ? 'unknown' : validate(version, start, length, o))) };
 }
 
 export interface CombineStats {
@@ -83,25 +74,25 @@ function combineFamily(version: 4 | 6, input: CombineInput, t: Tables): { ranges
     bogon: presenceLayer(version, input.bogons),
     unallocated: presenceLayer(version, input.unallocated),
     tor: presenceLayer(version, input.tor),
-    vpn: presenceLayer(version, input.vpn),
-    vpnBroad: presenceLayer(version, input.vpnBroad),
+    vpn: prefixLayer(version, input.vpn, (v) => str(v.brand)),
+    vpnBroad: prefixLayer(version, input.vpnBroad, (v) => str(v.brand)),
     proxy: presenceLayer(version, input.proxy),
     relay: prefixLayer(version, input.relay, (r) => r.provider),
     crawler: prefixLayer(version, input.crawlers, (c) => c.name),
     resolver: presenceLayer(version, input.resolvers),
     drop: presenceLayer(version, input.drop),
     abuse: presenceLayer(version, input.abuse),
-    abuseBroad: presenceLayer(version, input.abuseBroad),
-    dcPublished: prefixLayer(version, input.datacenterPublished, (d) => d.provider),
+    dcPublished: prefixLayer(version, input.datacenterPublished, (d) => `${d.provider}|${d.cdn}|${d.anycast}`),
     dcInferred: prefixLayer(version, input.datacenterInferred, (d) => str(d.provider)),
     rir: prefixLayer(version, input.rir, (r) => `${str(r.date)}|${str(r.country)}`),
-    route: prefixLayer<Route>(
+    route: prefixLayer<RouteFacts>(
       version,
       input.routes
         .filter((r) => r.version === version)
-        .map((r) => ({ ...r, value: { origins: r.value.origins, rpki: routeStatus(input.validate, version, r.start, r.length, r.value.origins) } })),
-      (r) => `${r.origins.join('_')}|${r.rpki}`,
+        .map((r) => ({ ...r, value: routeFacts(input.validate, version, r.start, r.length, r.value.origins) })),
+      (r) => `${r.origins.join('_')}|${r.rpki.join('_')}`,
     ),
+    mapped: prefixLayer(version, input.routesMapped, (r) => r.origins.join('_')),
     asn: intervalLayer(version, fam.asn, (a) => `${a.asn}|${a.org}`),
     geo: intervalLayer(version, fam.geo, (g) => JSON.stringify(g)),
   };
@@ -151,21 +142,21 @@ function combineFamily(version: 4 | 6, input: CombineInput, t: Tables): { ranges
           geo: null,
           asn: at(layers.asn, v[I.asn]!),
           route: at(layers.route, v[I.route]!),
+          mapped: at(layers.mapped, v[I.mapped]!)?.origins[0] ?? null,
           rir: at(layers.rir, v[I.rir]!),
           bogon: v[I.bogon] !== 0,
           unallocated: v[I.unallocated] !== 0,
-          datacenterPublished: at(layers.dcPublished, v[I.dcPublished]!)?.provider ?? null,
+          datacenterPublished: at(layers.dcPublished, v[I.dcPublished]!),
           datacenterInferred: v[I.dcInferred] === 0 ? null : str(at(layers.dcInferred, v[I.dcInferred]!)!.provider),
           tor: v[I.tor] !== 0,
-          vpn: v[I.vpn] !== 0,
-          vpnBroad: v[I.vpnBroad] !== 0,
+          vpn: v[I.vpn] === 0 ? null : str(at(layers.vpn, v[I.vpn]!)!.brand),
+          vpnBroad: v[I.vpnBroad] === 0 ? null : str(at(layers.vpnBroad, v[I.vpnBroad]!)!.brand),
           proxy: v[I.proxy] !== 0,
           relay: at(layers.relay, v[I.relay]!)?.provider ?? null,
           crawler: at(layers.crawler, v[I.crawler]!)?.name ?? null,
           resolver: v[I.resolver] !== 0,
           drop: v[I.drop] !== 0,
           abuse: v[I.abuse] !== 0,
-          abuseBroad: v[I.abuseBroad] !== 0,
         };
         const r = classify(facts, input, hasRoas);
         const net = intern(t.networks, t.netIds, r.network);
@@ -216,6 +207,7 @@ export function combine(input: CombineInput): { model: SnapshotModel; stats: Com
     build_date: input.buildDate,
     attribution_url: input.attributionUrl,
     has_rpki: input.validate !== null,
+    unavailable: input.unavailable,
     sources: input.sources,
     geo: t.geo,
     networks: t.networks,

@@ -4,9 +4,17 @@
  *
  * @module
  */
-import type { RpkiStatus, SourceInfo } from '@ipintel/core';
+import type { Evidence, RpkiStatus, SourceInfo } from '@ipintel/core';
 import type { GeoRow } from '@ipintel/core/writer';
+import type { OperatorKind } from '../feeds/curated/operators.js';
 import type { Prefix } from '../feeds/types.js';
+
+/** A provider-published datacenter range. */
+export interface PublishedRange {
+  readonly provider: string;
+  readonly cdn: boolean;
+  readonly anycast: boolean;
+}
 
 /** An inclusive address range with a value. */
 export interface Interval<V> {
@@ -34,8 +42,10 @@ export type RouteValidator = (version: 4 | 6, start: bigint, length: number, ori
 export interface CombineInput {
   readonly v4: FamilyRanges;
   readonly v6: FamilyRanges;
-  /** Announced routes (both families) with their origin ASNs. */
+  /** Announced routes (both families) with their origin ASNs, from BGP tables (authoritative). */
   readonly routes: Prefix<{ readonly origins: readonly number[] }>[];
+  /** Mapped prefixes of a newer routing source that is not a BGP table (the asmap): routing evidence inferred. */
+  readonly routesMapped: Prefix<{ readonly origins: readonly number[] }>[];
   readonly validate: RouteValidator | null;
   /** RIR delegations: allocation date (YYYY-MM-DD) and registration country. */
   readonly rir: Prefix<{ readonly date: string | null; readonly country: string | null }>[];
@@ -43,31 +53,36 @@ export interface CombineInput {
   readonly bogons: Prefix<unknown>[];
   /** Unallocated space (full-bogon lists): a bogon unless routed, ASN-mapped or RIR-delegated (the lists age). */
   readonly unallocated: Prefix<unknown>[];
-  /** Provider-published datacenter ranges (authoritative). */
-  readonly datacenterPublished: Prefix<{ readonly provider: string }>[];
+  /** Provider-published datacenter ranges (authoritative), with the CDN-edge and anycast traits. */
+  readonly datacenterPublished: Prefix<PublishedRange>[];
   /** ASN-derived hosting ranges (inferred); provider may be unknown. */
   readonly datacenterInferred: Prefix<{ readonly provider: string | null }>[];
-  /** Hosting ASNs (inferred datacenter for every address they originate), with a name. */
+  /** Hosting ASNs from hosting-ASN lists (inferred datacenter, unless the ASN is an eyeball or transit network), with a name. */
   readonly hostingAsns: ReadonlyMap<number, string>;
+  /** bgp.tools tags read by the build (declare.ts ASN_TAGS), per ASN. */
+  readonly asnTags: ReadonlyMap<number, ReadonlySet<string>>;
+  /** bgp.tools class per ASN (`T1`, `Carrier`, `Eyeball`, `Content`, `Unknown`). */
+  readonly asnClass: ReadonlyMap<number, string>;
+  /** The curated operator table (feeds/curated/operators.ts). */
+  readonly operators: ReadonlyMap<number, OperatorKind>;
   readonly tor: Prefix<unknown>[];
-  /** Per-server VPN lists (a provider's own servers). */
+  /** Per-server VPN lists (a provider's own servers), with the operator's name when the list gives one. */
   readonly vpn: Prefix<{ readonly brand: string | null }>[];
-  /** ASN-wide or aggregate VPN lists: yield to relay, crawler and DROP. */
-  readonly vpnBroad: Prefix<unknown>[];
-  readonly vpnAsns: ReadonlySet<number>;
+  /** Aggregate VPN lists: yield to relay, crawler, DROP and Tor. */
+  readonly vpnBroad: Prefix<{ readonly brand: string | null }>[];
+  /** ASNs the aggregate lists expand whole: their entries there are not VPN evidence. */
+  readonly vpnAsnWide: ReadonlySet<number>;
   readonly proxy: Prefix<unknown>[];
   readonly relay: Prefix<{ readonly provider: string }>[];
   readonly crawlers: Prefix<{ readonly name: string }>[];
   readonly resolvers: Prefix<unknown>[];
   readonly drop: Prefix<unknown>[];
   readonly dropAsns: ReadonlySet<number>;
-  /** Per-address abuse reports. */
+  /** Observed abuse reports (per address). */
   readonly abuse: Prefix<unknown>[];
-  /** Aggregates that also hold bogons and DROP (FireHOL level 1): yield to those. */
-  readonly abuseBroad: Prefix<unknown>[];
-  readonly mobileAsns: ReadonlySet<number>;
-  readonly satelliteAsns: ReadonlySet<number>;
   readonly sources: SourceInfo[];
+  /** Evidence keys no loaded source can decide: results say `unavailable` there. */
+  readonly unavailable: readonly (keyof Evidence)[];
   /** ISO date the snapshot carries as its build date. */
   readonly buildDate: string;
   readonly attributionUrl: string;

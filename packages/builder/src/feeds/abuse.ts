@@ -103,7 +103,7 @@ const ONE_IP = 'one IP per line plus a "# Last updated" header line';
 
 /** One list as the idleadmin/ThreatFeed mirror stores it. */
 const mirrored = (
-  id: string, path: string, publisher: string, url: string, terms: string, processed: string, opts: { cidrs?: boolean; broad?: boolean } = {},
+  id: string, path: string, publisher: string, url: string, terms: string, processed: string, opts: { cidrs?: boolean; context?: boolean } = {},
 ) =>
   defineFeed({
     ...ABUSE,
@@ -113,14 +113,14 @@ const mirrored = (
     licence: `${terms}; mirror ${MIRROR} Apache-2.0`,
     note: `RE-PROCESSED by ${MIRROR}: ${processed}; data date = the mirror's "# Last updated" line`,
     format: opts.cidrs ? '# Last updated: <ISO> line, then one CIDR per line' : '# Last updated: <ISO> line, then one IP per line',
-    ...(opts.broad ? { broad: true } : {}),
+    ...(opts.context ? { use: 'context' } : {}),
     path,
     // The publisher's own URL: its format differs from the mirror's copy (see issue 8 on --fetch).
     download: { url },
     parse: abuseList(opts.cidrs ?? false),
   });
 
-/** The abuse feeds; FireHOL level1 (broad) last. */
+/** The abuse feeds; FireHOL level1 (context only) last. */
 export const ABUSE_FEEDS = [
   defineFeed({
     ...ABUSE,
@@ -161,7 +161,7 @@ export const ABUSE_FEEDS = [
   ),
   mirrored(
     'abuse-firehol-level1', 'abuse/firehol_level1.txt', 'FireHOL', 'https://iplists.firehol.org/files/firehol_level1.netset', "each source's own terms",
-    "FireHOL's header replaced by one line; broad aggregate (also holds fullbogons and Spamhaus DROP): bogon/DROP sources decide those addresses",
-    { cidrs: true, broad: true },
+    "FireHOL's header replaced by one line; context only: an aggregate of fullbogons, Spamhaus DROP and other lists, not abuse reports (docs/data.md)",
+    { cidrs: true, context: true },
   ),
 ];

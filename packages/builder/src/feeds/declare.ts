@@ -38,17 +38,26 @@ export const ROLES = {
   },
   'hosting-asn': { entries: 'asns', build: true, meaning: 'hosting ASNs: inferred datacenter for every address they hold' },
   'asn-tag': { entries: 'asns', build: true, meaning: 'bgp.tools ASN tags (`tag` names which); see ASN_TAGS for those the build reads' },
-  'as-names': { entries: 'asns', build: false, meaning: 'AS names, class and country (context only)' },
+  'as-names': { entries: 'asns', build: true, meaning: 'AS names, class and country: the class keeps transit (T1) networks from ASN-wide datacenter labels' },
   tor: { entries: 'prefixes', build: true, meaning: 'Tor exit addresses: is_tor' },
   vpn: { entries: 'prefixes', build: true, meaning: 'VPN servers (`broad`: ASN-wide or aggregate lists): is_vpn' },
-  'vpn-asn': { entries: 'asns', build: true, meaning: 'VPN-provider ASNs (broad): is_vpn' },
+  'vpn-asn': {
+    entries: 'asns',
+    build: true,
+    meaning: 'ASNs an aggregate VPN list expands whole: never is_vpn themselves, and the aggregate lists\' entries inside them are not VPN evidence',
+  },
   proxy: { entries: 'prefixes', build: true, meaning: 'open proxies: is_proxy' },
   relay: { entries: 'prefixes', build: true, meaning: 'privacy relay egress ranges: is_relay, relay_provider' },
   crawler: { entries: 'prefixes', build: true, meaning: 'verified crawler ranges: is_verified_bot, verified_bot_name' },
   resolver: { entries: 'prefixes', build: true, meaning: 'public DNS resolvers: is_public_resolver' },
   drop: { entries: 'prefixes', build: true, meaning: 'Spamhaus DROP netblocks: is_drop_listed' },
   'drop-asn': { entries: 'asns', build: true, meaning: 'Spamhaus ASN-DROP: is_drop_listed for every address of the ASN' },
-  abuse: { entries: 'prefixes', build: true, meaning: 'abuse reports (`broad`: aggregates; `minLists`: a threshold): recent_abuse' },
+  abuse: { entries: 'prefixes', build: true, meaning: 'observed abuse reports (`minLists`: a threshold): recent_abuse' },
+  'asn-kind': {
+    entries: 'asns',
+    build: true,
+    meaning: 'curated operator kinds (mobile-first operators, CDN networks): connection_type where ASN tags are mixed',
+  },
   geo: { entries: 'ranges', build: true, meaning: 'the geo table (one file per IP version)' },
   asn: { entries: 'ranges', build: true, meaning: 'the ASN table: asn, as_org (one file per IP version)' },
 } as const;
@@ -61,9 +70,11 @@ export type Role = keyof typeof ROLES;
  * until the build learns to read it.
  */
 export const ASN_TAGS = {
-  mobile: 'connection_type mobile for every address of the ASN',
-  satnet: 'connection_type satellite for every address of the ASN',
-  vpsh: 'hosting ASN (inferred datacenter), after the hosting-ASN lists',
+  mobile: 'connection_type mobile, only where the ASN carries no dsl or satnet tag (a pure mobile operator)',
+  satnet: 'connection_type satellite, only where the ASN carries no dsl or mobile tag',
+  dsl: 'marks an eyeball (fixed-line) network: keeps the ASN from ASN-wide mobile, satellite and datacenter labels',
+  vpsh: 'hosting ASN (inferred datacenter), only where the ASN carries no eyeball tag and is not a T1',
+  cdn: 'CDN network (inferred datacenter), under the same conditions as vpsh',
 } as const;
 
 /** The least each role's entries carry: what the build reads from them (an adapter's values may carry more). */
@@ -73,10 +84,11 @@ export interface RoleFound {
   allocation: PrefixesFound<{ readonly date: string | null; readonly country: string | null }>;
   'bogon-special': PrefixesFound<unknown>;
   'bogon-unallocated': PrefixesFound<unknown>;
-  datacenter: PrefixesFound<{ readonly provider: string | null }>;
+  datacenter: PrefixesFound<{ readonly provider: string | null; readonly cdn?: boolean; readonly anycast?: boolean }>;
   'hosting-asn': AsnsFound<string | null>;
   'asn-tag': AsnsFound<string>;
-  'as-names': AsnsFound<unknown>;
+  'as-names': AsnsFound<{ readonly class: string }>;
+  'asn-kind': AsnsFound<import('./curated/operators.js').OperatorKind>;
   tor: PrefixesFound<unknown>;
   vpn: PrefixesFound<{ readonly brand: string | null }>;
   'vpn-asn': AsnsFound<unknown>;
@@ -133,7 +145,7 @@ export interface DeclarationFields {
   readonly refresh: string;
   /** Whether the repository may carry a copy; undefined until the licence is checked. */
   readonly redistributable?: boolean;
-  /** `vpn` and `abuse`: an ASN-wide or aggregate list, which yields to more specific sources. */
+  /** `vpn`: an aggregate list, which yields to more specific sources. */
   readonly broad?: boolean;
   /** `asn-tag`: which bgp.tools tag the list holds. */
   readonly tag?: string;
@@ -227,7 +239,7 @@ export function defineFeed<const D extends FeedDeclaration>(declaration: D): D {
   for (const f of ['redistributable', 'broad'] as const) {
     if (d[f] !== undefined && typeof d[f] !== 'boolean') fail(f, 'must be true, false or absent');
   }
-  if (d['broad'] !== undefined && role !== 'vpn' && role !== 'abuse') fail('broad', `applies to the vpn and abuse roles only, not ${role}`);
+  if (d['broad'] !== undefined && role !== 'vpn') fail('broad', `applies to the vpn role only, not ${role}`);
   if (role === 'asn-tag') {
     if (typeof d['tag'] !== 'string' || !KEBAB.test(d['tag'])) fail('tag', 'must name the bgp.tools tag (kebab-case) of an asn-tag feed');
     if (d['use'] === 'build' && !Object.hasOwn(ASN_TAGS, d['tag'] as string)) {

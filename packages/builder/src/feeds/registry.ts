@@ -29,8 +29,9 @@ import { MONOSANS_ALL, MONOSANS_PROXIES } from './proxy.js';
 import { register, type Feed } from './register.js';
 import { ICLOUD_RELAY_IPV4, ICLOUD_RELAY_IPV6, ICLOUD_RELAY_MMDB } from './relay.js';
 import { RESOLVER_FEEDS } from './resolvers.js';
-import { ASMAP } from './routing/asmap.js';
+import { ASMAP, ASMAP_BYTECODE } from './routing/asmap.js';
 import { BGPTOOLS_ASNS, BGPTOOLS_TAG_FEEDS } from './routing/bgptools.js';
+import { CURATED_OPERATORS } from './curated/operators.js';
 import { IP_LOCATION_DB_ASN } from './routing/ip-location-db-asn.js';
 import { IPTOASN_IPV6 } from './routing/iptoasn.js';
 import { ROUTEVIEWS_PFX2AS } from './routing/pfx2as.js';
@@ -46,6 +47,7 @@ export const FEEDS: readonly Feed[] = register([
   ROUTEVIEWS_PFX2AS,
   RIS_WHOIS_IPV6,
   IPTOASN_IPV6,
+  ASMAP_BYTECODE,
   ASMAP,
   RPKI_VRPS,
   ...RIR_FEEDS,
@@ -56,6 +58,7 @@ export const FEEDS: readonly Feed[] = register([
   // bgp.tools
   BGPTOOLS_ASNS,
   ...BGPTOOLS_TAG_FEEDS,
+  CURATED_OPERATORS,
   // Datacenter: provider-published first, then inferred
   AWS_IP_RANGES,
   GOOGLE_CLOUD_RANGES,

@@ -299,6 +299,9 @@ export const X4BNET_VPN_ASNS = defineFeed({
   url: 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ASN.txt',
   format: 'AS<n> # name (brand) per line',
   role: 'vpn-asn',
+  // Not evidence of a VPN server (all of M247 would be a VPN): the aggregate X4B lists expand these ASNs
+  // whole, so their entries inside them are ignored (docs/data.md rule 6).
+  use: 'build',
   path: 'vpn/x4bnet-vpn-ASN.txt',
   download: { url: 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ASN.txt' },
   parse: parseX4bVpnAsns,

@@ -16,6 +16,8 @@ fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(pr
 const v4 = (a: number, b: number, c: number, d: number): bigint => BigInt(((a << 24) >>> 0) + (b << 16) + (c << 8) + d);
 const p4 = <V>(a: number, b: number, c: number, d: number, length: number, value: V): Prefix<V> => ({ version: 4, start: v4(a, b, c, d), length, value });
 
+const PUBLISHED = (provider: string) => ({ provider, cdn: false, anycast: false });
+
 const GEO_US = { country: 'United States', country_code: 'US', region: 'California', city: 'Mountain View', latitude: 37.422, longitude: -122.085, timezone: 'America/Los_Angeles' };
 
 function input(over: Partial<CombineInput> = {}): CombineInput {
@@ -26,6 +28,7 @@ function input(over: Partial<CombineInput> = {}): CombineInput {
     },
     v6: { geo: [], asn: [] },
     routes: [p4(8, 8, 8, 0, 24, { origins: [15169] })],
+    routesMapped: [],
     validate: (_v, _s, _l, origin) => (origin === 15169 ? 'valid' : 'invalid'),
     rir: [],
     bogons: [p4(10, 0, 0, 0, 8, {})],
@@ -36,7 +39,7 @@ function input(over: Partial<CombineInput> = {}): CombineInput {
     tor: [],
     vpn: [],
     vpnBroad: [],
-    vpnAsns: new Set(),
+    vpnAsnWide: new Set(),
     proxy: [],
     relay: [],
     crawlers: [],
@@ -44,10 +47,11 @@ function input(over: Partial<CombineInput> = {}): CombineInput {
     drop: [],
     dropAsns: new Set(),
     abuse: [],
-    abuseBroad: [],
-    mobileAsns: new Set(),
-    satelliteAsns: new Set(),
+    asnTags: new Map(),
+    asnClass: new Map(),
+    operators: new Map(),
     sources: [],
+    unavailable: [],
     buildDate: '2026-08-22T00:00:00.000Z',
     attributionUrl: 'https://example.test/attribution',
     ...over,
@@ -77,7 +81,7 @@ describe('combine', () => {
   });
 
   it('a bogon has no geo, no signals and score 0 whatever other lists say', () => {
-    const r = build({ abuseBroad: [p4(10, 0, 0, 0, 8, {})], tor: [p4(10, 1, 1, 1, 32, {})], v4: { geo: [{ first: v4(10, 0, 0, 0), last: v4(10, 255, 255, 255), value: GEO_US }], asn: [] } }).check('10.1.1.1');
+    const r = build({ abuse: [p4(10, 0, 0, 0, 8, {})], tor: [p4(10, 1, 1, 1, 32, {})], v4: { geo: [{ first: v4(10, 0, 0, 0), last: v4(10, 255, 255, 255), value: GEO_US }], asn: [] } }).check('10.1.1.1');
     expect(r.network).toEqual({ asn: 0, as_org: '', is_announced: false, is_bogon: true, rpki: null, allocation_date: null, allocation_age_days: null, registration_country: null });
     expect(r.geo.country).toBeNull();
     expect(r.signals.is_tor).toBe(false);
@@ -85,36 +89,35 @@ describe('combine', () => {
   });
 
   it('sources combine per address: a Tor exit inside a cloud range is both', () => {
-    const r = build({ datacenterPublished: [p4(8, 8, 0, 0, 16, { provider: 'AWS' })], tor: [p4(8, 8, 8, 9, 32, {})] }).check('8.8.8.9');
+    const r = build({ datacenterPublished: [p4(8, 8, 0, 0, 16, PUBLISHED('AWS'))], tor: [p4(8, 8, 8, 9, 32, {})] }).check('8.8.8.9');
     expect(r.signals).toMatchObject({ is_tor: true, is_datacenter: true, connection_type: 'datacenter', datacenter_provider: 'AWS' });
     expect(r.evidence.connection_type).toBe('authoritative');
     expect(r.risk.reasons).toEqual(['is_tor', 'is_datacenter']);
   });
 
   it('a relay range is not a VPN, even when a VPN list holds it', () => {
-    const over = { relay: [p4(8, 8, 8, 0, 27, { provider: 'iCloud Private Relay' })], vpnBroad: [p4(8, 8, 8, 0, 24, {})], vpn: [p4(8, 8, 8, 1, 32, { brand: 'x' })] };
+    const over = { relay: [p4(8, 8, 8, 0, 27, { provider: 'iCloud Private Relay' })], vpnBroad: [p4(8, 8, 8, 0, 24, { brand: null })], vpn: [p4(8, 8, 8, 1, 32, { brand: 'x' })] };
     const s = build(over);
     expect(s.check('8.8.8.1').signals).toMatchObject({ is_relay: true, relay_provider: 'iCloud Private Relay', is_vpn: false });
     expect(s.check('8.8.8.100').signals).toMatchObject({ is_relay: false, is_vpn: true });
   });
 
-  it('a Tor exit is not a VPN because an ASN-wide VPN list holds it', () => {
-    const s = build({ tor: [p4(8, 8, 8, 9, 32, {})], vpnAsns: new Set([15169]) });
+  it('a Tor exit is not a VPN because an aggregate VPN list holds it; a per-server list still counts', () => {
+    const s = build({ tor: [p4(8, 8, 8, 9, 32, {})], vpnBroad: [p4(8, 8, 8, 0, 24, { brand: null })] });
     expect(s.check('8.8.8.9').signals).toMatchObject({ is_tor: true, is_vpn: false });
     expect(s.check('8.8.8.10').signals).toMatchObject({ is_tor: false, is_vpn: true });
     expect(build({ tor: [p4(8, 8, 8, 9, 32, {})], vpn: [p4(8, 8, 8, 9, 32, { brand: 'x' })] }).check('8.8.8.9').signals.is_vpn).toBe(true);
   });
 
-  it('DROP decides over broad lists; crawlers are never VPN, proxy or abuse', () => {
+  it('DROP decides over aggregate VPN lists; crawlers are never VPN, proxy or abuse', () => {
     const s = build({
       drop: [p4(8, 8, 8, 0, 28, {})],
-      abuseBroad: [p4(8, 8, 8, 0, 24, {})],
-      vpnBroad: [p4(8, 8, 8, 0, 24, {})],
+      abuse: [p4(8, 8, 8, 0, 24, {}), p4(8, 8, 8, 65, 32, {})],
+      vpnBroad: [p4(8, 8, 8, 0, 24, { brand: null })],
       crawlers: [p4(8, 8, 8, 64, 27, { name: 'Googlebot' })],
-      abuse: [p4(8, 8, 8, 65, 32, {})],
       proxy: [p4(8, 8, 8, 66, 32, {})],
     });
-    expect(s.check('8.8.8.1').signals).toMatchObject({ is_drop_listed: true, recent_abuse: false, is_vpn: false });
+    expect(s.check('8.8.8.1').signals).toMatchObject({ is_drop_listed: true, recent_abuse: true, is_vpn: false });
     expect(s.check('8.8.8.200').signals).toMatchObject({ is_drop_listed: false, recent_abuse: true, is_vpn: true });
     for (const ip of ['8.8.8.65', '8.8.8.66']) {
       expect(s.check(ip).signals).toMatchObject({ is_verified_bot: true, verified_bot_name: 'Googlebot', is_vpn: false, is_proxy: false, recent_abuse: false });
@@ -125,14 +128,101 @@ describe('combine', () => {
     const s = build({ dropAsns: new Set([15169]), hostingAsns: new Map([[15169, 'Google']]) });
     expect(s.check('8.8.8.8').signals).toMatchObject({ is_drop_listed: true, connection_type: 'datacenter', datacenter_provider: 'Google' });
     expect(s.check('8.8.8.8').evidence.connection_type).toBe('inferred');
-    expect(build({ satelliteAsns: new Set([15169]), hostingAsns: new Map([[15169, 'x']]) }).check('8.8.8.8').signals.connection_type).toBe('satellite');
-    expect(build({ mobileAsns: new Set([15169]) }).check('8.8.8.8').signals.connection_type).toBe('mobile');
   });
 
-  it('RPKI: MOAS routes are valid if any origin is; no ROA set gives unknown', () => {
+  const tags = (...t: string[]) => new Map([[15169, new Set(t)]]);
+  const type = (over: Partial<CombineInput>) => build(over).check('8.8.8.8').signals;
+
+  it('rule: an ASN tag names a connection type only where it is the ASN\'s only eyeball tag', () => {
+    expect(type({ asnTags: tags('mobile') }).connection_type).toBe('mobile');
+    expect(type({ asnTags: tags('mobile', 'tor') }).connection_type).toBe('mobile');
+    expect(type({ asnTags: tags('satnet') }).connection_type).toBe('satellite');
+    expect(type({ asnTags: tags('mobile', 'dsl') }).connection_type).toBe('isp');
+    expect(type({ asnTags: tags('satnet', 'mobile') }).connection_type).toBe('isp');
+    expect(type({ asnTags: tags('satnet'), hostingAsns: new Map([[15169, 'x']]) }).connection_type).toBe('satellite');
+  });
+
+  it('rule: ASN-wide and ASN-derived datacenter labels skip eyeball and T1 transit networks', () => {
+    expect(type({ asnTags: tags('vpsh') })).toMatchObject({ connection_type: 'datacenter', datacenter_provider: 'Google LLC' });
+    expect(type({ asnTags: tags('cdn', 'anycast') })).toMatchObject({ connection_type: 'datacenter' });
+    expect(type({ asnTags: tags('vpsh', 'dsl') }).connection_type).toBe('isp');
+    expect(type({ asnTags: tags('vpsh'), asnClass: new Map([[15169, 'T1']]) }).connection_type).toBe('isp');
+    expect(type({ asnTags: tags('vpsh'), asnClass: new Map([[15169, 'Carrier']]) }).connection_type).toBe('datacenter');
+    expect(type({ hostingAsns: new Map([[15169, 'Google']]), asnTags: tags('mobile', 'dsl') }).connection_type).toBe('isp');
+    const listed = { datacenterInferred: [p4(8, 8, 8, 0, 24, { provider: 'Hoster' })] };
+    expect(type(listed)).toMatchObject({ connection_type: 'datacenter', datacenter_provider: 'Hoster' });
+    expect(type({ ...listed, asnTags: tags('dsl') }).connection_type).toBe('isp');
+    // A provider-published range is authoritative whatever the ASN's tags say.
+    const published = build({ datacenterPublished: [p4(8, 8, 8, 0, 24, PUBLISHED('Google Cloud'))], asnTags: tags('mobile', 'dsl') }).check('8.8.8.8');
+    expect(published.signals).toMatchObject({ connection_type: 'datacenter', datacenter_provider: 'Google Cloud' });
+    expect(published.evidence.connection_type).toBe('authoritative');
+  });
+
+  it('rule: the curated operator table decides over mixed tags (mobile-first operators, CDN operators\' own ASNs)', () => {
+    const op = (kind: 'mobile' | 'cdn', anycast = false) => new Map([[15169, { kind, name: 'Op', anycast, why: 'test' }]]);
+    expect(type({ operators: op('mobile'), asnTags: tags('mobile', 'dsl') }).connection_type).toBe('mobile');
+    expect(type({ operators: op('cdn', true) })).toMatchObject({ connection_type: 'datacenter', datacenter_provider: 'Op', is_anycast: true });
+    expect(build({ operators: op('cdn') }).check('8.8.8.8').evidence.connection_type).toBe('inferred');
+    expect(type({ operators: op('cdn') }).is_anycast).toBe(false);
+  });
+
+  it('rule: a CDN\'s published edge range is never a VPN; anycast comes from the publisher', () => {
+    const s = build({
+      datacenterPublished: [p4(8, 8, 8, 0, 25, { provider: 'AWS', cdn: true, anycast: false }), p4(8, 8, 8, 128, 25, { provider: 'Cloudflare', cdn: true, anycast: true })],
+      vpn: [p4(8, 8, 8, 0, 24, { brand: 'Mullvad' })],
+    });
+    expect(s.check('8.8.8.1').signals).toMatchObject({ is_vpn: false, vpn_operator: null, is_anycast: false, datacenter_provider: 'AWS' });
+    expect(s.check('8.8.8.200').signals).toMatchObject({ is_vpn: false, is_anycast: true });
+    expect(build({ datacenterPublished: [p4(8, 8, 8, 0, 24, PUBLISHED('AWS'))], vpn: [p4(8, 8, 8, 0, 24, { brand: 'Mullvad' })] }).check('8.8.8.1').signals.is_vpn).toBe(true);
+  });
+
+  it('rule: an aggregate VPN list is no evidence inside an ASN it expands whole; a per-server list still is', () => {
+    const s = build({ vpnAsnWide: new Set([15169]), vpnBroad: [p4(8, 8, 8, 0, 24, { brand: null })], vpn: [p4(8, 8, 8, 1, 32, { brand: 'Mullvad' })] });
+    expect(s.check('8.8.8.2').signals.is_vpn).toBe(false);
+    expect(s.check('8.8.8.1').signals).toMatchObject({ is_vpn: true, vpn_operator: 'Mullvad' });
+    expect(build({ vpnBroad: [p4(8, 8, 8, 0, 24, { brand: null })] }).check('8.8.8.2').signals.is_vpn).toBe(true);
+  });
+
+  it('rule: vpn_operator names the per-server list\'s operator, else the aggregate\'s; null when not a VPN', () => {
+    const s = build({ vpn: [p4(8, 8, 8, 1, 32, { brand: 'Mullvad' }), p4(8, 8, 8, 2, 32, { brand: null })], vpnBroad: [p4(8, 8, 8, 0, 24, { brand: 'Agg' })] });
+    expect(s.check('8.8.8.1').signals).toMatchObject({ is_vpn: true, vpn_operator: 'Mullvad' });
+    expect(s.check('8.8.8.2').signals).toMatchObject({ is_vpn: true, vpn_operator: null });
+    expect(s.check('8.8.8.3').signals).toMatchObject({ is_vpn: true, vpn_operator: 'Agg' });
+    expect(s.check('8.8.9.1').signals).toMatchObject({ is_vpn: false, vpn_operator: null });
+  });
+
+  it('rule: routing takes the BGP table, else the asmap (evidence inferred); both count as in use', () => {
+    const s = build({ routesMapped: [p4(8, 8, 0, 0, 16, { origins: [15169] }), p4(8, 9, 2, 0, 24, { origins: [64500] })] });
+    const bgp = s.check('8.8.8.8');
+    expect(bgp.network.is_announced).toBe(true);
+    expect(bgp.evidence.routing).toBe('authoritative');
+    const mapped = s.check('8.8.9.1');
+    expect(mapped.network).toMatchObject({ is_announced: true, rpki: 'unknown' });
+    expect(mapped.evidence.routing).toBe('inferred');
+    expect(s.check('8.9.2.1').network).toMatchObject({ is_bogon: false, is_announced: true }); // unallocated per the old list, mapped now
+    expect(s.check('8.9.3.1').network.is_bogon).toBe(true);
+    expect(s.check('8.10.0.1').evidence.routing).toBe('authoritative'); // not announced: the BGP table says so
+  });
+
+  it('rule: DROP-listed space is in use (never a bogon), so it keeps is_drop_listed', () => {
+    const r = build({ drop: [p4(8, 9, 4, 0, 24, {})] }).check('8.9.4.1');
+    expect(r.network.is_bogon).toBe(false);
+    expect(r.signals.is_drop_listed).toBe(true);
+  });
+
+  it('rule: RPKI is the route\'s status for the origin shown; unknown when the route has another origin or there is no ROA set', () => {
     expect(build({ routes: [p4(8, 8, 8, 0, 24, { origins: [1, 15169] })] }).check('8.8.8.8').network.rpki).toBe('valid');
-    expect(build({ routes: [p4(8, 8, 8, 0, 24, { origins: [1] })] }).check('8.8.8.8').network.rpki).toBe('invalid');
+    expect(build({ routes: [p4(8, 8, 8, 0, 24, { origins: [1] })] }).check('8.8.8.8').network.rpki).toBe('unknown');
+    expect(build({ validate: () => 'invalid' }).check('8.8.8.8').network.rpki).toBe('invalid');
+    expect(build({ validate: () => 'not-found' }).check('8.8.8.8').network.rpki).toBe('not-found');
     expect(build({ validate: null }).check('8.8.8.8').network.rpki).toBe('unknown');
+  });
+
+  it('rule: a signal with no source in the snapshot says unavailable, for true and false values alike', () => {
+    const s = build({ unavailable: ['tor', 'vpn'] });
+    expect(s.check('8.8.8.8').evidence).toMatchObject({ tor: 'unavailable', vpn: 'unavailable', routing: 'authoritative', connection_type: 'inferred' });
+    expect(s.info.unavailable).toEqual(['tor', 'vpn']);
+    expect(build().check('8.8.8.8').evidence.tor).toBe('authoritative');
   });
 
   it('agrees with a per-address evaluation for random layouts of Tor, VPN, relay and DROP prefixes', () => {
@@ -142,7 +232,7 @@ describe('combine', () => {
         const mk = (xs: typeof tor) => xs.map((x) => {
           const size = 2 ** (32 - x.len);
           const off = Math.floor((x.c * 256 + x.d) / size) * size;
-          return { version: 4 as const, start: v4(8, 8, 0, 0) + BigInt(off), length: x.len, value: { provider: 'R', brand: null } };
+          return { version: 4 as const, start: v4(8, 8, 0, 0) + BigInt(off), length: x.len, value: { provider: 'R', brand: null, sblid: null } };
         });
         const T = mk(tor), V = mk(vpn), R = mk(relay), D = mk(drop);
         const s = build({ tor: T, vpnBroad: V, relay: R, drop: D });

@@ -53,18 +53,18 @@ describe('abuse lists', () => {
     expect(f.rejected).toEqual([{ feed: 'abuse-dshield', line: 5, message: 'host bits set: "65.49.1.7/24"' }]);
   });
 
-  it('firehol level1: declared broad, holds bogon and DROP ranges', () => {
+  it('firehol level1: context only, holds bogon and DROP ranges', () => {
     const f = readFixture<Abuse>('abuse-firehol-level1');
     expect(f.prefixes.map(cidr)).toEqual(['1.10.16.0/20', '1.19.0.0/16', '2.57.122.0/24', '10.0.0.0/8', '37.120.1.0/24', '223.254.0.0/16']);
     expect(f.prefixes.every((p) => p.value.lists === 1)).toBe(true);
     expect(f.rejected).toEqual([{ feed: 'abuse-firehol-level1', line: 8, message: 'prefix length 40 exceeds 32' }]);
-    expect(f.source.note).toContain('bogon/DROP sources decide');
+    expect(f.source.note).toContain('context only');
   });
 
-  it('only FireHOL level 1 is broad; every abuse list is beta evidence, the aggregate last', () => {
+  it('FireHOL level 1 (an aggregate of bogons and DROP) is the one abuse list the build does not read; all are beta', () => {
     const abuse = FEEDS.filter((f) => f.role === 'abuse');
     expect(abuse).toHaveLength(10);
-    expect(abuse.filter((f) => f.broad).map((f) => f.id)).toEqual(['abuse-firehol-level1']);
+    expect(abuse.filter((f) => f.use === 'context').map((f) => f.id)).toEqual(['abuse-firehol-level1']);
     expect(abuse.at(-1)!.id).toBe('abuse-firehol-level1');
     expect(abuse.every((f) => f.evidence === 'beta')).toBe(true);
   });

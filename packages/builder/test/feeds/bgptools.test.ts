@@ -73,10 +73,10 @@ describe('bgp.tools tag fixtures', () => {
       { feed: 'bgptools-tag-x', line: 3, message: 'AS2 listed again; first line kept' },
     ]);
   });
-  it('one declaration per tag, dated by the mirror; the build reads mobile, satnet and vpsh only', () => {
+  it('one declaration per tag, dated by the mirror; the build reads mobile, satnet, dsl, vpsh and cdn', () => {
     const tagFeeds = FEEDS.filter((f) => f.role === 'asn-tag');
     expect(tagFeeds.map((f) => f.tag)).toEqual([...BGPTOOLS_TAGS]);
-    expect(tagFeeds.filter((f) => f.use === 'build').map((f) => f.tag)).toEqual(['mobile', 'satnet', 'vpsh']);
+    expect(tagFeeds.filter((f) => f.use === 'build').map((f) => f.tag)).toEqual(['mobile', 'satnet', 'dsl', 'vpsh', 'cdn']);
     expect(tagFeeds.every((f) => f.copyDate === '2026-05-31')).toBe(true);
   });
 });

@@ -30,7 +30,10 @@ const VALUE_CONTRACT: Readonly<Record<Role, (v: unknown) => boolean>> = {
   allocation: (v) => textOrNull((v as { date?: unknown }).date) && textOrNull((v as { country?: unknown }).country),
   'bogon-special': (v) => isText((v as { kind?: unknown }).kind),
   'bogon-unallocated': (v) => isText((v as { kind?: unknown }).kind),
-  datacenter: (v) => textOrNull((v as { provider?: unknown }).provider),
+  datacenter: (v) => {
+    const d = v as { provider?: unknown; cdn?: unknown; anycast?: unknown };
+    return textOrNull(d.provider) && typeof d.cdn === 'boolean' && typeof d.anycast === 'boolean';
+  },
   'hosting-asn': (v) => textOrNull(v),
   'asn-tag': (v) => typeof v === 'string',
   'as-names': (v) => isText((v as { class?: unknown }).class),
@@ -46,6 +49,10 @@ const VALUE_CONTRACT: Readonly<Record<Role, (v: unknown) => boolean>> = {
   abuse: (v) => Number.isInteger((v as { lists?: unknown }).lists) && (v as { lists: number }).lists >= 1,
   geo: (v) => typeof v === 'object' && v !== null,
   asn: (v) => Number.isInteger((v as { asn?: unknown }).asn),
+  'asn-kind': (v) => {
+    const k = v as { kind?: unknown; name?: unknown; anycast?: unknown; why?: unknown };
+    return (k.kind === 'mobile' || k.kind === 'cdn') && isText(k.name) && typeof k.anycast === 'boolean' && isText(k.why);
+  },
 };
 
 /** The values of a result, whatever its shape. */

@@ -16,7 +16,21 @@ describe('provider-published JSON feeds on the fixtures', () => {
   it('AWS: all services, repeats once, date from createDate', () => {
     const r = fx('aws');
     expect(cidrs(r)).toEqual(['3.5.140.0/22', '15.230.15.29/32', '52.95.110.0/24', '2600:1f18::/33', '2a05:d07a:a000::/40']);
-    expect(onlyValue(r)).toEqual([{ provider: 'AWS' }]);
+    expect(onlyValue(r)).toEqual([{ provider: 'AWS', cdn: false, anycast: false }]);
+    // A prefix listed under CLOUDFRONT (as well as AMAZON) is a CDN edge range.
+    const edges = read(
+      'aws',
+      JSON.stringify({
+        createDate: '2026-08-22-06-13-04',
+        prefixes: [
+          { ip_prefix: '3.160.0.0/14', service: 'AMAZON' },
+          { ip_prefix: '3.160.0.0/14', service: 'CLOUDFRONT' },
+          { ip_prefix: '3.5.140.0/22', service: 'AMAZON' },
+        ],
+        ipv6_prefixes: [],
+      }),
+    );
+    expect(edges.prefixes.map((p) => `${cidr(p)} ${String(p.value.cdn)}`)).toEqual(['3.160.0.0/14 true', '3.5.140.0/22 false']);
     expect(r.rejected).toEqual([
       { feed: 'aws', line: 5, message: 'prefixes[4].ip_prefix: not an address: "3.5.300.0"' },
       { feed: 'aws', line: 9, message: 'ipv6_prefixes[3].ipv6_prefix: prefix length 129 exceeds 128' },
@@ -36,13 +50,13 @@ describe('provider-published JSON feeds on the fixtures', () => {
   it('Google Cloud and Google: date from syncToken (ms, UTC), not the zone-less creationTime', () => {
     const c = fx('google-cloud');
     expect(cidrs(c)).toEqual(['34.1.208.0/20', '34.80.0.0/15', '2600:1900:4000::/44']);
-    expect(onlyValue(c)).toEqual([{ provider: 'Google Cloud' }]);
+    expect(onlyValue(c)).toEqual([{ provider: 'Google Cloud', cdn: false, anycast: false }]);
     expect(c.rejected).toEqual([{ feed: 'google-cloud', line: 3, message: 'prefixes[2].ipv4Prefix: prefix length 33 exceeds 32' }]);
     expect(c.source).toMatchObject({ id: 'google-cloud', data_date: '2026-08-21T08:05:42Z', entries: 3 });
 
     const g = fx('google');
     expect(cidrs(g)).toEqual(['8.8.4.0/24', '8.8.8.0/24', '34.64.0.0/10', '34.80.0.0/15', '2001:4860::/32']);
-    expect(onlyValue(g)).toEqual([{ provider: 'Google' }]);
+    expect(onlyValue(g)).toEqual([{ provider: 'Google', cdn: false, anycast: false }]);
     expect(g.rejected).toEqual([{ feed: 'google', line: 5, message: 'prefixes[4].ipv4Prefix: bad prefix length: "24/1"' }]);
     expect(g.source.note).toMatch(/Google Cloud takes precedence/);
     expect(isoFromEpochMillis('1787299542583')).toBe('2026-08-21T08:05:42Z');
@@ -51,7 +65,7 @@ describe('provider-published JSON feeds on the fixtures', () => {
   it('Azure: only the AzureCloud tag; changeNumber in the note, no date', () => {
     const r = fx('azure');
     expect(cidrs(r)).toEqual(['4.145.74.52/30', '20.36.0.0/14', '40.64.0.0/10', '2603:1000::/24']);
-    expect(onlyValue(r)).toEqual([{ provider: 'Microsoft Azure' }]);
+    expect(onlyValue(r)).toEqual([{ provider: 'Microsoft Azure', cdn: false, anycast: false }]);
     expect(r.rejected).toEqual([
       { feed: 'azure', line: 5, message: 'values[1](AzureCloud).properties.addressPrefixes[4]: prefix length 100 exceeds 32' },
     ]);
@@ -76,7 +90,7 @@ describe('provider-published JSON feeds on the fixtures', () => {
   it('Oracle: every region, date from last_updated_timestamp', () => {
     const r = fx('oracle-cloud');
     expect(cidrs(r)).toEqual(['40.233.0.0/19', '139.177.96.0/21', '129.213.0.0/16', '134.70.24.0/21']);
-    expect(onlyValue(r)).toEqual([{ provider: 'Oracle Cloud' }]);
+    expect(onlyValue(r)).toEqual([{ provider: 'Oracle Cloud', cdn: false, anycast: false }]);
     expect(r.rejected).toEqual([{ feed: 'oracle-cloud', line: 5, message: 'regions[1].cidrs[2].cidr: bad prefix length: "-1"' }]);
     expect(r.source).toMatchObject({ id: 'oracle-cloud', data_date: '2026-07-27T06:55:33Z', entries: 4 });
   });
@@ -84,14 +98,14 @@ describe('provider-published JSON feeds on the fixtures', () => {
   it('Fastly: addresses and ipv6_addresses', () => {
     const r = fx('fastly');
     expect(cidrs(r)).toEqual(['23.235.32.0/20', '151.101.0.0/16', '2a04:4e40::/32', '2a04:4e42::/32']);
-    expect(onlyValue(r)).toEqual([{ provider: 'Fastly' }]);
+    expect(onlyValue(r)).toEqual([{ provider: 'Fastly', cdn: true, anycast: true }]);
     expect(r.rejected).toEqual([{ feed: 'fastly', line: 3, message: 'addresses[2] is number, not a CIDR string' }]);
   });
 
   it('Linode geofeed CSV and converted JSON', () => {
     const c = fx('linode-geofeed');
     expect(cidrs(c)).toEqual(['2600:3c00::/32', '2600:3c12:b00::/40', '172.105.0.0/19', '172.239.30.0/24']);
-    expect(onlyValue(c)).toEqual([{ provider: 'Linode' }]);
+    expect(onlyValue(c)).toEqual([{ provider: 'Linode', cdn: false, anycast: false }]);
     expect(c.rejected).toEqual([{ feed: 'linode-geofeed', line: 7, message: 'malformed CSV (unbalanced quotes)' }]);
     expect(c.source).toMatchObject({ id: 'linode-geofeed', url: 'https://geoip.linode.com/', data_date: '2025-07-24T10:00:06Z', entries: 4 });
 
@@ -117,7 +131,7 @@ describe('provider-published text lists on the fixtures', () => {
     const g = fx('digitalocean-geofeed');
     expect(cidrs(g)).toEqual(['5.101.96.0/21', '159.203.0.0/16', '2604:a880:400::/48']);
     expect(g.rejected).toEqual([{ feed: 'digitalocean-geofeed', line: 3, message: 'bad prefix length: "16x"' }]);
-    expect(onlyValue(g)).toEqual([{ provider: 'DigitalOcean' }]);
+    expect(onlyValue(g)).toEqual([{ provider: 'DigitalOcean', cdn: false, anycast: false }]);
 
     const v4 = fx('digitalocean-ipv4');
     expect(cidrs(v4)).toEqual(['5.101.96.0/21', '159.203.0.0/16', '209.97.176.0/20']);
@@ -133,7 +147,7 @@ describe('provider-published text lists on the fixtures', () => {
     const v4 = fx('cloudflare-ipv4');
     expect(cidrs(v4)).toEqual(['103.21.244.0/22', '104.16.0.0/13', '104.24.0.0/14', '172.64.0.0/13', '198.41.128.0/17']);
     expect(v4.rejected).toEqual([{ feed: 'cloudflare-ipv4', line: 4, message: 'bad prefix length: "20,"' }]);
-    expect(onlyValue(v4)).toEqual([{ provider: 'Cloudflare' }]);
+    expect(onlyValue(v4)).toEqual([{ provider: 'Cloudflare', cdn: true, anycast: true }]);
     expect(v4.source).toMatchObject({ url: 'https://www.cloudflare.com/ips-v4/', entries: 5 });
     const v6 = fx('cloudflare-ipv6');
     expect(cidrs(v6)).toEqual(['2400:cb00::/32', '2606:4700::/32', '2a06:98c0::/29']);
@@ -147,7 +161,7 @@ describe('provider-published text lists on the fixtures', () => {
     const v6 = fx('vultr-ipv6');
     expect(cidrs(v6)).toEqual(['2a05:f480:1c00::/38', '2001:19f0:5000::/38', '2401:c080:3800::/38']);
     expect(v6.rejected).toEqual([{ feed: 'vultr-ipv6', line: 4, message: 'not an address: "2401:c080::3800::"' }]);
-    expect(onlyValue(v6)).toEqual([{ provider: 'Vultr' }]);
+    expect(onlyValue(v6)).toEqual([{ provider: 'Vultr', cdn: false, anycast: false }]);
   });
 });
 
@@ -155,7 +169,7 @@ describe('inferred feeds on the fixtures', () => {
   it('ASN-derived: provider from the file name, inferred, repeats once', () => {
     const r = fx('asn-derived-hetzner');
     expect(cidrs(r)).toEqual(['94.130.0.0/16', '88.198.0.0/16', '5.9.0.0/16', '2a01:4f8::/29']);
-    expect(onlyValue(r)).toEqual([{ provider: 'Hetzner' }]);
+    expect(onlyValue(r)).toEqual([{ provider: 'Hetzner', cdn: false, anycast: false }]);
     expect(r.rejected).toEqual([{ feed: 'asn-derived-hetzner', line: 5, message: 'IPv4Prefixes[4]: prefix length 33 exceeds 32' }]);
     expect(r.source).toMatchObject({
       id: 'asn-derived-hetzner',
@@ -178,7 +192,7 @@ describe('inferred feeds on the fixtures', () => {
     const v4 = fx('x4bnet-datacenter-ipv4');
     expect(cidrs(v4)).toEqual(['1.12.0.0/14', '5.9.0.0/16', '8.8.8.0/24', '88.198.0.0/16']);
     expect(v4.rejected).toEqual([{ feed: 'x4bnet-datacenter-ipv4', line: 4, message: 'not an address: "300.1.2.0"' }]);
-    expect(onlyValue(v4)).toEqual([{ provider: null }]);
+    expect(onlyValue(v4)).toEqual([{ provider: null, cdn: false, anycast: false }]);
     const v6 = fx('x4bnet-datacenter-ipv6');
     expect(cidrs(v6)).toEqual(['2001:310::/32', '2a01:4f8::/29']);
     expect(v6.rejected).toEqual([{ feed: 'x4bnet-datacenter-ipv6', line: 3, message: 'bad prefix length: "29::"' }]);

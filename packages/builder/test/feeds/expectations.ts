@@ -23,6 +23,8 @@ export const EXPECTED: Readonly<Record<string, { readonly fixture: Expected; rea
   // 270,345 rows, those seen by >= 10 peers
   'ris-whois-ipv6': { fixture: c(5, 3, '2024-12-20T10:06:01Z'), full: c(228_726, 0, '2024-12-20T10:06:01Z') },
   'iptoasn-ipv6': { fixture: c(5, 2, '2023-12-08T21:32:18Z'), full: c(256_732, 0, '2023-12-08T21:32:18Z') },
+  'ipintel-operators': { fixture: c(7, 0, null), full: c(7, 0, null) },
+  'asmap-bytecode': { fixture: c(20, 0, '2025-12-04T16:00:00Z'), full: c(701_378, 0, '2025-12-04T16:00:00Z') },
   'asmap': { fixture: c(6, 2, '2025-12-04T16:00:00Z'), full: c(449_186, 0, '2025-12-04T16:00:00Z') },
   'rpki-vrps': { fixture: c(7, 4, '2025-07-20T10:01:43Z'), full: c(723_524, 0, '2025-07-20T10:01:43Z') },
   'rir-afrinic': { fixture: c(6, 4, '2026-08-21'), full: c(7230, 0, '2026-08-21') },

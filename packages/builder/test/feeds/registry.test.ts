@@ -61,7 +61,6 @@ describe('defineFeed: a bad declaration throws when its module loads, naming the
     ['attribution_required not boolean', { attribution_required: 'yes' }, 'attribution_required', /true or false/],
     ['an unknown role', { role: 'botnet' }, 'role', /must be one of/],
     ['an unknown use', { use: 'sometimes' }, 'use', /"build" or "context"/],
-    ['use build for a context-only role', { role: 'as-names' }, 'use', /context only/],
     ['a missing evidence', { evidence: undefined }, 'evidence', /authoritative, inferred or beta/],
     ['an unknown evidence', { evidence: 'certain' }, 'evidence', /authoritative, inferred or beta/],
     ['an unparseable refresh', { refresh: 'daily' }, 'refresh', /"12h" or "7d"/],
@@ -76,7 +75,7 @@ describe('defineFeed: a bad declaration throws when its module loads, naming the
     ['a file for a built-in table', { origin: 'built-in' }, 'path', /built-in table has no file/],
     ['an npm origin without its package', { origin: 'npm', download: undefined }, 'npm', /package, file/],
     ['a download for an npm table', { origin: 'npm', npm: { package: 'p', file: 'f' } }, 'download', /not downloaded/],
-    ['broad on a role without broad lists', { broad: true }, 'broad', /vpn and abuse roles only/],
+    ['broad on a role without broad lists', { broad: true }, 'broad', /vpn role only/],
     ['a tag outside the asn-tag role', { tag: 'mobile' }, 'tag', /asn-tag role only/],
     ['an asn-tag feed without its tag', { role: 'asn-tag' }, 'tag', /must name the bgp\.tools tag/],
     ['a build asn-tag the build does not read', { role: 'asn-tag', tag: 'anycast' }, 'use', /context only/],
@@ -96,12 +95,13 @@ describe('defineFeed: a bad declaration throws when its module loads, naming the
     });
   }
 
-  it('accepts what those rules allow: a context feed of a context-only role, a built tag, geo without evidence', () => {
+  it('accepts what those rules allow: a context feed, a built tag, geo without evidence', () => {
     expect(declare({ role: 'as-names', use: 'context' })).toBeNull();
     expect(declare({ role: 'asn-tag', tag: 'mobile' })).toBeNull();
     expect(declare({ role: 'asn-tag', tag: 'anycast', use: 'context' })).toBeNull();
     expect(declare({ role: 'geo', evidence: undefined })).toBeNull();
-    expect(declare({ role: 'abuse', minLists: 2, broad: false })).toBeNull();
+    expect(declare({ role: 'abuse', minLists: 2 })).toBeNull();
+    expect(declare({ role: 'vpn', broad: false })).toBeNull();
     expect(declare({ refresh: '12h' })).toBeNull();
   });
 

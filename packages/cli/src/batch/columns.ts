@@ -22,7 +22,8 @@ const NETWORK = [
 ] as const;
 const SIGNALS = [
   'connection_type', 'is_datacenter', 'datacenter_provider', 'relay_provider', 'is_relay', 'is_tor', 'is_vpn',
-  'is_proxy', 'is_public_resolver', 'is_drop_listed', 'recent_abuse', 'is_verified_bot', 'verified_bot_name',
+  'vpn_operator', 'is_proxy', 'is_public_resolver', 'is_drop_listed', 'recent_abuse', 'is_verified_bot', 'verified_bot_name',
+  'is_anycast',
 ] as const;
 const EVIDENCE = [
   'connection_type', 'tor', 'vpn', 'proxy', 'verified_bot', 'relay', 'routing', 'allocation', 'drop_listed',
@@ -61,7 +62,7 @@ export const NATIVE_COLUMNS: readonly string[] = [
 
 /** All columns of the compatibility shape, in output order. */
 export const THIRDPARTY_COLUMNS: readonly string[] = [
-  'ip', 'city', 'region', 'country', 'loc', 'org', 'timezone', ...prefixed('privacy', PRIVACY), ...ERROR_COLUMNS,
+  'ip', 'city', 'region', 'country', 'loc', 'org', 'timezone', 'bogon', 'anycast', ...prefixed('privacy', PRIVACY), ...ERROR_COLUMNS,
 ];
 
 export function allColumns(format: ResultFormat): readonly string[] {

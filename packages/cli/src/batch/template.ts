@@ -48,8 +48,10 @@ export type Segment =
 type Item = { lit: string } | { ip: true } | { version: true } | { group: Group; text: (p: object) => string };
 
 const encoder = new TextEncoder();
-const TP_GROUP: Readonly<Record<string, Group>> = { city: 'geo', region: 'geo', country: 'geo', loc: 'geo', timezone: 'geo', org: 'network', privacy: 'signals' };
-const TP_KEYS = ['city', 'region', 'country', 'loc', 'org', 'timezone'] as const;
+const TP_GROUP: Readonly<Record<string, Group>> = {
+  city: 'geo', region: 'geo', country: 'geo', loc: 'geo', timezone: 'geo', org: 'network', bogon: 'network', anycast: 'signals', privacy: 'signals',
+};
+const TP_KEYS = ['city', 'region', 'country', 'loc', 'org', 'timezone', 'bogon', 'anycast'] as const;
 
 function groupOf(format: ResultFormat, column: string): Group {
   const head = column.includes('.') ? column.slice(0, column.indexOf('.')) : column;

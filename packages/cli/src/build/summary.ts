@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import type { BuildReport } from '@ipintel/builder';
+import { renderQuality } from '../info/quality.js';
 
 /** Targets of issue #3, printed beside the measured figures. */
 const TARGETS = { fileMB: 40, buildS: 90, loadMs: 300, rssMB: 150 };
@@ -53,5 +54,8 @@ export function buildSummary(report: BuildReport, load: { loadMs: number; rssMB:
   if (load !== null) {
     out.push(`load       ${load.loadMs.toFixed(0)} ms (target < ${TARGETS.loadMs} ms)`, `rss        ${load.rssMB.toFixed(0)} MB after load (target < ${TARGETS.rssMB} MB)`);
   }
+  const orgs = new Map(report.quality.labels.isp.top.map((a) => [a.asn, a.org]));
+  for (const l of Object.values(report.quality.labels)) for (const a of l.top) orgs.set(a.asn, a.org);
+  out.push('', renderQuality(report.quality, report.conflicts, (asn) => orgs.get(asn) ?? '').trimEnd());
   return `${out.join('\n')}\n`;
 }

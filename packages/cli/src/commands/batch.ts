@@ -14,7 +14,7 @@ import { RowTemplate, type OutputKind, type RenderOptions } from '../batch/templ
 import { runBatch } from '../batch/run.js';
 import { CliError, EXIT_INVALID_INPUT, EXIT_IO, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, UsageError } from '../errors.js';
 import { interruption, isTTY, type CliIo, type InStream, type StopSignal } from '../io.js';
-import { openSnapshot, SNAPSHOT_FLAG, snapshotPath } from '../snapshot.js';
+import { missingSourcesWarning, openSnapshot, SNAPSHOT_FLAG, snapshotPath } from '../snapshot.js';
 import type { Command } from './command.js';
 
 const READ_CHUNK = 1024 * 1024;
@@ -82,6 +82,8 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
   const input = openInput(args.positionals[0], io);
   const template = new RowTemplate(render);
   const intel = openSnapshot(path);
+  const warning = missingSourcesWarning('batch', intel);
+  if (warning !== null) io.stderr.write(warning);
   // SIGINT/SIGTERM: finish the rows in hand, close the output, exit 130/143 (issue 11 row 14).
   let caught: StopSignal | undefined;
   const interrupt = interruption(io);

@@ -15,7 +15,7 @@ import { HELP_FLAG, stringFlag, type ParsedArgs } from '../args.js';
 import { EXIT_INVALID_INPUT, EXIT_OK, UsageError } from '../errors.js';
 import { trimAddress } from '../address-text.js';
 import { isTTY, writeAsync, type CliIo } from '../io.js';
-import { openSnapshot, SNAPSHOT_FLAG, snapshotPath } from '../snapshot.js';
+import { missingSourcesWarning, openSnapshot, SNAPSHOT_FLAG, snapshotPath } from '../snapshot.js';
 import type { Command } from './command.js';
 
 async function run(args: ParsedArgs, io: CliIo): Promise<number> {
@@ -24,6 +24,8 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
   }
   const format = (stringFlag(args, 'format') ?? 'native') as ResultFormat;
   const intel = openSnapshot(snapshotPath(stringFlag(args, 'snapshot')));
+  const warning = missingSourcesWarning('check', intel);
+  if (warning !== null) io.stderr.write(warning);
   const pretty = args.flags['pretty'] !== undefined || (args.flags['compact'] === undefined && isTTY(io.stdout));
   let bad = 0;
   const results = args.positionals.map((ip) => {

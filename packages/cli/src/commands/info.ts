@@ -6,9 +6,11 @@
  * @module
  */
 import { statSync } from 'node:fs';
+import { qualityReport } from '@ipintel/core/internal';
 import { HELP_FLAG, stringFlag, type ParsedArgs } from '../args.js';
 import { EXIT_OK } from '../errors.js';
 import { coverage } from '../info/coverage.js';
+import { renderQuality } from '../info/quality.js';
 import { renderInfo } from '../info/render.js';
 import { writeAsync, type CliIo } from '../io.js';
 import { openSnapshot, SNAPSHOT_FLAG, snapshotPath } from '../snapshot.js';
@@ -19,6 +21,7 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
   const intel = openSnapshot(path);
   const bytes = statSync(path).size;
   const cov = args.flags['no-counts'] === undefined ? coverage(intel) : null;
+  const quality = args.flags['quality'] === undefined ? null : qualityReport(intel);
   const note = 'not computed (--no-counts)';
   if (args.flags['json'] !== undefined) {
     const body = {
@@ -26,21 +29,25 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
       ...intel.info,
       address_counts: cov === null ? null : { ipv6_unit: '/64', signals: cov.signals },
       ...(cov === null ? { address_counts_note: note } : {}),
+      ...(quality === null ? {} : { quality: { public_ipv4: quality.public_ipv4, mapped_ipv4: quality.mapped_ipv4, labels: quality.labels } }),
     };
     await writeAsync(io.stdout, `${JSON.stringify(body, null, 2)}\n`);
   } else {
     await writeAsync(io.stdout, renderInfo(path, bytes, intel.info, cov, note));
+    if (quality !== null) await writeAsync(io.stdout, `\n${renderQuality(quality)}`);
   }
   return EXIT_OK;
 }
 
 export const infoCommand: Command = {
   summary: 'Show what the snapshot holds: build date, sources, sizes and address counts per signal.',
-  usage: 'ipintel info [--snapshot PATH] [--json] [--no-counts]',
+  usage: 'ipintel info [--snapshot PATH] [--json] [--no-counts] [--quality]',
   details: [
     'Prints the snapshot path and size, format version, build date, attribution URL, index',
     'sizes, every source (id, publisher, data date, entry count, licence) and, per signal, how',
-    'many IPv4 addresses and IPv6 /64 blocks carry it.',
+    'many IPv4 addresses and IPv6 /64 blocks carry it; the signals it has no source for.',
+    '--quality adds the quality report: each connection type and signal as a share of public',
+    'IPv4 (address-weighted), its top ASNs, and the limits a world-scale build must stay within.',
   ].join('\n'),
   examples: [
     'ipintel info                                   # the default snapshot',
@@ -53,6 +60,7 @@ export const infoCommand: Command = {
       snapshot: SNAPSHOT_FLAG,
       json: { type: 'boolean', description: 'Print one JSON object instead of tables.' },
       'no-counts': { type: 'boolean', description: 'Skip the per-signal address counts.' },
+      quality: { type: 'boolean', description: 'Add the quality report (shares of public IPv4 per label, top ASNs, limits).' },
       help: HELP_FLAG,
     },
   },

@@ -23,6 +23,7 @@ export const COUNTED: readonly { readonly name: string; readonly on: (r: CheckRe
   { name: 'is_drop_listed', on: (r) => r.signals.is_drop_listed },
   { name: 'recent_abuse', on: (r) => r.signals.recent_abuse },
   { name: 'is_verified_bot', on: (r) => r.signals.is_verified_bot },
+  { name: 'is_anycast', on: (r) => r.signals.is_anycast },
   { name: 'connection_type:satellite', on: (r) => r.signals.connection_type === 'satellite' },
   { name: 'connection_type:mobile', on: (r) => r.signals.connection_type === 'mobile' },
   { name: 'connection_type:isp', on: (r) => r.signals.connection_type === 'isp' },

@@ -27,6 +27,7 @@ export function renderInfo(path: string, bytes: number, info: SnapshotInfo, cov:
     `Built        ${info.build_date}`,
     `Attribution  ${info.attribution_url}`,
     `RPKI         ${info.has_rpki ? 'ROA set included' : 'no ROA set (rpki is "unknown")'}`,
+    `Missing      ${info.unavailable.length === 0 ? 'none: every signal has a source' : `no source for ${info.unavailable.join(', ')} (evidence "unavailable")`}`,
     `Index        ${num(c.ipv4_ranges)} IPv4 ranges, ${num(c.ipv6_ranges)} IPv6 ranges, ${num(c.leaves)} leaves`,
     `Records      ${num(c.geo_records)} geo, ${num(c.network_records)} network, ${num(c.signal_sets)} signal sets`,
     '',

@@ -4,6 +4,9 @@
  *
  * Fields whose native value is null are omitted, as the provider whose layout
  * this is omits what it does not know; `org` is omitted when there is no ASN.
+ * `bogon` and `anycast` appear only when true, as in that layout.
+ * `privacy.service` names the operator behind the privacy signal: the relay
+ * provider, else the VPN operator, else the datacenter provider.
  *
  * @module
  */
@@ -20,13 +23,15 @@ export function toThirdParty(r: CheckResult): ThirdPartyResult {
   if (g.latitude !== null && g.longitude !== null) out.loc = `${g.latitude},${g.longitude}`;
   if (r.network.asn !== 0) out.org = `AS${r.network.asn} ${r.network.as_org}`.trimEnd();
   if (g.timezone !== null) out.timezone = g.timezone;
+  if (r.network.is_bogon) out.bogon = true;
+  if (s.is_anycast) out.anycast = true;
   out.privacy = {
     vpn: s.is_vpn,
     proxy: s.is_proxy,
     tor: s.is_tor,
     relay: s.is_relay,
     hosting: s.connection_type === 'datacenter',
-    service: s.relay_provider ?? s.datacenter_provider ?? '',
+    service: s.relay_provider ?? s.vpn_operator ?? s.datacenter_provider ?? '',
   };
   return out as unknown as ThirdPartyResult;
 }

@@ -11,6 +11,7 @@
  */
 import { inflateSync } from 'fflate';
 import { IpIntelError, corrupt } from '../errors.js';
+import { isEvidenceKey } from '../result/evidence.js';
 import { murmur3 } from './checksum.js';
 import {
   COLUMNS,
@@ -78,6 +79,13 @@ export function parseHeader(head: Uint8Array, fileSize: number): Header {
     throw new IpIntelError(
       'snapshot_version',
       `snapshot format version ${version} is not supported by this reader (it reads version ${SNAPSHOT_VERSION}); upgrade @ipintel/core`,
+      'header',
+    );
+  }
+  if (version < SNAPSHOT_VERSION) {
+    throw new IpIntelError(
+      'snapshot_version',
+      `snapshot format version ${version} is older than this reader reads (version ${SNAPSHOT_VERSION}): rebuild it with \`ipintel build\` or update @ipintel/data`,
       'header',
     );
   }
@@ -177,7 +185,9 @@ function validate(c: Columns): void {
   for (const n of ['net.as_org', 'net.flags', 'net.rpki', 'net.allocation_day', 'net.registration_country'] as const) {
     require(c[n].length === nNet, `${n} has the wrong length`, n);
   }
-  for (const n of ['sig.connection_type', 'sig.connection_evidence', 'sig.datacenter_provider', 'sig.relay_provider', 'sig.verified_bot_name'] as const) {
+  for (const n of [
+    'sig.connection_type', 'sig.connection_evidence', 'sig.datacenter_provider', 'sig.relay_provider', 'sig.verified_bot_name', 'sig.vpn_operator',
+  ] as const) {
     require(c[n].length === nSig, `${n} has the wrong length`, n);
   }
   for (const n of ['geo.country_code', 'geo.timezone'] as const) {
@@ -188,7 +198,7 @@ function validate(c: Columns): void {
   }
   for (const n of [
     'geo.region', 'geo.city', 'net.as_org',
-    'net.registration_country', 'sig.datacenter_provider', 'sig.relay_provider', 'sig.verified_bot_name',
+    'net.registration_country', 'sig.datacenter_provider', 'sig.relay_provider', 'sig.verified_bot_name', 'sig.vpn_operator',
   ] as const) {
     allBelow(c[n], nStr, n, true);
   }
@@ -281,6 +291,7 @@ export function parsePrelude(header: Header, metaRegion: Uint8Array): Prelude {
   require(typeof meta === 'object' && meta !== null && typeof meta.columns === 'object' && meta.columns !== null, 'meta has no columns', 'meta');
   require(typeof meta.build_date === 'string' && Array.isArray(meta.sources), 'meta lacks build date or sources', 'meta');
   require(typeof meta.country_names === 'object' && meta.country_names !== null, 'meta lacks country names', 'meta');
+  require(Array.isArray(meta.unavailable) && meta.unavailable.every(isEvidenceKey), 'meta lacks a valid list of unavailable signals', 'meta');
   const base = HEADER_SIZE + 4 + header.metaSize;
   const columns: PlannedColumn[] = [];
   for (const name of Object.keys(COLUMNS) as ColumnName[]) {

@@ -15,11 +15,13 @@ import {
   HEADER_SIZE,
   NET_ANNOUNCED,
   NET_BOGON,
+  NET_ROUTING_INFERRED,
   NULL_DAY,
   NULL_STRING,
   NULL_STRING16,
   RPKI_CODES,
   SIG_ABUSE,
+  SIG_ANYCAST,
   SIG_BOT,
   SIG_DROP,
   SIG_PROXY,
@@ -254,7 +256,10 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
   const nets = model.networks;
   cols.set('net.asn', u32(nets.map((r) => r.asn)));
   cols.set('net.as_org', u32(nets.map((r) => strings.id(r.as_org))));
-  cols.set('net.flags', Uint8Array.from(nets.map((r) => (r.is_announced ? NET_ANNOUNCED : 0) | (r.is_bogon ? NET_BOGON : 0))));
+  cols.set(
+    'net.flags',
+    Uint8Array.from(nets.map((r) => (r.is_announced ? NET_ANNOUNCED : 0) | (r.is_bogon ? NET_BOGON : 0) | (r.routing_inferred === true ? NET_ROUTING_INFERRED : 0))),
+  );
   cols.set('net.rpki', Uint8Array.from(nets.map((r) => RPKI_CODES.indexOf(r.rpki))));
   cols.set('net.allocation_day', u32(nets.map((r) => (r.allocation_date === null ? NULL_DAY : dayNumber(r.allocation_date)))));
   cols.set('net.registration_country', u32(nets.map((r) => strings.id(r.registration_country))));
@@ -271,7 +276,8 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
           (s.is_public_resolver ? SIG_RESOLVER : 0) |
           (s.is_drop_listed ? SIG_DROP : 0) |
           (s.recent_abuse ? SIG_ABUSE : 0) |
-          (s.is_verified_bot ? SIG_BOT : 0),
+          (s.is_verified_bot ? SIG_BOT : 0) |
+          (s.is_anycast ? SIG_ANYCAST : 0),
       ),
     ),
   );
@@ -280,6 +286,7 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
   cols.set('sig.datacenter_provider', u32(sigs.map((s) => strings.id(s.datacenter_provider))));
   cols.set('sig.relay_provider', u32(sigs.map((s) => strings.id(s.relay_provider))));
   cols.set('sig.verified_bot_name', u32(sigs.map((s) => strings.id(s.verified_bot_name))));
+  cols.set('sig.vpn_operator', u32(sigs.map((s) => strings.id(s.vpn_operator))));
   for (const [name, col] of cols) {
     if (name.startsWith('net.rpki') || name.startsWith('sig.connection')) {
       if ((col as Uint8Array).some((x) => x === 255)) throw new RangeError(`${name}: value outside its enum`);
@@ -363,6 +370,7 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
     has_rpki: model.has_rpki,
     country_names: countryNames,
     sources: model.sources,
+    unavailable: model.unavailable ?? [],
     columns: refs,
   };
   const metaBytes = new TextEncoder().encode(JSON.stringify(meta));

@@ -26,7 +26,8 @@
  */
 
 export const SNAPSHOT_MAGIC = new Uint8Array([0x49, 0x50, 0x49, 0x4e, 0x54, 0x45, 0x4c, 0x00]); // "IPINTEL\0"
-export const SNAPSHOT_VERSION = 1;
+/** 2: sig.vpn_operator, SIG_ANYCAST, NET_ROUTING_INFERRED and the meta's `unavailable` (version 1 is not read). */
+export const SNAPSHOT_VERSION = 2;
 export const HEADER_SIZE = 32;
 /** Set when the writer deflated columns (each column also says whether it is). */
 export const FLAG_DEFLATE = 1;
@@ -69,7 +70,7 @@ export interface ColumnRef {
 /** Bytes per element of each column type. */
 export const TYPE_SIZE: Readonly<Record<ColumnType, number>> = { u8: 1, u16: 2, u32: 4, f32: 4 };
 
-/** Every column a version-1 snapshot holds, with its element type. */
+/** Every column a snapshot of the current version holds, with its element type. */
 export const COLUMNS = {
   'str.offsets': 'u32',
   'str.bytes': 'u8',
@@ -91,6 +92,7 @@ export const COLUMNS = {
   'sig.datacenter_provider': 'u32',
   'sig.relay_provider': 'u32',
   'sig.verified_bot_name': 'u32',
+  'sig.vpn_operator': 'u32',
   'leaf.ids': 'u16',
   'pair.net': 'u32',
   'pair.sig': 'u32',
@@ -111,6 +113,8 @@ export type ColumnName = keyof typeof COLUMNS;
 /** net.flags bits. */
 export const NET_ANNOUNCED = 1;
 export const NET_BOGON = 2;
+/** Announced only by a source that is not a BGP table (the asmap): routing evidence `inferred`. */
+export const NET_ROUTING_INFERRED = 4;
 
 /** sig.flags bits. */
 export const SIG_RELAY = 1 << 0;
@@ -121,6 +125,7 @@ export const SIG_RESOLVER = 1 << 4;
 export const SIG_DROP = 1 << 5;
 export const SIG_ABUSE = 1 << 6;
 export const SIG_BOT = 1 << 7;
+export const SIG_ANYCAST = 1 << 8;
 
 /** Enum tables: the stored byte is the index. */
 export const RPKI_CODES = [null, 'valid', 'invalid', 'not-found', 'unknown'] as const;
@@ -136,5 +141,7 @@ export interface SnapshotMeta {
   /** Full country name per ISO code used in the geo table (one entry per country, not per row). */
   readonly country_names: Readonly<Record<string, string>>;
   readonly sources: readonly import('../types.js').SourceInfo[];
+  /** Evidence keys with no source in the snapshot. */
+  readonly unavailable: readonly (keyof import('../types.js').Evidence)[];
   readonly columns: Readonly<Record<string, ColumnRef>>;
 }

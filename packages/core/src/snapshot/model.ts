@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { EvidenceLabel, RpkiStatus, Signals, SourceInfo } from '../types.js';
+import type { Evidence, EvidenceLabel, RpkiStatus, Signals, SourceInfo } from '../types.js';
 import type { Ranges } from './flatten.js';
 
 export interface GeoRow {
@@ -26,12 +26,14 @@ export interface NetworkRow {
   /** `YYYY-MM-DD` or null. */
   readonly allocation_date: string | null;
   readonly registration_country: string | null;
+  /** Announced only by a source that is not a BGP table (the asmap): routing evidence `inferred`. Default false. */
+  readonly routing_inferred?: boolean;
 }
 
 /** A signal set as stored: the result's signals (less the derived `is_datacenter`) and the label of `connection_type`. */
 export type SignalRow = Omit<Signals, 'is_datacenter'> & {
-  /** Label of the source class that decided `connection_type`. */
-  readonly connection_evidence: EvidenceLabel;
+  /** Label of the source class that decided `connection_type` (`unavailable` is per snapshot, never stored). */
+  readonly connection_evidence: Exclude<EvidenceLabel, 'unavailable'>;
 };
 
 /** One distinct answer: indexes into the three tables. */
@@ -47,6 +49,8 @@ export interface SnapshotModel {
   readonly attribution_url: string;
   readonly has_rpki: boolean;
   readonly sources: readonly SourceInfo[];
+  /** Evidence keys with no source in the snapshot (default none). */
+  readonly unavailable?: readonly (keyof Evidence)[];
   readonly geo: readonly GeoRow[];
   readonly networks: readonly NetworkRow[];
   readonly signals: readonly SignalRow[];

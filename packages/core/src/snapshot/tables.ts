@@ -6,20 +6,22 @@
  *
  * @module
  */
-import { evidenceFor } from '../result/evidence.js';
+import { EvidenceTable } from '../result/evidence.js';
 import { scoreSignals } from '../result/score.js';
-import type { Evidence, Geo, Network, Risk, Signals } from '../types.js';
+import type { Evidence, EvidenceLabel, Geo, Network, Risk, Signals } from '../types.js';
 import type { DecodedSnapshot } from './decode.js';
 import {
   CONNECTION_CODES,
   EVIDENCE_CODES,
   NET_ANNOUNCED,
   NET_BOGON,
+  NET_ROUTING_INFERRED,
   NULL_DAY,
   NULL_STRING,
   NULL_STRING16,
   RPKI_CODES,
   SIG_ABUSE,
+  SIG_ANYCAST,
   SIG_BOT,
   SIG_DROP,
   SIG_PROXY,
@@ -43,13 +45,17 @@ function isoDay(day: number): string {
 /** Per-signal-set parts of a result: all depend only on the set. */
 export interface SignalParts {
   readonly signals: Signals;
-  readonly evidence: Evidence;
+  /** The label of connection_type (the evidence object also depends on the network row). */
+  readonly connection: EvidenceLabel;
   readonly risk: Risk;
 }
 
 /** Everything a network/signal pair contributes to a result, in one object (one cache line to read). */
-export interface PairParts extends SignalParts {
+export interface PairParts {
   readonly network: Network;
+  readonly signals: Signals;
+  readonly evidence: Evidence;
+  readonly risk: Risk;
 }
 
 export class RecordTables {
@@ -63,9 +69,11 @@ export class RecordTables {
   private pairCache: (PairParts | undefined)[];
   private netDay = -1;
   private readonly countryNames: Readonly<Record<string, string>>;
+  private readonly evidence: EvidenceTable;
 
   constructor(decoded: DecodedSnapshot) {
     this.c = decoded.columns;
+    this.evidence = new EvidenceTable(decoded.meta.unavailable ?? []);
     this.countryNames = decoded.meta.country_names;
     this.geoCache = new Array<Geo | undefined>(this.c['geo.country_code'].length);
     this.sigCache = new Array<SignalParts | undefined>(this.c['sig.flags'].length);
@@ -114,7 +122,9 @@ export class RecordTables {
     let parts = this.pairCache[p];
     if (parts === undefined) {
       const s = this.signalParts(this.c['pair.sig'][p]!);
-      parts = { network: this.network(this.c['pair.net'][p]!, today), signals: s.signals, evidence: s.evidence, risk: s.risk };
+      const net = this.c['pair.net'][p]!;
+      const routing = (this.c['net.flags'][net]! & NET_ROUTING_INFERRED) !== 0 ? 'inferred' : 'authoritative';
+      parts = { network: this.network(net, today), signals: s.signals, evidence: this.evidence.get(s.connection, routing), risk: s.risk };
       this.pairCache[p] = parts;
     }
     return parts;
@@ -164,16 +174,18 @@ export class RecordTables {
         is_relay: (f & SIG_RELAY) !== 0,
         is_tor: (f & SIG_TOR) !== 0,
         is_vpn: (f & SIG_VPN) !== 0,
+        vpn_operator: this.str(c['sig.vpn_operator'][i]!),
         is_proxy: (f & SIG_PROXY) !== 0,
         is_public_resolver: (f & SIG_RESOLVER) !== 0,
         is_drop_listed: (f & SIG_DROP) !== 0,
         recent_abuse: (f & SIG_ABUSE) !== 0,
         is_verified_bot: (f & SIG_BOT) !== 0,
         verified_bot_name: this.str(c['sig.verified_bot_name'][i]!),
+        is_anycast: (f & SIG_ANYCAST) !== 0,
       });
       p = {
         signals,
-        evidence: evidenceFor(EVIDENCE_CODES[c['sig.connection_evidence'][i]!]!),
+        connection: EVIDENCE_CODES[c['sig.connection_evidence'][i]!]!,
         risk: scoreSignals(signals),
       };
       this.sigCache[i] = p;

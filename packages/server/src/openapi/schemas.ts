@@ -51,14 +51,20 @@ export const SCHEMAS: Record<string, Schema> = {
     is_relay: bool,
     is_tor: bool,
     is_vpn: bool,
+    vpn_operator: { ...nstr, description: 'The VPN operator a per-server list names, when is_vpn.' },
     is_proxy: bool,
     is_public_resolver: bool,
     is_drop_listed: bool,
     recent_abuse: bool,
     is_verified_bot: bool,
     verified_bot_name: nstr,
+    is_anycast: bool,
   }),
-  EvidenceLabel: { type: 'string', enum: ['authoritative', 'inferred', 'beta'] },
+  EvidenceLabel: {
+    type: 'string',
+    enum: ['authoritative', 'inferred', 'beta', 'unavailable'],
+    description: '`unavailable`: the snapshot has no source for the signal (docs/scoring.md).',
+  },
   Evidence: obj(
     Object.fromEntries(
       ['connection_type', 'tor', 'vpn', 'proxy', 'verified_bot', 'relay', 'routing', 'allocation', 'drop_listed', 'recent_abuse', 'public_resolver'].map(
@@ -96,6 +102,8 @@ export const SCHEMAS: Record<string, Schema> = {
       loc: { ...str, description: '"<latitude>,<longitude>".' },
       org: { ...str, description: '"AS<asn> <as_org>"; omitted without an ASN.' },
       timezone: str,
+      bogon: { type: 'boolean', enum: [true], description: 'Present only for a non-public address.' },
+      anycast: { type: 'boolean', enum: [true], description: 'Present only for an anycast address.' },
       privacy: obj({ vpn: bool, proxy: bool, tor: bool, relay: bool, hosting: bool, service: str }),
     },
     ['ip', 'privacy'],

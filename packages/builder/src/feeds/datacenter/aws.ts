@@ -9,14 +9,18 @@
  */
 import { defineFeed } from '../declare.js';
 import { isoFromEpochSeconds, isoFromZonelessUtc } from '../read/dates.js';
-import { jsonObjectWithArrays } from '../read/json.js';
-import type { PrefixesFound } from '../types.js';
+import { parseCidr } from '../read/cidr.js';
+import { isObject, jsonObjectWithArrays } from '../read/json.js';
+import type { Prefix, PrefixesFound } from '../types.js';
 import { PUBLISHED, datacenterValue, field, fromArray, jsonCidrs, type DatacenterValue } from './values.js';
 
 export const AWS = datacenterValue('AWS');
+/** CloudFront edge ranges (service CLOUDFRONT): AWS's CDN, never a VPN server. */
+export const AWS_CLOUDFRONT = datacenterValue('AWS', { cdn: true });
 
 /**
- * All services' prefixes, repeats kept once.
+ * All services' prefixes, repeats kept once; a prefix listed under the
+ * CLOUDFRONT service is valued as a CDN edge range.
  *
  * @throws FeedError when `prefixes` / `ipv6_prefixes` are not arrays or hold no CIDR.
  */
@@ -28,7 +32,17 @@ export function parseAwsIpRanges(data: Uint8Array | string, feed: string): Prefi
   ];
   const m = typeof doc.createDate === 'string' ? /^(\d{4}-\d{2}-\d{2})-(\d{2})-(\d{2})-(\d{2})$/.exec(doc.createDate) : null;
   const date = (m ? isoFromZonelessUtc(`${m[1]}T${m[2]}:${m[3]}:${m[4]}`) : null) ?? isoFromEpochSeconds(doc.syncToken);
-  return jsonCidrs(feed, items, AWS, date);
+  const found = jsonCidrs(feed, items, AWS, date);
+  const edges = new Set<string>();
+  for (const key of ['prefixes', 'ipv6_prefixes'] as const) {
+    for (const rec of doc[key] as unknown[]) {
+      if (!isObject(rec) || rec['service'] !== 'CLOUDFRONT') continue;
+      const c = parseCidr(String(rec['ip_prefix'] ?? rec['ipv6_prefix']).trim());
+      if (c.ok) edges.add(`${c.version}/${c.start}/${c.length}`);
+    }
+  }
+  const edge = (p: Prefix<DatacenterValue>): boolean => edges.has(`${p.version}/${p.start}/${p.length}`);
+  return { ...found, prefixes: found.prefixes.map((p) => (edge(p) ? { ...p, value: AWS_CLOUDFRONT } : p)) };
 }
 
 export const AWS_IP_RANGES = defineFeed({

@@ -8,7 +8,8 @@ import { jsonObjectWithArrays } from '../read/json.js';
 import type { PrefixesFound } from '../types.js';
 import { PUBLISHED, datacenterValue, jsonCidrs, stringsOf, type DatacenterValue } from './values.js';
 
-export const FASTLY = datacenterValue('Fastly');
+// Fastly's edge is anycast (its documentation); the list is its CDN edge.
+export const FASTLY = datacenterValue('Fastly', { cdn: true, anycast: true });
 
 /** @throws FeedError when either member is not an array or no CIDR is found. */
 export function parseFastlyIpList(data: Uint8Array | string, feed: string): PrefixesFound<DatacenterValue> {

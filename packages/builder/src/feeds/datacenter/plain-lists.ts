@@ -14,7 +14,8 @@ import type { PrefixesFound } from '../types.js';
 import { PUBLISHED, datacenterValue, type DatacenterValue } from './values.js';
 
 export const DIGITALOCEAN = datacenterValue('DigitalOcean');
-export const CLOUDFLARE = datacenterValue('Cloudflare');
+// Cloudflare's network is anycast throughout (its documentation); its ranges are its CDN edge.
+export const CLOUDFLARE = datacenterValue('Cloudflare', { cdn: true, anycast: true });
 export const VULTR = datacenterValue('Vultr');
 
 /** DigitalOcean's RFC 8805 geofeed CSV. @throws FeedError when no line starts with a prefix. */

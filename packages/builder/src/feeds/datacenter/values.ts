@@ -23,13 +23,20 @@ import type { Diagnostic, Prefix, PrefixesFound } from '../types.js';
 export interface DatacenterValue {
   /** Display name of the provider; null when the source does not name one. */
   readonly provider: string | null;
+  /** A CDN's edge range (CloudFront, Cloudflare, Fastly): never a VPN server, whatever a VPN list says. */
+  readonly cdn: boolean;
+  /** The provider announces the range anycast (per its own documentation). */
+  readonly anycast: boolean;
 }
 
-const values = new Map<string | null, DatacenterValue>();
-/** The shared, frozen value for a provider. */
-export function datacenterValue(provider: string | null): DatacenterValue {
-  let v = values.get(provider);
-  if (v === undefined) values.set(provider, (v = Object.freeze({ provider })));
+const values = new Map<string, DatacenterValue>();
+/** The shared, frozen value for a provider (and its range's traits). */
+export function datacenterValue(provider: string | null, traits: { cdn?: boolean; anycast?: boolean } = {}): DatacenterValue {
+  const cdn = traits.cdn ?? false;
+  const anycast = traits.anycast ?? false;
+  const key = `${provider ?? ''}|${provider === null ? 0 : 1}|${cdn ? 1 : 0}|${anycast ? 1 : 0}`;
+  let v = values.get(key);
+  if (v === undefined) values.set(key, (v = Object.freeze({ provider, cdn, anycast })));
   return v;
 }
 

@@ -1,16 +1,21 @@
 /**
- * Bitcoin Core asmap, decoded to text (`asmap-tool.py decode`): which AS a
- * prefix maps to. Prefixes nest (longest match wins, left to the
- * consumer). Context only today; the newest routing evidence in the feeds
- * (issue 9 makes it one).
+ * Bitcoin Core asmap: which AS a prefix maps to, built by Kartograf from
+ * RPKI, IRR and BGP data. The bytecode (`.dat`, vendored) is the routing
+ * source the build reads: the newest routing evidence in the feeds, so it
+ * decides `is_announced` and the bogon "in use" test where the BGP tables
+ * (older) do not cover an address, with evidence `inferred` (mapped is not
+ * proof of a route: docs/data.md). The decoded text (`asmap-tool.py
+ * decode`) is context: the tests check that both give the same map.
  *
  * @module
  */
 import { defineFeed } from '../declare.js';
+import { decodeAsmap, toFamilyPrefixes } from './asmap-bytecode.js';
 import { parseCidr } from '../read/cidr.js';
 import { unpackFeed } from '../read/compression.js';
 import { MAX_ASN, parseUint } from '../read/numbers.js';
 import { eachLine, excerpt, feedText } from '../read/text.js';
+import { FeedError } from '../../errors.js';
 import type { Diagnostic, Prefix, PrefixesFound } from '../types.js';
 
 /** An origin AS. */
@@ -49,21 +54,59 @@ export function parseAsmapDecoded(data: Uint8Array, feed: string): PrefixesFound
   return { prefixes, rejected, dataDate: null };
 }
 
-export const ASMAP = defineFeed({
-  id: 'asmap',
+/** An origin as the routes role carries it. */
+export interface AsmapRoute {
+  readonly origins: readonly number[];
+}
+
+/**
+ * Reads the asmap bytecode into prefixes valued with their AS (ASN 0,
+ * unmapped, dropped). Prefixes do not nest: each is one path of the program.
+ */
+export function parseAsmapBytecode(data: Uint8Array, feed: string): PrefixesFound<AsmapRoute> {
+  const values = new Map<number, AsmapRoute>();
+  const prefixes: Prefix<AsmapRoute>[] = [];
+  for (const leaf of decodeAsmap(data, feed)) {
+    if (leaf.asn === 0) continue;
+    let value = values.get(leaf.asn);
+    if (!value) values.set(leaf.asn, (value = Object.freeze({ origins: Object.freeze([leaf.asn]) })));
+    for (const p of toFamilyPrefixes(leaf)) prefixes.push({ ...p, value });
+  }
+  if (prefixes.length === 0) throw new FeedError(feed, 'feed_empty', 'the asmap maps no address');
+  return { prefixes, rejected: [], dataDate: null };
+}
+
+const ASMAP_COMMON = {
   publisher: 'Bitcoin Core asmap project (Kartograf)',
   url: 'https://github.com/bitcoin-core/asmap-data',
   licence: 'MIT (asmap-data); inputs under ARIN RPA, IRR and CAIDA terms',
   attribution_required: false,
   evidence: 'inferred',
-  note: 'RE-PROCESSED (decoded from asmap bytecode); mixes RPKI, IRR and BGP data, so mapped is not announced; prefixes nest (longest match)',
-  format: 'gzip text: prefix AS<n> per line (decoded asmap)',
   refresh: '180d',
   role: 'routes',
-  use: 'context',
   origin: 'feeds',
+  copyDate: '2025-12-04T16:00:00Z',
+} as const;
+
+export const ASMAP_BYTECODE = defineFeed({
+  ...ASMAP_COMMON,
+  id: 'asmap-bytecode',
+  note: 'mixes RPKI, IRR and BGP data (Kartograf), so mapped is not proof of a route: routing evidence inferred where only the asmap maps an address',
+  format: 'asmap bytecode (Bitcoin Core -asmap file), unfilled',
+  use: 'build',
+  redistributable: true,
+  path: 'bgp/asmap/1764864000_asmap_unfilled.dat',
+  download: { url: 'https://github.com/bitcoin-core/asmap-data/raw/main/latest_asmap.dat' },
+  parse: parseAsmapBytecode,
+});
+
+export const ASMAP = defineFeed({
+  ...ASMAP_COMMON,
+  id: 'asmap',
+  note: 'RE-PROCESSED (decoded from asmap bytecode); mixes RPKI, IRR and BGP data, so mapped is not announced; prefixes nest (longest match)',
+  format: 'gzip text: prefix AS<n> per line (decoded asmap)',
+  use: 'context',
   path: 'bgp/asmap/1764864000_asmap_unfilled-decoded.txt.gz',
   download: { url: 'https://github.com/bitcoin-core/asmap-data' },
-  copyDate: '2025-12-04T16:00:00Z',
   parse: parseAsmapDecoded,
 });

@@ -169,7 +169,7 @@ export const BGPTOOLS_ASNS = defineFeed({
   url: 'https://bgp.tools/asns.csv',
   format: 'gzip RFC 4180 CSV with header asn,name,class,cc; names may hold line breaks',
   role: 'as-names',
-  use: 'context',
+  use: 'build',
   path: 'bgp/bgptools/asns.csv.gz',
   download: { url: 'https://bgp.tools/asns.csv' },
   parse: parseBgpToolsAsns,
