@@ -50,8 +50,10 @@ export async function authenticate(presented: string | undefined, ctx: AuthConte
   const id = keyId(presented);
   if (id === null) throw new ProblemError('invalid_api_key', 'the API key is not in the form <prefix>_live_<32 characters>', WWW_AUTHENTICATE);
   const key = await ctx.keys.get(id);
-  // Unknown id and wrong secret answer alike, so the answer does not tell which ids exist.
-  if (key === null || !keyMatches(presented, ctx.keys.hashOf(key))) {
+  // Unknown id and wrong secret answer alike and cost alike (one cached read, one hash
+  // comparison each: keys/cache.ts), so neither the answer nor its time tells which ids exist.
+  const matches = keyMatches(presented, ctx.keys.hashOf(key));
+  if (key === null || !matches) {
     throw new ProblemError('invalid_api_key', 'the API key is not valid', WWW_AUTHENTICATE);
   }
   const state = keyState(key, now, ctx.activationDelayMs);

@@ -5,19 +5,28 @@
  * Consistency: a record is reused for at most `ttlMs` (default 1000 ms), so a
  * revocation or rotation made elsewhere (the CLI, another host) takes effect
  * on every server within that time. Activation needs no invalidation: it is
- * computed from createdAt at each request. Unknown ids are not cached (no
- * memory for guesses), and the cache is bounded.
+ * computed from createdAt at each request.
+ *
+ * No existence oracle: an unknown id is cached (as null) exactly like a known
+ * one, so both cost one store read per TTL and the answer time does not tell
+ * which ids exist; `hashOf(null)` gives a hash no key can match, so the caller
+ * makes the same comparison on both paths. The cache is bounded: past
+ * MAX_ENTRIES the oldest entry makes room (a flood of guessed ids evicts old
+ * entries, known or not alike).
  *
  * @module
  */
+import { randomBytes } from 'node:crypto';
 import type { KeyRecord, Store } from '../store/types.js';
 
 const MAX_ENTRIES = 10_000;
 
 export class KeyCache {
-  private readonly entries = new Map<string, { record: KeyRecord; until: number }>();
+  private readonly entries = new Map<string, { record: KeyRecord | null; until: number }>();
   /** Stored hashes decoded to bytes once per record, for the constant-time compare. */
   private readonly hashes = new WeakMap<KeyRecord, Uint8Array>();
+  /** What an unknown id is compared against: random, so no presented key matches it. */
+  private readonly noKey = new Uint8Array(randomBytes(32));
 
   constructor(
     private readonly store: Store,
@@ -32,17 +41,15 @@ export class KeyCache {
     const t = Date.now();
     if (hit !== undefined && hit.until > t) return hit.record;
     const record = await this.store.getKey(id);
-    if (record === null) {
-      this.entries.delete(id);
-      return null;
-    }
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.delete(id);
+    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(id, { record, until: t + this.ttlMs });
     return record;
   }
 
-  /** The record's hash as bytes (decoded once per record). */
-  hashOf(record: KeyRecord): Uint8Array {
+  /** The record's hash as bytes (decoded once per record); for null, a hash nothing matches. */
+  hashOf(record: KeyRecord | null): Uint8Array {
+    if (record === null) return this.noKey;
     let h = this.hashes.get(record);
     if (h === undefined) {
       h = Buffer.from(record.hash, 'hex');
