@@ -34,7 +34,7 @@ const CHECK_PARAMS = ['ip', 'format'] as const;
 /** GET /v1/check?ip=&format= */
 export function checkRoute(app: AppContext, req: ApiRequest, query: string, rc: RequestLog): Promise<ApiResponse> {
   const params = new URLSearchParams(query);
-  return metered(app, req, params, rc, () => {
+  return metered(app, req, { params, tokenAllowed: false }, rc, () => {
     const q = strictQuery(params, CHECK_PARAMS);
     const ip = q['ip'];
     if (ip === undefined || ip === '') throw new ProblemError('missing_ip', 'the query parameter ip is required, e.g. /v1/check?ip=8.8.8.8');
@@ -48,7 +48,7 @@ const BATCH_FIELDS = ['ips', 'format'];
 /** POST /v1/check/batch with {"ips": [...], "format"?: ...} */
 export function batchRoute(app: AppContext, req: ApiRequest, query: string, rc: RequestLog): Promise<ApiResponse> {
   const params = new URLSearchParams(query);
-  return metered(app, req, params, rc, async () => {
+  return metered(app, req, { params, tokenAllowed: false }, rc, async () => {
     const q = strictQuery(params, ['format']);
     const body = await readJsonBody(req, app.maxBodyBytes);
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
@@ -95,7 +95,7 @@ export function thirdpartyRoute(app: AppContext, req: ApiRequest, path: string, 
   if (rest.length > 3 || (rest.length === 3 && rest[2] !== 'json')) return undefined;
   const segment = rest.length === 1 || (rest.length === 2 && rest[1] === 'json') ? '' : rest[1]!;
   const params = new URLSearchParams(query);
-  return metered(app, req, params, rc, () => {
+  return metered(app, req, { params, tokenAllowed: true }, rc, () => {
     strictQuery(params, ['token']);
     let ip: string;
     if (segment === '') {

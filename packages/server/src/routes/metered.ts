@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { authenticate, presentedKey } from '../auth.js';
+import { authenticate, missingKeyDetail, presentedKey } from '../auth.js';
 import type { AppContext, RequestLog } from '../context.js';
 import { problem, ProblemError } from '../http/problem.js';
 import type { ApiRequest, ApiResponse } from '../http/types.js';
@@ -21,15 +21,22 @@ export type Outcome = { readonly body: string; readonly n: number } | { readonly
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** The request's query, and whether its route takes the key as `?token=`. */
+export interface MeteredQuery {
+  readonly params: URLSearchParams;
+  readonly tokenAllowed: boolean;
+}
+
 export async function metered(
   app: AppContext,
   req: ApiRequest,
-  params: URLSearchParams | undefined,
+  query: MeteredQuery,
   rc: RequestLog,
   work: () => Outcome | Promise<Outcome>,
 ): Promise<ApiResponse> {
   const now = app.now();
-  const { key, plan } = await authenticate(presentedKey(req, params), app, now);
+  const presented = presentedKey(req, query.tokenAllowed ? query.params : undefined);
+  const { key, plan } = await authenticate(presented, app, now, missingKeyDetail(query.params));
   rc.keyId = key.id;
   let outcome: Outcome;
   try {
