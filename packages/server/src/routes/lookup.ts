@@ -9,7 +9,7 @@
 import { IpIntelError, type IpIntel, type ResultFormat } from '@ipintel/core';
 import { MAX_BATCH, type AppContext, type RequestLog } from '../context.js';
 import { ProblemError } from '../http/problem.js';
-import { resultJson } from '../http/serialize.js';
+import { jsonPreview, resultJson } from '../http/serialize.js';
 import type { ApiRequest, ApiResponse } from '../http/types.js';
 import { metered, type Outcome } from './metered.js';
 import { parseFormat, readJsonBody, strictQuery } from './params.js';
@@ -73,7 +73,8 @@ export function batchRoute(app: AppContext, req: ApiRequest, query: string, rc: 
     const results = ips.map((ip: unknown, i): string => {
       if (typeof ip !== 'string') {
         const kind = ip === null ? 'null' : Array.isArray(ip) ? 'an array' : `a ${typeof ip}`;
-        return JSON.stringify({ ip: JSON.stringify(ip)?.slice(0, 64) ?? String(ip), error: { code: 'invalid_ip', message: `ips[${i}] is ${kind}, not a string` } });
+        // jsonPreview, not JSON.stringify: an element nested thousands deep must not overflow the stack.
+        return JSON.stringify({ ip: jsonPreview(ip, 64), error: { code: 'invalid_ip', message: `ips[${i}] is ${kind}, not a string` } });
       }
       try {
         const r = resultJson(intel.check(ip, { format: chosen }));
