@@ -12,7 +12,7 @@ import { defaultSnapshotPath, open, type IpIntel } from '@ipintel/core';
 import type { Logger } from 'pino';
 import type { AppContext, RequestLog } from './context.js';
 import { DEFAULT_PROBLEM_TYPE_BASE, problem, ProblemError } from './http/problem.js';
-import type { ApiRequest, ApiResponse } from './http/types.js';
+import { DEFAULT_MAX_HEADERS, header, type ApiRequest, type ApiResponse } from './http/types.js';
 import { KeyCache } from './keys/cache.js';
 import { DEFAULT_ACTIVATION_DELAY_MS } from './keys/manage.js';
 import { defaultLogger, loggableUrl, silentLogger } from './log.js';
@@ -36,6 +36,14 @@ export interface AppOptions {
   readonly rateLimit?: boolean;
   /** Largest request body, bytes (default 65 536). */
   readonly maxBodyBytes?: number;
+  /**
+   * Most bytes of a request body read before its key is accepted (Node adapter; default
+   * 16 384). A request answered without its body being read (refused key, 404, 405, 413)
+   * gets `Connection: close`, and past this many more bytes its connection is cut.
+   */
+  readonly maxBodyBeforeAuthBytes?: number;
+  /** Most header fields in a request (default 100); more is a 431 headers_too_large. */
+  readonly maxHeaders?: number;
   /** A pino logger, or false for none (default: JSON lines on stdout). */
   readonly logger?: Logger | false;
   /** Clock, ms since the epoch (default Date.now). */
@@ -139,13 +147,19 @@ export function createApp(options: AppOptions = {}): App {
 
   // Decided once: a disabled access log costs the request path nothing.
   const accessLog = logger.isLevelEnabled('info');
+  const maxHeaders = options.maxHeaders ?? DEFAULT_MAX_HEADERS;
 
   async function handle(req: ApiRequest): Promise<ApiResponse> {
     const t0 = performance.now();
     const rc: RequestLog = { keyId: undefined, lookups: 0 };
     let res: ApiResponse;
     try {
-      res = await route(ctx, req, rc);
+      // Refused, not truncated: a key after the limit must not go unseen.
+      if (req.headerCount !== undefined && req.headerCount > maxHeaders) {
+        res = { ...problem('headers_too_large', `a request may carry at most ${maxHeaders} header fields`, {}, ctx.problemTypeBase), close: true };
+      } else if (!expectable(req)) {
+        res = { ...problem('expectation_failed', 'the only Expect value this server meets is 100-continue', {}, ctx.problemTypeBase), close: true };
+      } else res = await route(ctx, req, rc);
     } catch (e) {
       res = failure(ctx, e, req);
     }
@@ -172,6 +186,12 @@ export function createApp(options: AppOptions = {}): App {
     },
   };
 }
+
+/** Whether the request's Expect header (if any) is one this server meets. */
+const expectable = (req: ApiRequest): boolean => {
+  const e = header(req, 'expect');
+  return e === undefined || e.toLowerCase() === '100-continue';
+};
 
 const noEvents = { loaded: () => {}, refused: () => {}, missing: () => {} };
 

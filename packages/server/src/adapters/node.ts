@@ -3,23 +3,35 @@
  * the like, over the routing core. With `basePath` set, requests outside it go
  * to `next()` (or get a 404 when there is no next).
  *
+ * Unread bodies: the routes read a body only after the key was accepted (and
+ * never more than maxBodyBytes). When an answer goes out while the body is
+ * not all read (a refused key, 404, 405, 413, ...), node:http would read the
+ * rest to reuse the connection, however long it is; instead the answer says
+ * `Connection: close`, at most `maxBodyBeforeAuthBytes` more are read while it
+ * is written, and the connection is then closed.
+ *
  * @module
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createApp, type App, type AppOptions } from '../app.js';
 import { problem, ProblemError } from '../http/problem.js';
-import type { ApiRequest, ApiResponse } from '../http/types.js';
+import { DEFAULT_MAX_BODY_BEFORE_AUTH, type ApiRequest, type ApiResponse } from '../http/types.js';
 
 export interface NodeHandler {
   (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void;
   readonly app: App;
   /** Settles after the first snapshot load attempt. */
   readonly ready: Promise<void>;
+  /** Waits for the requests being answered, then closes the app (when the handler made it). */
   close(): Promise<void>;
 }
 
-/** Reads a request body up to `limit` bytes; `null` when longer (the rest is left unread). */
-export function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array | null> {
+/**
+ * Reads a request body up to `limit` bytes; `null` when longer (the rest is
+ * left unread). Sends `100 Continue` first when the client waits for it.
+ */
+export function readNodeBody(req: IncomingMessage, limit: number, res?: ServerResponse): Promise<Uint8Array | null> {
+  if (res !== undefined && !res.headersSent && req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -61,6 +73,30 @@ export function stripBase(url: string, basePath: string): string | undefined {
   return rest[0] === '/' ? rest : undefined;
 }
 
+/** Header fields node:http parses when the server's maxHeadersCount is not set. */
+const NODE_HEADER_CAP = 1000;
+
+/**
+ * Header fields received. A server that stops parsing at its maxHeadersCount
+ * (unset: node parses 1000 fields, 2000 raw entries) hides the rest, so a
+ * request at that cap may carry more: it counts as over any limit.
+ */
+export function headerCount(req: IncomingMessage): number {
+  const n = req.rawHeaders.length / 2;
+  const set = (req.socket as { server?: Server } | null)?.server?.maxHeadersCount;
+  const cap = typeof set === 'number' ? set : NODE_HEADER_CAP;
+  return cap > 0 && n >= cap ? Number.POSITIVE_INFINITY : n;
+}
+
+/** Reads (and drops) at most `limit` more bytes of an unread body; past that the connection is cut. */
+function boundUnreadBody(req: IncomingMessage, limit: number): void {
+  let seen = 0;
+  req.on('data', (c: Buffer) => {
+    seen += c.length;
+    if (seen > limit) req.socket.destroy();
+  });
+}
+
 /**
  * A Node request handler serving the API.
  *
@@ -71,31 +107,46 @@ export function stripBase(url: string, basePath: string): string | undefined {
 export function createNodeHandler(options: AppOptions & { readonly app?: App } = {}): NodeHandler {
   const app = options.app ?? createApp(options);
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+  const unreadLimit = options.maxBodyBeforeAuthBytes ?? DEFAULT_MAX_BODY_BEFORE_AUTH;
+  const answering = new Set<Promise<void>>();
+  const send = (req: IncomingMessage, res: ServerResponse, r: ApiResponse): void => {
+    if (!req.complete) {
+      boundUnreadBody(req, unreadLimit);
+      r = { ...r, close: true };
+    }
+    writeNodeResponse(res, r);
+  };
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void => {
     const url = stripBase(req.url ?? '/', basePath);
     if (url === undefined) {
       if (next !== undefined) next();
-      else writeNodeResponse(res, problem('not_found', `no such endpoint; the API is under ${basePath}`));
+      else send(req, res, problem('not_found', `no such endpoint; the API is under ${basePath}`));
       return;
     }
     const apiReq: ApiRequest = {
       method: req.method ?? 'GET',
       url,
       headers: req.headers,
-      readBody: (limit) => readNodeBody(req, limit),
+      headerCount: headerCount(req),
+      readBody: (limit) => readNodeBody(req, limit, res),
       remoteAddress: req.socket.remoteAddress,
     };
-    app.handle(apiReq).then(
-      (r) => writeNodeResponse(res, r),
+    const done = app.handle(apiReq).then(
+      (r) => send(req, res, r),
       (e: unknown) => {
         app.logger.error({ err: String(e) }, 'unexpected error');
-        if (!res.headersSent) writeNodeResponse(res, problem('internal_error', 'an unexpected error occurred'));
+        if (!res.headersSent) send(req, res, problem('internal_error', 'an unexpected error occurred'));
       },
     );
+    answering.add(done);
+    void done.finally(() => answering.delete(done));
   };
   return Object.assign(handler, {
     app,
     ready: app.ready,
-    close: () => (options.app === undefined ? app.close() : Promise.resolve()),
+    close: async () => {
+      await Promise.allSettled([...answering]);
+      if (options.app === undefined) await app.close();
+    },
   });
 }
