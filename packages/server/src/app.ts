@@ -56,6 +56,11 @@ export interface AppOptions {
   readonly watch?: boolean;
   /** Stat-poll interval of the watcher, ms (default 1000; 0 = fs.watch only). */
   readonly pollIntervalMs?: number;
+  /**
+   * Longest a request waits for the store (key read and count together), ms (default 1000);
+   * then 503 store_unavailable, and the count cannot land later (docs/api.md, Stores).
+   */
+  readonly storeTimeoutMs?: number;
   /** How long a key record read from the store is reused, ms (default 1000; 0 = read every time). Bounds how long a revocation takes to reach this process. */
   readonly keyCacheMs?: number;
   /** Prefix of problem `type` URIs (default `urn:ipintel:problem:`). */
@@ -91,6 +96,7 @@ export function createApp(options: AppOptions = {}): App {
   const attributionUrl = publicBase === '' ? undefined : `${publicBase}/attribution`;
   const loadOptions = attributionUrl === undefined ? { now } : { now, attributionUrl };
   const plans = resolvePlans(options.plans); // validates before anything is opened
+  const storeTimeoutMs = positive('storeTimeoutMs', options.storeTimeoutMs ?? 1000);
 
   const ownStore = options.store === undefined || typeof options.store === 'string';
   let storeDown = false;
@@ -99,10 +105,14 @@ export function createApp(options: AppOptions = {}): App {
       ? options.store
       : openStoreSync(options.store ?? defaultStoreSpec(), {
           onEvent: (event, error) => {
+            if (event === 'late_count') {
+              logger.error({ err: error?.message }, 'store: a count arrived after its deadline');
+              return;
+            }
             // One line per outage, not one per reconnect attempt.
-            if (event === 'error' && !storeDown) logger.warn({ err: error?.message }, 'store unreachable');
+            if ((event === 'error' || event === 'stalled') && !storeDown) logger.warn({ err: error?.message ?? 'not answering' }, event === 'stalled' ? 'store stalled' : 'store unreachable');
             if (event === 'ready' && storeDown) logger.info('store reachable again');
-            storeDown = event === 'error';
+            storeDown = event === 'error' || event === 'stalled';
           },
         });
 
@@ -138,6 +148,7 @@ export function createApp(options: AppOptions = {}): App {
     activationDelayMs: options.activationDelayMs ?? DEFAULT_ACTIVATION_DELAY_MS,
     rateLimit: options.rateLimit ?? true,
     maxBodyBytes: options.maxBodyBytes ?? 65_536,
+    storeTimeoutMs,
     now,
     snapshot: holder,
     logger,
@@ -192,6 +203,11 @@ const expectable = (req: ApiRequest): boolean => {
   const e = header(req, 'expect');
   return e === undefined || e.toLowerCase() === '100-continue';
 };
+
+function positive(name: string, v: number): number {
+  if (!Number.isSafeInteger(v) || v <= 0) throw new TypeError(`${name} must be a positive whole number of ms, got ${String(v)}`);
+  return v;
+}
 
 const noEvents = { loaded: () => {}, refused: () => {}, missing: () => {} };
 

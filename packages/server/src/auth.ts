@@ -56,11 +56,17 @@ export interface AuthContext {
  * Checks the presented key; throws ProblemError (401/403/503) when it may not
  * be served. Store failures surface as StoreUnavailableError.
  */
-export async function authenticate(presented: string | undefined, ctx: AuthContext, now: number, missingDetail = missingKeyDetail(undefined)): Promise<Authenticated> {
+export async function authenticate(
+  presented: string | undefined,
+  ctx: AuthContext,
+  now: number,
+  missingDetail = missingKeyDetail(undefined),
+  deadline = Number.POSITIVE_INFINITY,
+): Promise<Authenticated> {
   if (presented === undefined) throw new ProblemError('missing_api_key', missingDetail, WWW_AUTHENTICATE);
   const id = keyId(presented);
   if (id === null) throw new ProblemError('invalid_api_key', 'the API key is not in the form <prefix>_live_<32 characters>', WWW_AUTHENTICATE);
-  const key = await ctx.keys.get(id);
+  const key = await ctx.keys.get(id, deadline);
   // Unknown id and wrong secret answer alike and cost alike (one cached read, one hash
   // comparison each: keys/cache.ts), so neither the answer nor its time tells which ids exist.
   const matches = keyMatches(presented, ctx.keys.hashOf(key));

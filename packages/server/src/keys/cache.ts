@@ -17,7 +17,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import type { KeyRecord, Store } from '../store/types.js';
+import { StoreUnavailableError, type KeyRecord, type Store } from '../store/types.js';
 
 const MAX_ENTRIES = 10_000;
 
@@ -33,14 +33,18 @@ export class KeyCache {
     private readonly ttlMs: number,
   ) {}
 
-  /** The key record for `id` (from the cache when fresh), or null. */
-  async get(id: string): Promise<KeyRecord | null> {
-    if (this.ttlMs <= 0) return this.store.getKey(id);
+  /**
+   * The key record for `id` (from the cache when fresh), or null. A store
+   * read not answered by `deadline` (Date.now() time) rejects with
+   * StoreUnavailableError (the read is abandoned, which is harmless).
+   */
+  async get(id: string, deadline = Number.POSITIVE_INFINITY): Promise<KeyRecord | null> {
+    if (this.ttlMs <= 0) return beforeDeadline(this.store.getKey(id), deadline);
     const hit = this.entries.get(id);
     // Wall-clock time, not the injectable request clock: the TTL bounds real staleness.
     const t = Date.now();
     if (hit !== undefined && hit.until > t) return hit.record;
-    const record = await this.store.getKey(id);
+    const record = await beforeDeadline(this.store.getKey(id), deadline);
     this.entries.delete(id);
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(id, { record, until: t + this.ttlMs });
@@ -57,4 +61,14 @@ export class KeyCache {
     }
     return h;
   }
+}
+
+/** `p`, or a StoreUnavailableError once `deadline` (Date.now() time) has passed. */
+function beforeDeadline<T>(p: Promise<T>, deadline: number): Promise<T> {
+  if (deadline === Number.POSITIVE_INFINITY) return p;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StoreUnavailableError('the key store did not answer in time')), Math.max(0, deadline - Date.now()));
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }

@@ -4,7 +4,9 @@
  *   1. authenticate the key (401/403; 503 when the store is down)
  *   2. do the work: parse, validate, look up (4xx; 503 without a snapshot)
  *   3. count: one atomic store call takes a rate token and adds the lookups
- *      that succeeded (0 for an error answer) if the quota allows all of them
+ *      that succeeded (0 for an error answer) if the quota allows all of them;
+ *      key read and count share one deadline (storeTimeoutMs), past which the
+ *      answer is 503 and the count cannot land (store/types.ts)
  *   4. answer with RateLimit-* headers; a refused count answers 429 and the
  *      looked-up results are dropped, so nothing is served uncounted
  *
@@ -35,8 +37,10 @@ export async function metered(
   work: () => Outcome | Promise<Outcome>,
 ): Promise<ApiResponse> {
   const now = app.now();
+  // Real time, not the injectable clock: the store's waits are bounded in real time.
+  const deadline = Date.now() + app.storeTimeoutMs;
   const presented = presentedKey(req, query.tokenAllowed ? query.params : undefined);
-  const { key, plan } = await authenticate(presented, app, now, missingKeyDetail(query.params));
+  const { key, plan } = await authenticate(presented, app, now, missingKeyDetail(query.params), deadline);
   rc.keyId = key.id;
   let outcome: Outcome;
   try {
@@ -55,6 +59,7 @@ export async function metered(
     n,
     ratePerSecond: app.rateLimit ? plan.ratePerSecond : 0,
     second: Math.floor(now / 1000),
+    deadline,
   });
   const reset = Math.max(0, Math.ceil((window.endsAt - now) / 1000));
   const remaining = Math.max(0, plan.quota - counted.used);

@@ -108,11 +108,17 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   }
   let queue: Pending[] = [];
   const flush = (): void => {
-    const batch = queue;
+    let batch = queue;
     queue = [];
     if (closed) {
       for (const p of batch) p.reject(new StoreUnavailableError('the SQLite store is closed'));
       return;
+    }
+    // A count past its deadline is refused before the transaction: its request is answered 503.
+    const t = Date.now();
+    if (batch.some((p) => p.r.deadline !== undefined && t > p.r.deadline)) {
+      for (const p of batch) if (p.r.deadline !== undefined && t > p.r.deadline) p.reject(new StoreUnavailableError('SQLite store: the count came after its deadline; nothing was counted'));
+      batch = batch.filter((p) => p.r.deadline === undefined || t <= p.r.deadline);
     }
     let results: ConsumeResult[];
     try {

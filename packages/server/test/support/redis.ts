@@ -51,6 +51,10 @@ export interface RedisProcess {
   start(): Promise<void>;
   /** Stops with SIGTERM (Redis writes its AOF on the way out) and waits for the exit. */
   stop(): Promise<void>;
+  /** Stalls it (SIGSTOP): connections stay open, nothing is answered. */
+  pause(): void;
+  /** Ends a stall (SIGCONT). */
+  resume(): void;
 }
 
 /** Starts redis-server; `appendonly` keeps data across restarts (in `dir`). */
@@ -70,6 +74,12 @@ export async function startRedis(options: { dir: string; appendonly?: boolean })
       }
       throw new Error(`redis-server did not start on port ${port}`);
     },
+    pause() {
+      child?.kill('SIGSTOP');
+    },
+    resume() {
+      child?.kill('SIGCONT');
+    },
     async stop() {
       const c = child;
       child = undefined;
@@ -77,9 +87,50 @@ export async function startRedis(options: { dir: string; appendonly?: boolean })
       await new Promise<void>((resolve) => {
         c.once('exit', () => resolve());
         c.kill('SIGTERM');
+        c.kill('SIGCONT'); // a paused server handles SIGTERM once it runs again
       });
     },
   };
   await proc.start();
   return proc;
+}
+
+/**
+ * A TCP relay to `port` whose answers (server to client) can be held back:
+ * requests reach Redis at once, their replies arrive `delayMs` late. Models
+ * a slow return path, where Redis has run a command before the caller gives up.
+ */
+export async function delayingProxy(port: number): Promise<{ url: string; delayMs: number; close(): void }> {
+  const { createServer: tcpServer, connect: tcpConnect } = await import('node:net');
+  const state = { delayMs: 0 };
+  const sockets = new Set<import('node:net').Socket>();
+  const server = tcpServer((client) => {
+    const upstream = tcpConnect(port, '127.0.0.1');
+    sockets.add(client).add(upstream);
+    client.on('data', (d) => upstream.write(d));
+    upstream.on('data', (d) => {
+      if (state.delayMs === 0) client.write(d);
+      else setTimeout(() => client.writable && client.write(d), state.delayMs);
+    });
+    const end = (): void => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', end).on('error', end);
+    upstream.on('close', end).on('error', end);
+  });
+  const proxyPort = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+  return {
+    url: `redis://127.0.0.1:${proxyPort}`,
+    get delayMs() {
+      return state.delayMs;
+    },
+    set delayMs(ms: number) {
+      state.delayMs = ms;
+    },
+    close() {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
 }
