@@ -17,8 +17,9 @@ import { KeyCache } from './keys/cache.js';
 import { DEFAULT_ACTIVATION_DELAY_MS } from './keys/manage.js';
 import { defaultLogger, loggableUrl, silentLogger } from './log.js';
 import { resolvePlans, type Plan } from './plans.js';
-import { batchRoute, checkRoute, thirdpartyRoute } from './routes/lookup.js';
-import { attributionRoute, healthRoute, openApiRoute } from './routes/meta.js';
+import { methodsOf, route, splitUrl } from './routes/router.js';
+import { clientAddressResolver, type TrustProxy } from './http/client-address.js';
+import { corsPolicy } from './http/cors.js';
 import { SnapshotHolder } from './snapshot/holder.js';
 import { defaultStoreSpec, openStoreSync } from './store/open.js';
 import { StoreUnavailableError, type Store } from './store/types.js';
@@ -65,6 +66,17 @@ export interface AppOptions {
   readonly keyCacheMs?: number;
   /** Prefix of problem `type` URIs (default `urn:ipintel:problem:`). */
   readonly problemTypeBase?: string;
+  /**
+   * Origins browsers may call the API from (`https://app.example.com`, or `*` for any);
+   * default none (no CORS headers, OPTIONS is a 405). See http/cors.ts.
+   */
+  readonly corsOrigins?: readonly string[];
+  /**
+   * Reverse proxies in front of the server, whose X-Forwarded-For names the client: a number
+   * of hops, or addresses and CIDR blocks (`loopback`, `private` allowed). Default none: the
+   * client is the connection's peer. See http/client-address.ts.
+   */
+  readonly trustProxy?: TrustProxy;
 }
 
 export interface App {
@@ -97,6 +109,9 @@ export function createApp(options: AppOptions = {}): App {
   const loadOptions = attributionUrl === undefined ? { now } : { now, attributionUrl };
   const plans = resolvePlans(options.plans); // validates before anything is opened
   const storeTimeoutMs = positive('storeTimeoutMs', options.storeTimeoutMs ?? 1000);
+  const problemTypeBase = options.problemTypeBase ?? DEFAULT_PROBLEM_TYPE_BASE;
+  const cors = corsPolicy(options.corsOrigins, problemTypeBase);
+  const clientOf = clientAddressResolver(options.trustProxy);
 
   const ownStore = options.store === undefined || typeof options.store === 'string';
   let storeDown = false;
@@ -152,7 +167,7 @@ export function createApp(options: AppOptions = {}): App {
     now,
     snapshot: holder,
     logger,
-    problemTypeBase: options.problemTypeBase ?? DEFAULT_PROBLEM_TYPE_BASE,
+    problemTypeBase,
     publicBase,
   };
 
@@ -160,24 +175,30 @@ export function createApp(options: AppOptions = {}): App {
   const accessLog = logger.isLevelEnabled('info');
   const maxHeaders = options.maxHeaders ?? DEFAULT_MAX_HEADERS;
 
-  async function handle(req: ApiRequest): Promise<ApiResponse> {
+  async function handle(given: ApiRequest): Promise<ApiResponse> {
     const t0 = performance.now();
     const rc: RequestLog = { keyId: undefined, lookups: 0 };
+    const client = clientOf === undefined ? given.remoteAddress : clientOf(given.remoteAddress, given.headers['x-forwarded-for']);
+    const req = client === given.remoteAddress ? given : { ...given, remoteAddress: client };
     let res: ApiResponse;
+    let preflight: ApiResponse | undefined;
     try {
       // Refused, not truncated: a key after the limit must not go unseen.
       if (req.headerCount !== undefined && req.headerCount > maxHeaders) {
-        res = { ...problem('headers_too_large', `a request may carry at most ${maxHeaders} header fields`, {}, ctx.problemTypeBase), close: true };
+        res = { ...problem('headers_too_large', `a request may carry at most ${maxHeaders} header fields`, {}, problemTypeBase), close: true };
       } else if (!expectable(req)) {
-        res = { ...problem('expectation_failed', 'the only Expect value this server meets is 100-continue', {}, ctx.problemTypeBase), close: true };
+        res = { ...problem('expectation_failed', 'the only Expect value this server meets is 100-continue', {}, problemTypeBase), close: true };
+      } else if (cors !== undefined && (preflight = cors.preflight(req, methodsOf, splitUrl(req.url).path)) !== undefined) {
+        res = preflight;
       } else res = await route(ctx, req, rc);
     } catch (e) {
       res = failure(ctx, e, req);
     }
+    if (cors !== undefined && preflight === undefined) res = cors.decorate(req, res);
     if (req.method === 'HEAD') res = { ...res, body: '' };
     if (accessLog) {
       const ms = Math.round((performance.now() - t0) * 100) / 100;
-      logger.info({ method: req.method, url: loggableUrl(req.url), status: res.status, code: res.code, key_id: rc.keyId, lookups: rc.lookups, ms }, 'request');
+      logger.info({ method: req.method, url: loggableUrl(req.url), status: res.status, code: res.code, key_id: rc.keyId, lookups: rc.lookups, client, ms }, 'request');
     }
     return res;
   }
@@ -218,35 +239,4 @@ function failure(ctx: AppContext, e: unknown, req: ApiRequest): ApiResponse {
   }
   ctx.logger.error({ err: e instanceof Error ? e.stack : String(e), url: loggableUrl(req.url) }, 'unexpected error');
   return problem('internal_error', 'an unexpected error occurred; it has been logged', {}, ctx.problemTypeBase);
-}
-
-const notAllowed = (ctx: AppContext, allow: string, method: string): ApiResponse =>
-  problem('method_not_allowed', `${method.slice(0, 16)} is not allowed here; allowed: ${allow}`, { allow }, ctx.problemTypeBase);
-
-const isGet = (m: string): boolean => m === 'GET' || m === 'HEAD';
-
-function route(ctx: AppContext, req: ApiRequest, rc: RequestLog): ApiResponse | Promise<ApiResponse> {
-  const url = req.url;
-  const qi = url.indexOf('?');
-  const path = qi < 0 ? url : url.slice(0, qi);
-  const query = qi < 0 ? '' : url.slice(qi + 1);
-  switch (path) {
-    case '/v1/check':
-      return req.method === 'GET' ? checkRoute(ctx, req, query, rc) : notAllowed(ctx, 'GET', req.method);
-    case '/v1/check/batch':
-      return req.method === 'POST' ? batchRoute(ctx, req, query, rc) : notAllowed(ctx, 'POST', req.method);
-    case '/healthz':
-      return isGet(req.method) ? healthRoute(ctx) : notAllowed(ctx, 'GET, HEAD', req.method);
-    case '/attribution':
-      return isGet(req.method) ? attributionRoute(ctx, req) : notAllowed(ctx, 'GET, HEAD', req.method);
-    case '/v1/openapi.json':
-      return isGet(req.method) ? openApiRoute(ctx) : notAllowed(ctx, 'GET, HEAD', req.method);
-  }
-  if (path === '/thirdparty' || path.startsWith('/thirdparty/')) {
-    if (req.method !== 'GET') return notAllowed(ctx, 'GET', req.method);
-    const res = thirdpartyRoute(ctx, req, path, query, rc);
-    if (res !== undefined) return res;
-  }
-  const shown = path.length > 128 ? `${path.slice(0, 128)}…` : path;
-  return problem('not_found', `no such endpoint: ${shown}; see /v1/openapi.json`, {}, ctx.problemTypeBase);
 }

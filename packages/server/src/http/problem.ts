@@ -21,6 +21,7 @@ export const PROBLEMS = {
   invalid_api_key: [401, 'Invalid API key'],
   key_not_active: [401, 'API key not active yet'],
   key_revoked: [403, 'API key revoked'],
+  origin_not_allowed: [403, 'Origin not allowed'],
   not_found: [404, 'Not found'],
   method_not_allowed: [405, 'Method not allowed'],
   request_timeout: [408, 'Request timeout'],

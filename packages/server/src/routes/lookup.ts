@@ -89,11 +89,10 @@ export function batchRoute(app: AppContext, req: ApiRequest, query: string, rc: 
   });
 }
 
-/** GET /thirdparty, /thirdparty/json, /thirdparty/{ip}, /thirdparty/{ip}/json: thirdparty layout. */
-export function thirdpartyRoute(app: AppContext, req: ApiRequest, path: string, query: string, rc: RequestLog): Promise<ApiResponse> | undefined {
-  const rest = path.slice('/thirdparty'.length).split('/');
+/** GET /thirdparty, /thirdparty/json, /thirdparty/{ip}, /thirdparty/{ip}/json (the router checked the shape): thirdparty layout. */
+export function thirdpartyRoute(app: AppContext, req: ApiRequest, path: string, query: string, rc: RequestLog): Promise<ApiResponse> {
   // rest: [''] | ['', 'json'] | ['', ip] | ['', ip, 'json']
-  if (rest.length > 3 || (rest.length === 3 && rest[2] !== 'json')) return undefined;
+  const rest = path.slice('/thirdparty'.length).split('/');
   const segment = rest.length === 1 || (rest.length === 2 && rest[1] === 'json') ? '' : rest[1]!;
   const params = new URLSearchParams(query);
   return metered(app, req, { params, tokenAllowed: true }, rc, () => {
