@@ -29,7 +29,7 @@ let key: string;
 /** Bytes each server-side socket read, by the client's port. */
 const bytesRead = new Map<number, () => number>();
 beforeAll(async () => {
-  server = await startServer({ port: 0, snapshotPath: writeSnapshot(tmp.dir, 'a'), store: `sqlite:${join(tmp.dir, 'store.sqlite')}`, logger: false, watch: false, sighup: false, activationDelayMs: 0, plans: PLANS });
+  server = await startServer({ port: 0, snapshotPath: writeSnapshot(tmp.dir, 'a'), store: `sqlite:${join(tmp.dir, 'store.sqlite')}`, logger: false, watch: false, sighup: false, activationDelayMs: 0, plans: PLANS, drainTimeoutMs: 100 });
   server.server.on('connection', (s: Socket) => bytesRead.set(s.remotePort!, () => s.bytesRead));
   key = (await createKey(server.store, { plan: 'big', plans: resolvePlans(PLANS), now: 0 })).key;
 });

@@ -6,7 +6,7 @@
  * behind a relay that delays Redis's replies (Redis ran the count, the
  * answer comes too late).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { createKey } from '../../src/keys/manage.js';
 import { periodAt, resolvePlans } from '../../src/plans.js';

@@ -29,6 +29,7 @@ beforeAll(async () => {
     plans: TEST_PLANS,
     headersTimeoutMs: 400,
     requestTimeoutMs: 800,
+    drainTimeoutMs: 100, // fetch's idle keep-alive connection would hold close() for its timeout
   });
   key = (await createKey(server.store, { plan: 'test', plans: resolvePlans(TEST_PLANS), now: 0 })).key;
 });

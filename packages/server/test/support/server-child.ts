@@ -19,6 +19,8 @@ const server = await startServer({
   activationDelayMs: 0,
   sighup: false,
   watch: false,
+  // Short unless a test asks otherwise: idle keep-alive connections of fetch would hold each stop for seconds.
+  drainTimeoutMs: 200,
   ...(defaultLogger === true ? {} : { logger: false }),
   ...options,
 });
