@@ -121,7 +121,11 @@ export function createApp(options: AppOptions = {}): App {
       : openStoreSync(options.store ?? defaultStoreSpec(), {
           onEvent: (event, error) => {
             if (event === 'late_count') {
-              logger.error({ err: error?.message }, 'store: a count arrived after its deadline');
+              logger.warn({ err: error?.message }, 'store: a count whose request was answered 503 was undone');
+              return;
+            }
+            if (event === 'unreconciled') {
+              logger.error({ err: error?.message }, 'store: a count whose request was answered 503 could not be checked');
               return;
             }
             // One line per outage, not one per reconnect attempt.

@@ -4,7 +4,9 @@
  *
  * Layout (`ipintel:` prefix): `key:<id>` a hash per key, `keys` the set of ids,
  * `{<account>}:u:<period>` usage counters, `{<account>}:r:<second>` rate
- * windows (the braces keep one account's keys in one cluster slot).
+ * windows, `{<account>}:c:<second>` markers of the counts made in that second
+ * (count id -> lookups, kept 2 minutes; redis-reconcile.ts) (the braces keep
+ * one account's keys in one cluster slot).
  *
  * Atomic counting: a Lua script (run with EVALSHA through ioredis
  * defineCommand, which falls back to EVAL after a server restart empties the
@@ -21,18 +23,20 @@
  * clock; the script reads TIME first and, past the deadline, returns
  * `expired` without touching anything. The store stops waiting only after the
  * deadline (plus the clock's uncertainty and GUARD_MS), so a count that Redis
- * runs after the request was answered 503 is refused by Redis itself. Should
- * an `ok` still arrive after that (a reply delayed longer than the guard),
- * the count is undone (DECRBY) and reported. Commands are never re-sent after
- * a reconnect (a re-sent count could count twice). What remains: if the
- * connection breaks after Redis ran a count but before its reply arrives
- * (Redis killed at that instant), the request is answered 503 and the count
- * stays: at most the counts in flight at that instant.
+ * runs after the request was answered 503 is refused by Redis itself. A count
+ * whose request got a 503 without the store knowing whether Redis ran it (a
+ * reply later than the guard, a connection broken after sending, Redis killed
+ * mid-count) is checked against the marker the script leaves, once it can no
+ * longer run, and undone if it ran (redis-reconcile.ts). ioredis re-sends
+ * commands left unanswered by a broken connection; the script does not count
+ * an id whose marker exists, so a re-sent count never counts twice.
  *
  * @module
  */
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RedisLink } from './redis-link.js';
+import { MARKER_TTL_MS, Reconciler, REFUND_LUA, type UncertainCount } from './redis-reconcile.js';
 import { StoreUnavailableError, type ConsumeRequest, type ConsumeResult, type KeyRecord, type Store } from './types.js';
 
 /** How long past a count's deadline (beyond the clock's uncertainty) the store still waits for its answer, ms. */
@@ -45,6 +49,7 @@ if deadline > 0 then
   if tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) > deadline then return {3, 0} end
 end
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+if redis.call('HEXISTS', KEYS[3], ARGV[6]) == 1 then return {0, used} end
 local limit = tonumber(ARGV[3])
 if limit > 0 then
   local c = tonumber(redis.call('GET', KEYS[2]) or '0')
@@ -57,6 +62,8 @@ if n == 0 then return {0, used} end
 if used + n > tonumber(ARGV[2]) then return {1, used} end
 used = redis.call('INCRBY', KEYS[1], n)
 redis.call('EXPIRE', KEYS[1], ARGV[4])
+redis.call('HSET', KEYS[3], ARGV[6], n)
+redis.call('PEXPIRE', KEYS[3], ARGV[7])
 return {0, used}`;
 
 const INSERT_LUA = `
@@ -79,7 +86,8 @@ const EXPIRED = 3;
 const KEEP_AFTER_PERIOD_S = 40 * 86_400;
 
 interface Scripts {
-  ipintelConsume(usageKey: string, rateKey: string, n: number, quota: number, rate: number, ttlSeconds: number, redisDeadlineMs: number): Promise<[number, number]>;
+  ipintelConsume(usageKey: string, rateKey: string, markerKey: string, n: number, quota: number, rate: number, ttlSeconds: number, redisDeadlineMs: number, id: string, markerTtlMs: number): Promise<[number, number]>;
+  ipintelRefund(usageKey: string, markerKey: string, id: string): Promise<number>;
   ipintelInsert(hashKey: string, setKey: string, id: string, ...fields: string[]): Promise<number>;
   ipintelRevoke(hashKey: string, at: number, replacedBy: string): Promise<number>;
 }
@@ -92,7 +100,7 @@ export interface RedisStoreOptions {
    * answering (`stalled`, `ready`), and when a count that arrived too late
    * was undone (`late_count`) (the server logs them).
    */
-  readonly onEvent?: (event: 'error' | 'ready' | 'stalled' | 'late_count', error?: Error) => void;
+  readonly onEvent?: (event: 'error' | 'ready' | 'stalled' | 'late_count' | 'unreconciled', error?: Error) => void;
   /** Timeout of a command, and the deadline of a count that has none, ms (default 1000). */
   readonly commandTimeoutMs?: number;
 }
@@ -134,19 +142,28 @@ export function openRedisStore(url: string, options: RedisStoreOptions = {}): Re
     // Commands issued in the same tick go out in one write: fewer syscalls under load.
     enableAutoPipelining: true,
     maxRetriesPerRequest: 1,
-    // Never re-send a command after a reconnect: a count Redis ran before the break would count twice.
-    autoResendUnfulfilledCommands: false,
+    // Commands unanswered when a connection breaks are re-sent on the next one (ioredis's default;
+    // without it, auto-pipelining stalls after a reconnect). A re-sent count is safe: the script
+    // does not count an id it has counted (its marker).
     connectTimeout: 2000,
     retryStrategy: (times) => Math.min(50 * times, 1000),
   });
   redis.on('error', (e: Error) => options.onEvent?.('error', e));
   redis.on('ready', () => options.onEvent?.('ready'));
-  redis.defineCommand('ipintelConsume', { numberOfKeys: 2, lua: CONSUME_LUA });
+  redis.defineCommand('ipintelConsume', { numberOfKeys: 3, lua: CONSUME_LUA });
+  redis.defineCommand('ipintelRefund', { numberOfKeys: 2, lua: REFUND_LUA });
   redis.defineCommand('ipintelInsert', { numberOfKeys: 2, lua: INSERT_LUA });
   redis.defineCommand('ipintelRevoke', { numberOfKeys: 1, lua: REVOKE_LUA });
   const scripts = redis as unknown as Scripts;
   const location = url.replace(/\/\/[^@/]*@/, '//***@');
   const link = new RedisLink(redis, location, (stalled) => options.onEvent?.(stalled ? 'stalled' : 'ready'));
+  const reconciler = new Reconciler(
+    (c) => link.call('undo a count', () => scripts.ipintelRefund(c.usageKey, c.markerKey, c.id), timeoutMs),
+    (event, error) => options.onEvent?.(event, error),
+  );
+  // Ids of counts, unique per store instance: a random prefix and a sequence number.
+  const idPrefix = randomBytes(6).toString('base64url');
+  let idSeq = 0;
   const keyKey = (id: string): string => `${prefix}key:${id}`;
   const usageKey = (account: string, period: string): string => `${prefix}{${account}}:u:${period}`;
 
@@ -195,19 +212,37 @@ export function openRedisStore(url: string, options: RedisStoreOptions = {}): Re
     const { offset, slack } = link.clock;
     // Relative TTL: the counter outlives its period by KEEP_AFTER_PERIOD_S.
     const ttl = Math.max(0, Math.ceil((r.periodEndsAt - Date.now()) / 1000)) + KEEP_AFTER_PERIOD_S;
-    const usage = usageKey(r.account, r.period);
     const rateKey = `${prefix}{${r.account}}:r:${r.second}`;
-    const undoLate = ([o]: [number, number]): void => {
-      if (o !== 0 || r.n === 0) return;
-      options.onEvent?.('late_count', new Error(`a count of ${r.n} for account ${r.account} was answered after its request got a 503; undoing it`));
-      redis.decrby(usage, r.n).catch((e: Error) => options.onEvent?.('late_count', new Error(`could not undo a late count of ${r.n} for account ${r.account}: ${e.message}`)));
+    const giveUp = deadline + slack + GUARD_MS;
+    const count: UncertainCount = {
+      usageKey: usageKey(r.account, r.period),
+      markerKey: `${prefix}{${r.account}}:c:${r.second}`,
+      id: `${idPrefix}${(idSeq++).toString(36)}`,
+      n: r.n,
+      account: r.account,
+      notBefore: giveUp,
+      expires: Date.now() + MARKER_TTL_MS - 10_000,
     };
-    const [o, used] = await link.call(
-      'count usage',
-      () => scripts.ipintelConsume(usage, rateKey, r.n, r.quota, r.ratePerSecond, ttl, Math.floor(deadline + offset)),
-      Math.ceil(deadline + slack + GUARD_MS - Date.now()),
-      undoLate,
-    );
+    let sent = false;
+    let o: number;
+    let used: number;
+    try {
+      [o, used] = await link.call(
+        'count usage',
+        () => {
+          sent = true;
+          return scripts.ipintelConsume(count.usageKey, rateKey, count.markerKey, r.n, r.quota, r.ratePerSecond, ttl, Math.floor(deadline + offset), count.id, MARKER_TTL_MS);
+        },
+        Math.ceil(giveUp - Date.now()),
+        ([late]) => {
+          if (late === 0 && r.n > 0) reconciler.late(count);
+        },
+      );
+    } catch (e) {
+      // Sent, but no answer: it may have run. Checked (and undone if it did) once it can no longer run.
+      if (sent && r.n > 0) reconciler.add(count);
+      throw e;
+    }
     if (o === EXPIRED) throw new StoreUnavailableError(`Redis store (${location}): the count reached Redis after its deadline; nothing was counted`);
     return { outcome: OUTCOMES[o] ?? 'quota_exceeded', used };
   };
@@ -238,6 +273,7 @@ export function openRedisStore(url: string, options: RedisStoreOptions = {}): Re
       }),
     close: async () => {
       link.close();
+      reconciler.close();
       try {
         if (redis.status === 'ready') await redis.quit();
       } catch {

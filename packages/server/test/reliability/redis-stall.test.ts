@@ -110,7 +110,7 @@ describeRedis('Redis stalled', () => {
   });
 });
 
-describeRedis('Redis replies arriving after the deadline', () => {
+describeRedis('Redis replies that come too late or never', () => {
   const tmp = tempDir();
   let redis: RedisProcess;
   beforeAll(async () => {
@@ -137,6 +137,29 @@ describeRedis('Redis replies arriving after the deadline', () => {
     expect(await usage()).toBe(2);
     await app.close();
     await store.close();
+    proxy.close();
+  });
+
+  it('counts Redis ran before the connection broke (replies lost) are undone once checked', async () => {
+    const proxy = await delayingProxy(redis.port);
+    const { store, events } = redisStore(proxy.url);
+    const direct = openRedisStore(redis.url);
+    const app = createApp({ snapshot: fixtureBytes('a'), store, logger: false, plans: PLANS, activationDelayMs: 0, rateLimit: false, keyCacheMs: 60_000, storeTimeoutMs: 1_000 });
+    await app.ready;
+    const { key, record } = await createKey(store, { plan: 'big', plans: resolvePlans(PLANS), now: 0 });
+    const usage = () => direct.usage(record.account, periodAt('day', Date.now()).key);
+    expect((await call(app, '/v1/check?ip=8.8.8.8', { key })).status).toBe(200);
+    proxy.delayMs = 10_000;
+    const cutOff = Promise.all(Array.from({ length: 5 }, () => call(app, '/v1/check?ip=8.8.8.8', { key })));
+    await until(async () => (await usage()) === 6, 'Redis ran the five counts');
+    proxy.cut();
+    proxy.delayMs = 0;
+    expect((await cutOff).every((r) => r.json?.code === 'store_unavailable')).toBe(true);
+    await until(async () => (await usage()) === 1, 'the five counts undone');
+    expect(events.filter((e) => e === 'late_count')).toHaveLength(5);
+    await app.close();
+    await store.close();
+    await direct.close();
     proxy.close();
   });
 });

@@ -49,8 +49,8 @@ export interface RedisProcess {
   readonly port: number;
   /** Starts (again) on the same port and directory. */
   start(): Promise<void>;
-  /** Stops with SIGTERM (Redis writes its AOF on the way out) and waits for the exit. */
-  stop(): Promise<void>;
+  /** Stops with SIGTERM (Redis writes its AOF on the way out), or the signal given, and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
   /** Stalls it (SIGSTOP): connections stay open, nothing is answered. */
   pause(): void;
   /** Ends a stall (SIGCONT). */
@@ -80,13 +80,13 @@ export async function startRedis(options: { dir: string; appendonly?: boolean })
     resume() {
       child?.kill('SIGCONT');
     },
-    async stop() {
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
       const c = child;
       child = undefined;
       if (c === undefined || c.exitCode !== null) return;
       await new Promise<void>((resolve) => {
         c.once('exit', () => resolve());
-        c.kill('SIGTERM');
+        c.kill(signal);
         c.kill('SIGCONT'); // a paused server handles SIGTERM once it runs again
       });
     },
@@ -100,7 +100,7 @@ export async function startRedis(options: { dir: string; appendonly?: boolean })
  * requests reach Redis at once, their replies arrive `delayMs` late. Models
  * a slow return path, where Redis has run a command before the caller gives up.
  */
-export async function delayingProxy(port: number): Promise<{ url: string; delayMs: number; close(): void }> {
+export async function delayingProxy(port: number): Promise<{ url: string; delayMs: number; cut(): void; close(): void }> {
   const { createServer: tcpServer, connect: tcpConnect } = await import('node:net');
   const state = { delayMs: 0 };
   const sockets = new Set<import('node:net').Socket>();
@@ -127,6 +127,11 @@ export async function delayingProxy(port: number): Promise<{ url: string; delayM
     },
     set delayMs(ms: number) {
       state.delayMs = ms;
+    },
+    /** Breaks every connection now (replies held back are lost); new connections are relayed. */
+    cut() {
+      for (const s of sockets) s.destroy();
+      sockets.clear();
     },
     close() {
       for (const s of sockets) s.destroy();
