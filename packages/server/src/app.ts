@@ -58,7 +58,7 @@ export interface AppOptions {
   /** Stat-poll interval of the watcher, ms (default 1000; 0 = fs.watch only). */
   readonly pollIntervalMs?: number;
   /**
-   * Longest a request waits for the store (key read and count together), ms (default 1000);
+   * Longest a request waits for each store call (its key read, its count), ms (default 1000);
    * then 503 store_unavailable, and the count cannot land later (docs/api.md, Stores).
    */
   readonly storeTimeoutMs?: number;

@@ -19,7 +19,7 @@ export interface AppContext {
   /** Per-second limits on (plans' ratePerSecond) or off. */
   readonly rateLimit: boolean;
   readonly maxBodyBytes: number;
-  /** Longest a request waits for the store, ms. */
+  /** Longest a request waits for each store call, ms. */
   readonly storeTimeoutMs: number;
   readonly now: () => number;
   readonly snapshot: SnapshotHolder;

@@ -12,7 +12,7 @@ import type { Server } from 'node:http';
 import pino, { type Logger } from 'pino';
 import { createNodeHandler } from './adapters/node.js';
 import type { App, AppOptions } from './app.js';
-import { clientErrorHandler } from './http/client-error.js';
+import { clientErrorHandler, connectHandler } from './http/client-error.js';
 import { drainable } from './http/drain.js';
 import { DEFAULT_PROBLEM_TYPE_BASE } from './http/problem.js';
 import { DEFAULT_MAX_HEADERS } from './http/types.js';
@@ -104,6 +104,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   // Any other Expect value: the app answers 417 as problem+json (node's own 417 has no body).
   server.on('checkExpectation', serve);
   server.on('clientError', clientErrorHandler(app.logger, options.problemTypeBase ?? DEFAULT_PROBLEM_TYPE_BASE));
+  server.on('connect', connectHandler(app.logger, options.problemTypeBase ?? DEFAULT_PROBLEM_TYPE_BASE));
   await app.ready;
   const onHup = (): void => {
     app.logger.info('SIGHUP: reloading the snapshot');

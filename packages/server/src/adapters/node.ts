@@ -4,15 +4,22 @@
  * to `next()` (or get a 404 when there is no next).
  *
  * Unread bodies: the routes read a body only after the key was accepted (and
- * never more than maxBodyBytes). When an answer goes out while the body is
+ * never more than maxBodyBytes). When an answer is ready while the body is
  * not all read (a refused key, 404, 405, 413, ...), node:http would read the
- * rest to reuse the connection, however long it is; instead the answer says
- * `Connection: close`, at most `maxBodyBeforeAuthBytes` more are read while it
- * is written, and the connection is then closed.
+ * rest to reuse the connection, however long it is. Instead the rest is read
+ * and dropped up to `maxBodyBeforeAuthBytes` and for at most UNREAD_WAIT_MS,
+ * then the answer goes out with `Connection: close`. A body that fits is thus
+ * read to its end first. Past the limit (or the wait) nothing more is read:
+ * the answer is followed by the end of our side of the connection, and the
+ * connection is dropped LINGER_MS later (closing at once, with the client's
+ * bytes unread, would make the kernel reset it, and the client could lose
+ * the answer). A client waiting for `100 Continue` (never sent to it) is
+ * answered at once.
  *
  * @module
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { createApp, type App, type AppOptions } from '../app.js';
 import { problem, ProblemError } from '../http/problem.js';
 import { DEFAULT_MAX_BODY_BEFORE_AUTH, type ApiRequest, type ApiResponse } from '../http/types.js';
@@ -31,7 +38,10 @@ export interface NodeHandler {
  * left unread). Sends `100 Continue` first when the client waits for it.
  */
 export function readNodeBody(req: IncomingMessage, limit: number, res?: ServerResponse): Promise<Uint8Array | null> {
-  if (res !== undefined && !res.headersSent && req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
+  if (res !== undefined && !res.headersSent && req.headers.expect?.toLowerCase() === '100-continue') {
+    res.writeContinue();
+    continued.add(req);
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -88,13 +98,57 @@ export function headerCount(req: IncomingMessage): number {
   return cap > 0 && n >= cap ? Number.POSITIVE_INFINITY : n;
 }
 
-/** Reads (and drops) at most `limit` more bytes of an unread body; past that the connection is cut. */
-function boundUnreadBody(req: IncomingMessage, limit: number): void {
+/** Longest wait for the rest of an unread body before answering, ms. */
+const UNREAD_WAIT_MS = 1000;
+/** Requests sent `100 Continue` (their client is sending the body). */
+const continued = new WeakSet<IncomingMessage>();
+
+/** How long a connection closed with a body still coming is kept (reading nothing) so its answer arrives, ms. */
+const LINGER_MS = 2000;
+
+/**
+ * Reads and drops the rest of an unread body, up to `limit` bytes and
+ * UNREAD_WAIT_MS, then calls `answer` once. When the body did not end by
+ * then, reading stops and the connection lingers (see the module comment).
+ */
+function dropUnreadBody(req: IncomingMessage, limit: number, answer: () => void): void {
   let seen = 0;
-  req.on('data', (c: Buffer) => {
+  let answered = false;
+  const onData = (c: Buffer): void => {
     seen += c.length;
-    if (seen > limit) req.socket.destroy();
-  });
+    if (seen > limit) cut();
+  };
+  const done = (): void => {
+    if (answered) return;
+    answered = true;
+    clearTimeout(timer);
+    answer();
+  };
+  const cut = (): void => {
+    if (answered) return;
+    req.off('data', onData);
+    req.pause();
+    lingerOnClose(req.socket);
+    done();
+  };
+  const timer = setTimeout(cut, UNREAD_WAIT_MS);
+  req.on('data', onData);
+  req.once('end', done);
+  req.once('close', done);
+}
+
+/**
+ * node:http closes a `Connection: close` answer's socket with destroySoon
+ * (end, then destroy as soon as the answer is written). Here: end (the
+ * answer, then FIN), read nothing more, destroy LINGER_MS later.
+ */
+function lingerOnClose(socket: Socket): void {
+  socket.destroySoon = function lingering(this: Socket): void {
+    this.end();
+    const t = setTimeout(() => this.destroy(), LINGER_MS);
+    t.unref();
+    this.once('close', () => clearTimeout(t));
+  };
 }
 
 /**
@@ -110,11 +164,11 @@ export function createNodeHandler(options: AppOptions & { readonly app?: App } =
   const unreadLimit = options.maxBodyBeforeAuthBytes ?? DEFAULT_MAX_BODY_BEFORE_AUTH;
   const answering = new Set<Promise<void>>();
   const send = (req: IncomingMessage, res: ServerResponse, r: ApiResponse): void => {
-    if (!req.complete) {
-      boundUnreadBody(req, unreadLimit);
-      r = { ...r, close: true };
-    }
-    writeNodeResponse(res, r);
+    if (req.complete) return writeNodeResponse(res, r);
+    const closing = { ...r, close: true };
+    // A client waiting for 100 Continue sends no body: answer now.
+    if (req.headers.expect?.toLowerCase() === '100-continue' && !continued.has(req)) return writeNodeResponse(res, closing);
+    dropUnreadBody(req, unreadLimit, () => writeNodeResponse(res, closing));
   };
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void => {
     const url = stripBase(req.url ?? '/', basePath);

@@ -1,16 +1,18 @@
 /**
  * Answers for requests node:http refuses before the API sees them (its
  * `clientError` event): a malformed request (400), headers over the size
- * limit (431), headers or a body that arrive too slowly (408). Node's own
- * answers have no body; these are problem+json like every other error, then
- * the connection is closed. Socket errors (a reset by the client) get no
+ * limit (431), headers or a body that arrive too slowly (408); and CONNECT
+ * (its `connect` event: a proxy tunnel, not served here, 405), which node
+ * would drop without a word. Node's own answers have no body; these are
+ * problem+json like every other error, then the connection is closed. Socket errors (a reset by the client) get no
  * answer. Logged as one line without a stack: the client erred, not the server.
  *
  * @module
  */
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import { problem, type ProblemCode } from './problem.js';
+import { problem, PROBLEMS, type ProblemCode } from './problem.js';
+import type { ApiResponse } from './types.js';
 
 /** How long a refused connection may take to accept its answer before it is destroyed, ms. */
 const ANSWER_GRACE_MS = 1000;
@@ -39,16 +41,26 @@ export function clientErrorHandler(logger: Logger, problemTypeBase: string): (er
       return;
     }
     const reason = code === 'malformed_request' && typeof err.reason === 'string' ? ` (${err.reason.slice(0, 80)})` : '';
-    const res = problem(code, `${DETAILS[code]}${reason}`, { connection: 'close' }, problemTypeBase);
-    logger.info({ status: res.status, code, cause: err.code }, 'client error');
-    const head = Object.entries({ ...res.headers, 'content-length': String(Buffer.byteLength(res.body)) })
-      .map(([k, v]) => `${k}: ${v}\r\n`)
-      .join('');
-    const title = code === 'headers_too_large' ? 'Request Header Fields Too Large' : code === 'request_timeout' ? 'Request Timeout' : 'Bad Request';
-    socket.end(`HTTP/1.1 ${res.status} ${title}\r\n${head}\r\n${res.body}`);
-    // A client that does not read its answer does not keep the socket.
-    const t = setTimeout(() => socket.destroy(), ANSWER_GRACE_MS);
-    t.unref();
-    socket.once('close', () => clearTimeout(t));
+    logger.info({ status: PROBLEMS[code][0], code, cause: err.code }, 'client error');
+    answerAndClose(socket, problem(code, `${DETAILS[code]}${reason}`, { connection: 'close' }, problemTypeBase));
   };
+}
+
+/** A `connect` listener: CONNECT (a proxy tunnel) is not served; 405 and close. */
+export function connectHandler(logger: Logger, problemTypeBase: string): (req: { url?: string }, socket: Duplex) => void {
+  return (_req, socket) => {
+    logger.info({ status: 405, code: 'method_not_allowed', cause: 'CONNECT' }, 'client error');
+    answerAndClose(socket, problem('method_not_allowed', 'CONNECT is not served here', { connection: 'close', allow: 'GET, HEAD, POST' }, problemTypeBase));
+  };
+}
+
+/** Writes a problem straight to the socket and closes it (destroyed after ANSWER_GRACE_MS if the client does not read). */
+function answerAndClose(socket: Duplex, res: ApiResponse): void {
+  const head = Object.entries({ ...res.headers, 'content-length': String(Buffer.byteLength(res.body)) })
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  socket.end(`HTTP/1.1 ${res.status} ${PROBLEMS[res.code as ProblemCode][1]}\r\n${head}\r\n${res.body}`);
+  const t = setTimeout(() => socket.destroy(), ANSWER_GRACE_MS);
+  t.unref();
+  socket.once('close', () => clearTimeout(t));
 }

@@ -5,7 +5,7 @@
  *   2. do the work: parse, validate, look up (4xx; 503 without a snapshot)
  *   3. count: one atomic store call takes a rate token and adds the lookups
  *      that succeeded (0 for an error answer) if the quota allows all of them;
- *      key read and count share one deadline (storeTimeoutMs), past which the
+ *      the key read and the count each have storeTimeoutMs, past which the
  *      answer is 503 and the count cannot land (store/types.ts)
  *   4. answer with RateLimit-* headers; a refused count answers 429 and the
  *      looked-up results are dropped, so nothing is served uncounted
@@ -37,10 +37,9 @@ export async function metered(
   work: () => Outcome | Promise<Outcome>,
 ): Promise<ApiResponse> {
   const now = app.now();
-  // Real time, not the injectable clock: the store's waits are bounded in real time.
-  const deadline = Date.now() + app.storeTimeoutMs;
   const presented = presentedKey(req, query.tokenAllowed ? query.params : undefined);
-  const { key, plan } = await authenticate(presented, app, now, missingKeyDetail(query.params), deadline);
+  // Real time, not the injectable clock: the store's waits are bounded in real time.
+  const { key, plan } = await authenticate(presented, app, now, missingKeyDetail(query.params), Date.now() + app.storeTimeoutMs);
   rc.keyId = key.id;
   let outcome: Outcome;
   try {
@@ -59,7 +58,8 @@ export async function metered(
     n,
     ratePerSecond: app.rateLimit ? plan.ratePerSecond : 0,
     second: Math.floor(now / 1000),
-    deadline,
+    // From now, not from the request's start: reading a slow body must not use up the count's time.
+    deadline: Date.now() + app.storeTimeoutMs,
   });
   const reset = Math.max(0, Math.ceil((window.endsAt - now) / 1000));
   const remaining = Math.max(0, plan.quota - counted.used);

@@ -163,3 +163,21 @@ describeRedis('Redis replies that come too late or never', () => {
     proxy.close();
   });
 });
+
+it('a body slower than storeTimeoutMs does not use up the count deadline (it starts when the count is made)', async () => {
+  const { openSqliteStore } = await import('../../src/store/sqlite.js');
+  const store = openSqliteStore(':memory:');
+  const app = createApp({ snapshot: fixtureBytes('a'), store, logger: false, plans: PLANS, activationDelayMs: 0, storeTimeoutMs: 50 });
+  await app.ready;
+  const { key } = await newKey(store);
+  const body = new TextEncoder().encode('{"ips":["8.8.8.8"]}');
+  const res = await app.handle({
+    method: 'POST',
+    url: '/v1/check/batch',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    readBody: () => new Promise((resolve) => setTimeout(() => resolve(body), 200)),
+  });
+  expect(res.status).toBe(200);
+  await app.close();
+  await store.close();
+});

@@ -16,8 +16,9 @@ export interface Exchange {
 
 /**
  * Connects to 127.0.0.1:`port`, runs `script` (which writes, and may wait),
- * and collects what the server sends until it closes the connection. After
- * the script, the client half-closes and waits up to `limitMs` for the server.
+ * and collects what the server sends until it ends its side of the
+ * connection (then the client closes too, as HTTP clients do) or closes it.
+ * After the script, the client half-closes and waits up to `limitMs`.
  */
 export function exchange(port: number, script: (s: Socket, closed: () => boolean) => void | Promise<void>, limitMs = 15_000): Promise<Exchange> {
   return new Promise((resolve) => {
@@ -35,6 +36,7 @@ export function exchange(port: number, script: (s: Socket, closed: () => boolean
     s.setEncoding('latin1');
     s.on('data', (d: string) => (data += d));
     s.on('error', (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
+    s.on('end', () => s.destroy());
     s.on('close', () => {
       closed = true;
       closedEarly = !scriptDone && !gaveUp;
