@@ -129,7 +129,7 @@ describe('SQLite store', () => {
 describeRedis('Redis store', () => {
   const tmp = tempDir();
   let redis: RedisProcess;
-  let handles: Store[] = [];
+  const handles: Store[] = [];
   beforeAll(async () => {
     redis = await startRedis({ dir: tmp.dir, appendonly: true });
   });

@@ -4,7 +4,6 @@
 // store_unavailable while Redis cannot count; a lookup is counted iff it was
 // answered 200 (counts cut by an outage are checked and undone afterwards,
 // which the phase waits for).
-import { join } from 'node:path';
 import { load, until } from '../lib/http.mjs';
 import { sleep, startRedis, startServerProcess } from '../lib/processes.mjs';
 import { mib, newKey, serverOptions } from '../lib/setup.mjs';

@@ -85,7 +85,7 @@ export async function call(app: App, url: string, init: CallInit = {}): Promise<
     method: init.method ?? (body === undefined ? 'GET' : 'POST'),
     url,
     headers,
-    readBody: bodyReader(body as string | Uint8Array | undefined),
+    readBody: bodyReader(body),
     remoteAddress: init.remoteAddress,
   });
   let json: unknown;

@@ -43,7 +43,7 @@ export function exchange(port: number, script: (s: Socket, closed: () => boolean
       clearTimeout(timer);
       resolve({ data, closedEarly, error });
     });
-    s.on('connect', async () => {
+    const run = async (): Promise<void> => {
       try {
         await script(s, () => closed);
       } catch {
@@ -51,7 +51,8 @@ export function exchange(port: number, script: (s: Socket, closed: () => boolean
       }
       scriptDone = true;
       if (!closed) s.end();
-    });
+    };
+    s.on('connect', () => void run());
   });
 }
 
