@@ -6,7 +6,7 @@
 //   pnpm reliability                 # full run, a few minutes
 //   pnpm reliability -- --quick      # smaller counts, well under a minute
 //   pnpm reliability -- --update-readme   # also writes the table into README.md
-//   pnpm reliability -- --only kill9,drain
+//   pnpm reliability -- --only kill9,drain,cli
 //
 // Needs the packages built (pnpm build) and redis-server on PATH (the Redis
 // phases are skipped, and say so, without it). Exits 1 when a figure that
@@ -14,8 +14,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-for (const pkg of ['server', 'builder']) {
-  if (!existsSync(fileURLToPath(new URL(`../../packages/${pkg}/dist/index.js`, import.meta.url)))) {
+for (const pkg of ['core', 'cli', 'server', 'builder', 'testkit']) {
+  if (!existsSync(fileURLToPath(new URL(`../../packages/${pkg}/dist/${pkg === 'cli' ? 'main' : 'index'}.js`, import.meta.url)))) {
     process.stderr.write(`reliability: packages/${pkg}/dist is missing; run pnpm build first\n`);
     process.exit(2);
   }

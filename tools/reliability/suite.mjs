@@ -14,8 +14,9 @@ import { reload } from './phases/reload.mjs';
 import { slowClients } from './phases/slow-clients.mjs';
 import { hostile } from './phases/hostile.mjs';
 import { drain } from './phases/drain.mjs';
+import { libraryAndCli } from './phases/cli.mjs';
 
-const PHASES = { addresses, quota, kill9, redisStalled, redisDown, reload, slowClients, hostile, drain };
+const PHASES = { addresses, quota, kill9, redisStalled, redisDown, reload, slowClients, hostile, drain, cli: libraryAndCli };
 
 const args = process.argv.slice(2).filter((a) => a !== '--'); // pnpm may pass its '--' on
 const quick = args.includes('--quick');

@@ -1,5 +1,6 @@
 // The run's table (markdown), and its place in README.md between
-// <!-- reliability:start --> and <!-- reliability:end -->.
+// <!-- reliability:start --> and <!-- reliability:end --> (rows.mjs's table
+// goes between <!-- reliability-rows:start --> and its end marker).
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const COLUMNS = [
@@ -24,13 +25,16 @@ export function table(rows) {
   return [head, rule, ...rows.map((r) => `| ${COLUMNS.map(([, f]) => num(f(r))).join(' | ')} |`)].join('\n');
 }
 
-/** Replaces the text between the markers in `readme`; throws when they are missing. */
-export function updateReadme(readme, text) {
-  const start = '<!-- reliability:start -->';
-  const end = '<!-- reliability:end -->';
+/** Replaces the text between `<!-- NAME:start -->` and `<!-- NAME:end -->` in the file `readme`; throws when they are missing. */
+export function replaceBetween(readme, name, text) {
+  const start = `<!-- ${name}:start -->`;
+  const end = `<!-- ${name}:end -->`;
   const s = readFileSync(readme, 'utf8');
   const a = s.indexOf(start);
   const b = s.indexOf(end);
   if (a < 0 || b < a) throw new Error(`${readme} has no ${start} ... ${end} section`);
   writeFileSync(readme, `${s.slice(0, a + start.length)}\n${text}\n${s.slice(b)}`);
 }
+
+/** Replaces the run's table in `readme` (between <!-- reliability:start --> and <!-- reliability:end -->). */
+export const updateReadme = (readme, text) => replaceBetween(readme, 'reliability', text);
