@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { crashes, REDIS_AVAILABLE } from './lib/processes.mjs';
+import { redisAvailable } from '../../packages/testkit/dist/index.js';
+import { crashes } from './lib/processes.mjs';
 import { snapshots } from './lib/setup.mjs';
 import { table, updateReadme } from './lib/table.mjs';
 import { addresses } from './phases/addresses.mjs';
@@ -26,7 +27,7 @@ for (const name of selected) if (!Object.hasOwn(PHASES, name)) throw new Error(`
 
 const work = mkdtempSync(join(tmpdir(), 'ipintel-reliability-'));
 const t0 = performance.now();
-const ctx = { quick, work, snapshots: await snapshots(work), redis: REDIS_AVAILABLE };
+const ctx = { quick, work, snapshots: await snapshots(work), redis: redisAvailable() };
 const rows = [];
 let failed = false;
 for (const name of selected) {

@@ -12,7 +12,8 @@ import { openRedisStore } from '../src/store/redis.js';
 import type { Store } from '../src/store/types.js';
 import { fixtureBytes } from './support/fixtures.js';
 import { call, captureLogger, TEST_PLANS, tempDir } from './support/harness.js';
-import { describeRedis, startRedis, type RedisProcess } from './support/redis.js';
+import { startRedis, type RedisProcess } from '@ipintel/testkit';
+import { describeRedis } from './support/redis.js';
 import { until } from './support/children.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,8 +1,8 @@
 // HTTP for the reliability run: keep-alive clients (one connection each, as
-// a real client library holds), a load driver that tallies every answer, and
-// raw sockets for requests no HTTP client would send.
+// a real client library holds) and a load driver that tallies every answer.
+// (Raw sockets, for requests no HTTP client would send: testkit's exchange.)
 import { Agent, request } from 'node:http';
-import { connect } from 'node:net';
+import { firstResponse } from '../../../packages/testkit/dist/index.js';
 
 /** One keep-alive connection; `send` resolves with the answer or rejects with the socket error. */
 export function client() {
@@ -107,44 +107,8 @@ export async function until(check, ms = 20_000) {
   return false;
 }
 
-/**
- * A raw exchange: connects, runs `script(socket)`, collects what the server
- * sends until it closes (or `limitMs`). Resolves { data, ms, closedByServer }.
- */
-export function raw(port, script, limitMs = 15_000) {
-  return new Promise((resolve) => {
-    const s = connect(port, '127.0.0.1');
-    const t0 = performance.now();
-    let data = '';
-    let gaveUp = false;
-    const timer = setTimeout(() => {
-      gaveUp = true;
-      s.destroy();
-    }, limitMs);
-    s.setEncoding('latin1');
-    s.on('data', (d) => (data += d));
-    s.on('error', () => {});
-    // The server ended its side: the answer is complete; close ours, as HTTP clients do.
-    s.on('end', () => s.destroy());
-    s.on('close', () => {
-      clearTimeout(timer);
-      resolve({ data, ms: performance.now() - t0, closedByServer: !gaveUp });
-    });
-    s.on('connect', async () => {
-      try {
-        await script(s);
-      } catch {
-        // writing after the server closed
-      }
-    });
-  });
-}
-
-/** Status, content type and body of the first answer in raw `data`, or undefined. */
-export function firstAnswer(data) {
-  const end = data.indexOf('\r\n\r\n');
-  const m = /^HTTP\/1\.[01] (\d{3})/.exec(data);
-  if (end < 0 || m === null) return undefined;
-  const type = /\r\ncontent-type: *([^\r]*)/i.exec(data.slice(0, end))?.[1];
-  return { status: Number(m[1]), type, body: data.slice(end + 4) };
+/** Status, content type and body of the first answer in raw socket `data`, or undefined. */
+export function answerOf(data) {
+  const r = firstResponse(data);
+  return r === undefined ? undefined : { status: r.status, type: r.headers['content-type'], body: r.body };
 }

@@ -1,9 +1,8 @@
-// Child processes of the reliability run: ipintel servers (server-child.mjs)
-// and a private redis-server, all on 127.0.0.1, each with a log file in the
-// run's work folder. A server that exits without being told to counts as a crash.
-import { spawn, fork, spawnSync } from 'node:child_process';
+// Server processes of the reliability run (server-child.mjs), on 127.0.0.1,
+// each with a log file in the run's work folder. A server that exits without
+// being told to counts as a crash. (redis-server: testkit's startRedis.)
+import { fork } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -12,17 +11,6 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Crashes seen so far (servers that exited on their own). */
 export const crashes = { count: 0, what: [] };
-
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Starts a server process; resolves once it listens.
@@ -73,49 +61,4 @@ export function startServerProcess(work, name, options) {
       });
     });
   });
-}
-
-export const REDIS_AVAILABLE = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).error === undefined;
-
-function pong(port) {
-  return new Promise((resolve) => {
-    const c = connect(port, '127.0.0.1');
-    c.once('connect', () => c.write('PING\r\n'));
-    c.once('data', (d) => {
-      c.destroy();
-      resolve(d.toString().startsWith('+PONG'));
-    });
-    c.once('error', () => resolve(false));
-  });
-}
-
-/** A private redis-server (AOF, fsync always) on a free port; start/stop/pause/resume. */
-export async function startRedis(dir) {
-  const port = await freePort();
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always'];
-  let child;
-  const r = {
-    url: `redis://127.0.0.1:${port}`,
-    async start() {
-      child = spawn('redis-server', args, { stdio: 'ignore' });
-      for (let i = 0; i < 400; i++) {
-        if (await pong(port)) return;
-        await sleep(25);
-      }
-      throw new Error(`redis-server did not start on port ${port}`);
-    },
-    async stop(signal = 'SIGTERM') {
-      const c = child;
-      child = undefined;
-      if (c === undefined || c.exitCode !== null) return;
-      const gone = new Promise((resolve) => c.once('exit', resolve));
-      c.kill(signal);
-      c.kill('SIGCONT');
-      await gone;
-    },
-    pause: () => child?.kill('SIGSTOP'),
-    resume: () => child?.kill('SIGCONT'),
-  };
-  await r.start();
-  return r;
 }

@@ -8,7 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mulberry32 } from '../../bench/common.mjs';
-import { firstAnswer, raw } from '../lib/http.mjs';
+import { exchange } from '../../../packages/testkit/dist/index.js';
+import { answerOf } from '../lib/http.mjs';
 import { startServerProcess } from '../lib/processes.mjs';
 import { mib, newKey, serverOptions } from '../lib/setup.mjs';
 
@@ -34,9 +35,9 @@ export async function hostile(ctx) {
   const tally = { tried: 0, answered: 0, problem: 0, status5xx: 0, notProblem: [], silent: 0 };
   const send = async (text, expect) => {
     // Written, then half-closed, as a client that has nothing more to send.
-    const a = await raw(server.port, (s) => void s.end(Buffer.from(text, 'latin1')), 10_000);
+    const a = await exchange(server.port, (s) => void s.end(Buffer.from(text, 'latin1')), 10_000);
     tally.tried++;
-    const first = firstAnswer(a.data);
+    const first = answerOf(a.data);
     if (first === undefined) {
       tally.silent++;
       if (process.env['RELIABILITY_DEBUG']) process.stderr.write(`silent: ${JSON.stringify(text.slice(0, 120))}\n`);
@@ -63,7 +64,7 @@ export async function hostile(ctx) {
   // 64 MiB streamed without a key: answered at once, the connection closed long before the end.
   const MiB = 1024 * 1024;
   let sent = 0;
-  const flood = await raw(server.port, async (s) => {
+  const flood = await exchange(server.port, async (s) => {
     s.write(`POST /v1/check/batch HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${64 * MiB}\r\n\r\n`);
     const chunk = Buffer.alloc(65536, 32);
     while (sent < 64 * MiB && !s.destroyed) {
@@ -73,13 +74,13 @@ export async function hostile(ctx) {
   });
   tally.tried++;
   // A client still sending into the closed connection may get a reset before it reads the 401.
-  const floodAnswer = firstAnswer(flood.data);
+  const floodAnswer = answerOf(flood.data);
   if (floodAnswer !== undefined) tally.answered++;
   if (floodAnswer?.type === 'application/problem+json') tally.problem++;
   if (floodAnswer !== undefined && floodAnswer.status !== 401) tally.notProblem.push(`64 MiB keyless body: ${floodAnswer.status}`);
   const floodFate = floodAnswer === undefined ? 'its 401 lost to the reset' : `answered ${floodAnswer.status}`;
 
-  const healthy = (await raw(server.port, (s) => void s.write('GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n'))).data.startsWith('HTTP/1.1 200');
+  const healthy = (await exchange(server.port, (s) => void s.write('GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n'))).data.startsWith('HTTP/1.1 200');
   const rssAfter = await server.rss();
   await k.close();
   await server.stop();

@@ -4,7 +4,8 @@
 // the store holds exactly 200.
 import { join } from 'node:path';
 import { client, count, tally } from '../lib/http.mjs';
-import { startRedis, startServerProcess } from '../lib/processes.mjs';
+import { startRedis } from '../../../packages/testkit/dist/index.js';
+import { startServerProcess } from '../lib/processes.mjs';
 import { mib, newKey, PLANS, serverOptions } from '../lib/setup.mjs';
 
 async function race(ctx, name, spec) {
@@ -36,7 +37,7 @@ export async function quota(ctx) {
   const runs = [['sqlite', `sqlite:${join(ctx.work, 'quota.sqlite')}`]];
   let redis;
   if (ctx.redis) {
-    redis = await startRedis(join(ctx.work));
+    redis = await startRedis({ dir: ctx.work, appendonly: true });
     runs.push(['redis', redis.url]);
   }
   const quotaOf = PLANS.race.quota;

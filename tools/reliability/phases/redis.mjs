@@ -5,11 +5,12 @@
 // answered 200 (counts cut by an outage are checked and undone afterwards,
 // which the phase waits for).
 import { load, until } from '../lib/http.mjs';
-import { sleep, startRedis, startServerProcess } from '../lib/processes.mjs';
+import { startRedis } from '../../../packages/testkit/dist/index.js';
+import { sleep, startServerProcess } from '../lib/processes.mjs';
 import { mib, newKey, serverOptions } from '../lib/setup.mjs';
 
 async function underLoad(ctx, name, disturb) {
-  const redis = await startRedis(ctx.work);
+  const redis = await startRedis({ dir: ctx.work, appendonly: true });
   const server = await startServerProcess(ctx.work, name, serverOptions(ctx.snapshots.a.path, redis.url));
   const k = await newKey(redis.url);
   const rssBefore = await server.rss();

@@ -3,8 +3,9 @@
 // copy, a bit-flipped copy, and a copy written in place in pieces (not
 // atomic, as `cp` does). No request may fail, and every answer must be the
 // valid one (nothing is served from a damaged file).
-import { closeSync, copyFileSync, ftruncateSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { copyFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { overwriteInPlace } from '../../../packages/testkit/dist/index.js';
 import { client, load } from '../lib/http.mjs';
 import { sleep, startServerProcess } from '../lib/processes.mjs';
 import { mib, newKey, serverOptions } from '../lib/setup.mjs';
@@ -13,20 +14,6 @@ function atomically(path, bytes) {
   const tmp = `${path}.tmp`;
   writeFileSync(tmp, bytes);
   renameSync(tmp, path);
-}
-
-async function inPlace(path, bytes, pieces) {
-  const fd = openSync(path, 'r+');
-  try {
-    ftruncateSync(fd, 0);
-    const size = Math.ceil(bytes.length / pieces);
-    for (let at = 0; at < bytes.length; at += size) {
-      writeSync(fd, bytes, at, Math.min(size, bytes.length - at), at);
-      await sleep(20);
-    }
-  } finally {
-    closeSync(fd);
-  }
 }
 
 export async function reload(ctx) {
@@ -75,7 +62,7 @@ export async function reload(ctx) {
         break;
       }
       default:
-        await inPlace(path, good, 8);
+        await overwriteInPlace(path, good, 8, 20);
         swaps.inPlace++;
     }
     await sleep(250);

@@ -5,17 +5,10 @@
 // connection is answered (408, or 401 at once for the keyless bodies) as
 // problem+json and closed; the figure is how long the slowest was held.
 import { join } from 'node:path';
-import { firstAnswer, load, raw } from '../lib/http.mjs';
-import { sleep, startServerProcess } from '../lib/processes.mjs';
+import { dribble, exchange } from '../../../packages/testkit/dist/index.js';
+import { answerOf, load } from '../lib/http.mjs';
+import { startServerProcess } from '../lib/processes.mjs';
 import { mib, newKey, serverOptions } from '../lib/setup.mjs';
-
-async function drip(s, text, gapMs) {
-  for (const ch of text) {
-    if (s.destroyed) return;
-    s.write(ch);
-    await sleep(gapMs);
-  }
-}
 
 export async function slowClients(ctx) {
   const headersTimeoutMs = 2000;
@@ -30,19 +23,19 @@ export async function slowClients(ctx) {
   const post = (key) => `POST /v1/check/batch HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n${key === undefined ? '' : `x-api-key: ${key}\r\n`}\r\n`;
   const gap = ctx.quick ? 200 : 100;
   const slow = [
-    ...Array.from({ length: ctx.quick ? 50 : 200 }, () => raw(server.port, (s) => drip(s, `GET /v1/check?ip=8.8.8.8 HTTP/1.1\r\nhost: x\r\nx-api-key: ${k.key}\r\n\r\n`, gap), 60_000)),
-    ...Array.from({ length: ctx.quick ? 10 : 50 }, () => raw(server.port, async (s) => (s.write(post(k.key)), drip(s, body, gap)), 60_000)),
-    ...Array.from({ length: ctx.quick ? 10 : 50 }, () => raw(server.port, async (s) => (s.write(post(undefined)), drip(s, body, gap)), 60_000)),
+    ...Array.from({ length: ctx.quick ? 50 : 200 }, () => exchange(server.port, (s, closed) => dribble(s, closed, `GET /v1/check?ip=8.8.8.8 HTTP/1.1\r\nhost: x\r\nx-api-key: ${k.key}\r\n\r\n`, 1, gap), 60_000)),
+    ...Array.from({ length: ctx.quick ? 10 : 50 }, () => exchange(server.port, async (s, closed) => (s.write(post(k.key)), dribble(s, closed, body, 1, gap)), 60_000)),
+    ...Array.from({ length: ctx.quick ? 10 : 50 }, () => exchange(server.port, async (s, closed) => (s.write(post(undefined)), dribble(s, closed, body, 1, gap)), 60_000)),
   ];
   const answers = await Promise.all(slow);
   const t = await normal.stop();
   const rssAfter = await server.rss();
   await k.close();
   await server.stop();
-  const seen = answers.map((a) => ({ a, first: firstAnswer(a.data) }));
+  const seen = answers.map((a) => ({ a, first: answerOf(a.data) }));
   const problem = seen.filter((x) => x.first?.type === 'application/problem+json').length;
   const held = Math.max(...answers.map((a) => a.ms));
-  const unanswered = seen.filter((x) => x.first === undefined || !x.a.closedByServer).length;
+  const unanswered = seen.filter((x) => x.first === undefined || x.a.timedOut).length;
   const codes = {};
   for (const x of seen) if (x.first !== undefined) codes[x.first.status] = (codes[x.first.status] ?? 0) + 1;
   return {

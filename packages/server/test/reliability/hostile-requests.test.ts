@@ -14,13 +14,13 @@ import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dribble, exchange, firstResponse } from '@ipintel/testkit';
 import { createNodeHandler } from '../../src/adapters/node.js';
 import { createKey } from '../../src/keys/manage.js';
 import { resolvePlans } from '../../src/plans.js';
 import { startServer, type RunningServer } from '../../src/standalone.js';
 import { fixtureBytes, writeSnapshot } from '../support/fixtures.js';
 import { TEST_PLANS, tempDir } from '../support/harness.js';
-import { dribble, exchange, firstResponse } from '../support/raw-http.js';
 
 const PLANS = { ...TEST_PLANS, big: { quota: 1_000_000, period: 'day' as const, ratePerSecond: 0 } };
 const tmp = tempDir();

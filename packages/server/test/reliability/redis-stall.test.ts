@@ -6,7 +6,7 @@
  * behind a relay that delays Redis's replies (Redis ran the count, the
  * answer comes too late).
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { createKey } from '../../src/keys/manage.js';
 import { periodAt, resolvePlans } from '../../src/plans.js';
@@ -14,8 +14,8 @@ import { openRedisStore } from '../../src/store/redis.js';
 import type { Store } from '../../src/store/types.js';
 import { until } from '../support/children.js';
 import { fixtureBytes } from '../support/fixtures.js';
-import { call, TEST_PLANS, tempDir } from '../support/harness.js';
-import { delayingProxy, describeRedis, startRedis, type RedisProcess } from '../support/redis.js';
+import { call, TEST_PLANS } from '../support/harness.js';
+import { delayingProxy, describeRedis, suiteRedis } from '../support/redis.js';
 
 const PLANS = { ...TEST_PLANS, big: { quota: 1_000_000, period: 'day' as const, ratePerSecond: 0 } };
 
@@ -54,23 +54,14 @@ function load(app: App, key: string, loops: number) {
 }
 
 describeRedis('Redis stalled', () => {
-  const tmp = tempDir();
-  let redis: RedisProcess;
-  beforeAll(async () => {
-    redis = await startRedis({ dir: tmp.dir });
-  });
-  afterAll(async () => {
-    redis.resume();
-    await redis.stop();
-    tmp.cleanup();
-  });
+  const suite = suiteRedis(); // stop() resumes a paused server first
 
   it('requests answered 503 during a stall are not counted when Redis resumes', async () => {
-    const { store, events } = redisStore(redis.url);
+    const { store, events } = redisStore(suite.redis.url);
     const app = await appOn(store);
     const { key, usage } = await newKey(store);
     for (let i = 0; i < 3; i++) expect((await call(app, '/v1/check?ip=8.8.8.8', { key })).status).toBe(200);
-    redis.pause();
+    suite.redis.pause();
     try {
       const during = await Promise.all(Array.from({ length: 6 }, () => call(app, '/v1/check?ip=8.8.8.8', { key })));
       // All six were answered while Redis was still stopped: the wait is bounded.
@@ -78,7 +69,7 @@ describeRedis('Redis stalled', () => {
       const more = await Promise.all(Array.from({ length: 20 }, () => call(app, '/v1/check?ip=8.8.8.8', { key })));
       expect(more.every((r) => r.json?.code === 'store_unavailable')).toBe(true);
     } finally {
-      redis.resume();
+      suite.redis.resume();
     }
     await until(async () => (await call(app, '/v1/check?ip=8.8.8.8', { key })).status === 200, 'a 200 after the stall');
     expect(await usage()).toBe(4);
@@ -88,17 +79,17 @@ describeRedis('Redis stalled', () => {
   });
 
   it('under load: every 200 counted, nothing else, across a stall', async () => {
-    const { store } = redisStore(redis.url);
+    const { store } = redisStore(suite.redis.url);
     const app = await appOn(store);
     const { key, usage } = await newKey(store);
     const run = load(app, key, 4);
     await until(() => run.tally.ok >= 100, '100 answers before the stall');
-    redis.pause();
+    suite.redis.pause();
     try {
       const before = run.tally.unavailable;
       await until(() => run.tally.unavailable >= before + 50, '50 answers of 503 during the stall');
     } finally {
-      redis.resume();
+      suite.redis.resume();
     }
     const back = run.tally.ok;
     await until(() => run.tally.ok >= back + 100, '100 answers after the stall');
@@ -111,18 +102,10 @@ describeRedis('Redis stalled', () => {
 });
 
 describeRedis('Redis replies that come too late or never', () => {
-  const tmp = tempDir();
-  let redis: RedisProcess;
-  beforeAll(async () => {
-    redis = await startRedis({ dir: tmp.dir });
-  });
-  afterAll(async () => {
-    await redis.stop();
-    tmp.cleanup();
-  });
+  const suite = suiteRedis();
 
   it('a count Redis ran but whose reply came too late is undone', async () => {
-    const proxy = await delayingProxy(redis.port);
+    const proxy = await delayingProxy(suite.redis.port);
     const { store, events } = redisStore(proxy.url);
     const app = await appOn(store);
     const { key, usage } = await newKey(store);
@@ -141,9 +124,9 @@ describeRedis('Redis replies that come too late or never', () => {
   });
 
   it('counts Redis ran before the connection broke (replies lost) are undone once checked', async () => {
-    const proxy = await delayingProxy(redis.port);
+    const proxy = await delayingProxy(suite.redis.port);
     const { store, events } = redisStore(proxy.url);
-    const direct = openRedisStore(redis.url);
+    const direct = openRedisStore(suite.redis.url);
     const app = createApp({ snapshot: fixtureBytes('a'), store, logger: false, plans: PLANS, activationDelayMs: 0, rateLimit: false, keyCacheMs: 60_000, storeTimeoutMs: 1_000 });
     await app.ready;
     const { key, record } = await createKey(store, { plan: 'big', plans: resolvePlans(PLANS), now: 0 });

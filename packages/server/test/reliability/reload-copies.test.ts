@@ -6,7 +6,7 @@
  * valid snapshots), a damaged file is refused and logged, and the complete
  * copy is picked up once written.
  */
-import { openSync, closeSync, writeSync, ftruncateSync } from 'node:fs';
+import { overwriteInPlace } from '@ipintel/testkit';
 import { afterAll, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { createKey } from '../../src/keys/manage.js';
@@ -18,22 +18,6 @@ import { call, captureLogger, TEST_PLANS, tempDir } from '../support/harness.js'
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Writes `bytes` over `path` in place: truncate, then pieces with pauses, as a plain copy does. */
-async function copyInPlace(path: string, bytes: Uint8Array, pieces: number): Promise<void> {
-  const fd = openSync(path, 'r+');
-  try {
-    ftruncateSync(fd, 0);
-    const size = Math.ceil(bytes.length / pieces);
-    for (let at = 0; at < bytes.length; at += size) {
-      writeSync(fd, bytes, at, Math.min(size, bytes.length - at), at);
-      await sleep(15);
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
 
 it('serves through valid, truncated, bit-flipped and non-atomic replacements with no failed request', async () => {
   const path = writeSnapshot(tmp.dir, 'a');
@@ -76,7 +60,7 @@ it('serves through valid, truncated, bit-flipped and non-atomic replacements wit
   expect(await city()).toBe(CITY.b);
 
   // In place, in 12 pieces: the watcher sees partial files on the way and must not serve one.
-  await copyInPlace(path, fixtureBytes('a'), 12);
+  await overwriteInPlace(path, fixtureBytes('a'), 12, 15);
   await until(async () => (await city()) === CITY.a, 'the complete copy served');
 
   stop = true;

@@ -7,12 +7,12 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dribble, exchange, firstResponse } from '@ipintel/testkit';
 import { createKey } from '../../src/keys/manage.js';
 import { resolvePlans } from '../../src/plans.js';
 import { startServer, type RunningServer } from '../../src/standalone.js';
 import { writeSnapshot } from '../support/fixtures.js';
 import { TEST_PLANS, tempDir } from '../support/harness.js';
-import { dribble, exchange, firstResponse } from '../support/raw-http.js';
 
 const tmp = tempDir();
 let server: RunningServer;

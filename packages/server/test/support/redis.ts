@@ -1,19 +1,20 @@
 /**
- * A real redis-server per test file, on a free 127.0.0.1 port, stopped after.
+ * Redis in the server's tests: a real redis-server per suite (testkit's
+ * startRedis), on a free 127.0.0.1 port, stopped after; a relay that delays
+ * or cuts Redis's replies.
  *
  * Without redis-server on PATH the Redis suites fail with a clear message when
  * CI is set (CI must run them) and are skipped with a printed reason otherwise.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer, connect } from 'node:net';
-import { describe, it } from 'vitest';
+import { connect, createServer, type Socket } from 'node:net';
+import { redisAvailable, startRedis, tempDir, type RedisProcess } from '@ipintel/testkit';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 
-export const REDIS_AVAILABLE = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).error === undefined;
 const MISSING = 'redis-server is not on PATH: install it (apt-get install -y redis-server) to run the Redis suites';
 
 /** `describe` that needs redis-server: fails in CI without it, skips (with a reason) elsewhere. */
 export function describeRedis(name: string, fn: () => void): void {
-  if (REDIS_AVAILABLE) describe(name, fn);
+  if (redisAvailable()) describe(name, fn);
   else if (process.env['CI']) describe(name, () => it('has redis-server', () => { throw new Error(MISSING); }));
   else {
     console.warn(`skipping "${name}": ${MISSING}`);
@@ -21,78 +22,28 @@ export function describeRedis(name: string, fn: () => void): void {
   }
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
+/**
+ * Inside a describeRedis body: a redis-server in a temp folder of its own,
+ * started before the suite's tests and stopped (the folder removed) after
+ * every other afterAll of the suite. `redis` is the running server.
+ */
+export function suiteRedis(options: { readonly appendonly?: boolean } = {}): { readonly redis: RedisProcess; readonly dir: string } {
+  const tmp = tempDir();
+  let redis: RedisProcess | undefined;
+  beforeAll(async () => {
+    redis = await startRedis({ dir: tmp.dir, ...options });
   });
-}
-
-function answers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const c = connect(port, '127.0.0.1');
-    c.once('connect', () => c.write('PING\r\n'));
-    c.once('data', (d) => {
-      c.destroy();
-      resolve(d.toString().startsWith('+PONG'));
-    });
-    c.once('error', () => resolve(false));
+  afterAll(async () => {
+    await redis?.stop();
+    tmp.cleanup();
   });
-}
-
-export interface RedisProcess {
-  readonly url: string;
-  readonly port: number;
-  /** Starts (again) on the same port and directory. */
-  start(): Promise<void>;
-  /** Stops with SIGTERM (Redis writes its AOF on the way out), or the signal given, and waits for the exit. */
-  stop(signal?: NodeJS.Signals): Promise<void>;
-  /** Stalls it (SIGSTOP): connections stay open, nothing is answered. */
-  pause(): void;
-  /** Ends a stall (SIGCONT). */
-  resume(): void;
-}
-
-/** Starts redis-server; `appendonly` keeps data across restarts (in `dir`). */
-export async function startRedis(options: { dir: string; appendonly?: boolean }): Promise<RedisProcess> {
-  const port = await freePort();
-  let child: ChildProcess | undefined;
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', options.dir, '--appendonly', options.appendonly === true ? 'yes' : 'no'];
-  if (options.appendonly === true) args.push('--appendfsync', 'always');
-  const proc: RedisProcess = {
-    url: `redis://127.0.0.1:${port}`,
-    port,
-    async start() {
-      child = spawn('redis-server', args, { stdio: 'ignore' });
-      for (let i = 0; i < 200; i++) {
-        if (await answers(port)) return;
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      throw new Error(`redis-server did not start on port ${port}`);
+  return {
+    get redis(): RedisProcess {
+      if (redis === undefined) throw new Error('suiteRedis: redis-server is not started yet (use it inside a test or a beforeAll)');
+      return redis;
     },
-    pause() {
-      child?.kill('SIGSTOP');
-    },
-    resume() {
-      child?.kill('SIGCONT');
-    },
-    async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      const c = child;
-      child = undefined;
-      if (c === undefined || c.exitCode !== null) return;
-      await new Promise<void>((resolve) => {
-        c.once('exit', () => resolve());
-        c.kill(signal);
-        c.kill('SIGCONT'); // a paused server handles SIGTERM once it runs again
-      });
-    },
+    dir: tmp.dir,
   };
-  await proc.start();
-  return proc;
 }
 
 /**
@@ -101,11 +52,10 @@ export async function startRedis(options: { dir: string; appendonly?: boolean })
  * a slow return path, where Redis has run a command before the caller gives up.
  */
 export async function delayingProxy(port: number): Promise<{ url: string; delayMs: number; cut(): void; close(): void }> {
-  const { createServer: tcpServer, connect: tcpConnect } = await import('node:net');
   const state = { delayMs: 0 };
-  const sockets = new Set<import('node:net').Socket>();
-  const server = tcpServer((client) => {
-    const upstream = tcpConnect(port, '127.0.0.1');
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(port, '127.0.0.1');
     sockets.add(client).add(upstream);
     client.on('data', (d) => upstream.write(d));
     upstream.on('data', (d) => {

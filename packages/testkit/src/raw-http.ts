@@ -1,7 +1,9 @@
 /**
- * Raw HTTP/1.1 over a TCP socket, for the tests that must send what no HTTP
- * client would: slow or partial headers and bodies, malformed requests,
- * thousands of headers, bodies that never end.
+ * Raw HTTP/1.1 over a TCP socket, for the tests and tools that must send what
+ * no HTTP client would: slow or partial headers and bodies, malformed
+ * requests, thousands of headers, bodies that never end.
+ *
+ * @module
  */
 import { connect, type Socket } from 'node:net';
 
@@ -12,6 +14,10 @@ export interface Exchange {
   readonly closedEarly: boolean;
   /** The socket error that ended the connection, if any (ECONNRESET, EPIPE). */
   readonly error: string | undefined;
+  /** The connection was still open after `limitMs` (then this side closed it). */
+  readonly timedOut: boolean;
+  /** From connecting to the close, ms. */
+  readonly ms: number;
 }
 
 /**
@@ -23,6 +29,7 @@ export interface Exchange {
 export function exchange(port: number, script: (s: Socket, closed: () => boolean) => void | Promise<void>, limitMs = 15_000): Promise<Exchange> {
   return new Promise((resolve) => {
     const s = connect(port, '127.0.0.1');
+    const t0 = performance.now();
     let data = '';
     let error: string | undefined;
     let closed = false;
@@ -41,7 +48,7 @@ export function exchange(port: number, script: (s: Socket, closed: () => boolean
       closed = true;
       closedEarly = !scriptDone && !gaveUp;
       clearTimeout(timer);
-      resolve({ data, closedEarly, error });
+      resolve({ data, closedEarly, error, timedOut: gaveUp, ms: performance.now() - t0 });
     });
     const run = async (): Promise<void> => {
       try {
