@@ -78,9 +78,10 @@ export interface Store {
   revokeKey(id: string, at: number, replacedBy?: string): Promise<boolean>;
   /**
    * Atomic check-and-count. Resolves only with a committed outcome; when it
-   * rejects, nothing was counted and nothing will be (the one exception, a
-   * connection to Redis that breaks between the count and its reply, is
-   * described in redis.ts).
+   * rejects, nothing stays counted: SQLite counts nothing, and a Redis count
+   * whose fate is unknown (its reply late or lost) is checked once it can no
+   * longer run and undone if it ran (redis.ts, redis-reconcile.ts; the one
+   * gap, a check not possible before the count's marker expires, is logged).
    */
   consume(req: ConsumeRequest): Promise<ConsumeResult>;
   /** Lookups used by `account` in `period`. */
