@@ -12,11 +12,6 @@
 // - prefer-promise-reject-errors allows rethrowing an unknown caught value (reject(e) in catch).
 // - tests turn off the no-unsafe-* family and no-explicit-any: they parse JSON output (any by
 //   nature) and feed hostile values on purpose.
-//
-// IN_FLIGHT: files another change is rewriting at the time of writing (the server's sources and
-// tests). The rules that fire there today are warnings there, so
-// this change does not edit them; whoever merges those changes makes them errors again (delete
-// the block) and fixes what is left.
 import js from '@eslint/js';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import importX from 'eslint-plugin-import-x';
@@ -25,10 +20,6 @@ import tseslint from 'typescript-eslint';
 
 const TS = ['packages/*/src/**/*.ts', 'packages/*/test/**/*.ts', 'test/**/*.ts'];
 const TESTS = ['packages/*/test/**/*.ts', 'test/**/*.ts'];
-const IN_FLIGHT = [
-  'packages/server/src/**/*.ts',
-  'packages/server/test/**/*.ts',
-];
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'packages/data/world.ipintel', 'fixtures/**', '**/*.d.ts'] },
@@ -65,17 +56,6 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
-    },
-  },
-  {
-    files: IN_FLIGHT,
-    rules: {
-      '@typescript-eslint/no-unsafe-argument': 'warn',
-      '@typescript-eslint/no-unsafe-assignment': 'warn',
-      '@typescript-eslint/no-unsafe-member-access': 'warn',
-      '@typescript-eslint/no-unnecessary-type-assertion': 'warn',
-      '@typescript-eslint/no-base-to-string': 'warn',
-      'prefer-const': 'warn',
     },
   },
   {

@@ -5,6 +5,7 @@
  * this test.
  */
 import { describe, expect, it } from 'vitest';
+import { SERVE_FLAGS } from '../packages/cli/src/commands/serve.js';
 import * as exitCodes from '../packages/cli/src/errors.js';
 import { ERROR_CODES } from '../packages/core/src/errors.js';
 import { RISK_WEIGHTS } from '../packages/core/src/result/score.js';
@@ -12,6 +13,7 @@ import { QUALITY_LIMITS } from '../packages/core/src/quality.js';
 import { COLUMNS } from '../packages/core/src/snapshot/format.js';
 import { EVIDENCE_ROLES } from '../packages/builder/src/build/roles.js';
 import { PROBLEMS } from '../packages/server/src/http/problem.js';
+import { DEFAULT_LIMITS } from '../packages/server/src/http/server-limits.js';
 import { code, diff, tableUnder } from './markdown.js';
 
 describe('docs tables match the code', () => {
@@ -33,6 +35,18 @@ describe('docs tables match the code', () => {
     expect(values.length).toBeGreaterThan(5);
     const source = new Map(values.map(([, v]) => [String(v), 'documented']));
     expect(diff('exit codes (docs/cli.md vs cli/src/errors.ts)', docs, source)).toBe('');
+  });
+
+  it('docs/cli.md "`ipintel serve`": every serve flag with the StartOptions field it sets (SERVE_FLAGS)', () => {
+    const docs = new Map(tableUnder('cli.md', '`ipintel serve`').map(([flag, field]) => [code(flag!).split(' ')[0]!, code(field!)]));
+    const source = new Map(SERVE_FLAGS.map((r) => [`--${r.flag}`, r.field as string]));
+    expect(diff('serve flags (docs/cli.md vs cli/src/commands/serve.ts)', docs, source)).toBe('');
+  });
+
+  it('docs/api.md "Limits": every limit of the standalone server with its default (DEFAULT_LIMITS)', () => {
+    const docs = new Map(tableUnder('api.md', 'Limits').map(([option, , def]) => [code(option!), def!]));
+    const source = new Map(Object.entries(DEFAULT_LIMITS).map(([option, def]) => [option, String(def)]));
+    expect(diff('server limits (docs/api.md vs server/src/http/server-limits.ts)', new Map([...docs].filter(([o]) => source.has(o))), source)).toBe('');
   });
 
   it('docs/scoring.md "Score": the risk weights, in order (RISK_WEIGHTS)', () => {

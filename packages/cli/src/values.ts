@@ -34,6 +34,30 @@ export function parsePort(text: string, flag: string, command: string): number {
 }
 
 /**
+ * A whole number of at least `min` (default 1), e.g. a count of connections or bytes.
+ *
+ * @example
+ * parseCount('1024', '--max-connections', 'serve') // => 1024
+ */
+export function parseCount(text: string, flag: string, command: string, min = 1): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < min || !Number.isSafeInteger(n)) throw new UsageError(`${flag} takes a whole number of at least ${min} (got ${JSON.stringify(text)})`, command);
+  return n;
+}
+
+/**
+ * A comma-separated list of non-empty items, trimmed.
+ *
+ * @example
+ * parseList('https://a.example, https://b.example', '--cors-origin', 'serve') // => ['https://a.example', 'https://b.example']
+ */
+export function parseList(text: string, flag: string, command: string): string[] {
+  const items = text.split(',').map((t) => t.trim());
+  if (items.some((t) => t === '')) throw new UsageError(`${flag} takes a comma-separated list without empty items (got ${JSON.stringify(text)})`, command);
+  return items;
+}
+
+/**
  * A positive number of seconds, as milliseconds.
  *
  * @example

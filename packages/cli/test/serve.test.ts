@@ -63,18 +63,87 @@ describe('ipintel serve: flags', () => {
     expect(defaults.snapshotPath).toMatch(/\.ipintel$/);
   });
 
+  it('maps the deployment and limit flags (issue 11 rows 5 and 17)', () => {
+    const argv = [
+      '--no-rate-limit',
+      '--cors-origin', 'https://app.example.com, http://localhost:3000',
+      '--trust-proxy', 'loopback,10.0.0.0/8',
+      '--headers-timeout', '5s',
+      '--request-timeout', '1m',
+      '--keep-alive-timeout', '2500ms',
+      '--drain-timeout', '3',
+      '--store-timeout', '250ms',
+      '--max-connections', '64',
+      '--max-header-bytes', '8192',
+      '--max-headers', '40',
+      '--max-body-bytes', '1000',
+      '--max-body-before-auth', '0',
+    ];
+    expect(startOptions(parseArgs(argv, serveCommand.spec), {})).toMatchObject({
+      rateLimit: false,
+      corsOrigins: ['https://app.example.com', 'http://localhost:3000'],
+      trustProxy: ['loopback', '10.0.0.0/8'],
+      headersTimeoutMs: 5000,
+      requestTimeoutMs: 60_000,
+      keepAliveTimeoutMs: 2500,
+      drainTimeoutMs: 3000,
+      storeTimeoutMs: 250,
+      maxConnections: 64,
+      maxHeaderBytes: 8192,
+      maxHeaders: 40,
+      maxBodyBytes: 1000,
+      maxBodyBeforeAuthBytes: 0,
+    });
+    expect(startOptions(parseArgs(['--trust-proxy', '2'], serveCommand.spec), {}).trustProxy).toBe(2);
+    // Left out, a field is not set at all: the server's default applies.
+    expect(Object.keys(startOptions(parseArgs([], serveCommand.spec), {})).sort()).toEqual(['host', 'port', 'snapshotPath']);
+  });
+
   it('usage errors exit 2 before anything starts', async () => {
-    for (const argv of [['--bogus'], ['--port', 'http'], ['--port', '70000'], ['--activation-delay', 'soon'], ['--log-level', 'loud'], ['extra'], ['--port', '1', '--port', '2']]) {
+    for (const argv of [
+      ['--bogus'],
+      ['--port', 'http'],
+      ['--port', '70000'],
+      ['--activation-delay', 'soon'],
+      ['--log-level', 'loud'],
+      ['extra'],
+      ['--port', '1', '--port', '2'],
+      ['--no-rate-limit=yes'],
+      ['--headers-timeout', '0'],
+      ['--request-timeout', 'later'],
+      ['--max-connections', '0'],
+      ['--max-headers', '-1'],
+      ['--max-body-bytes', '1.5'],
+      ['--max-body-before-auth', 'x'],
+      ['--cors-origin', 'https://a.example,,https://b.example'],
+      ['--trust-proxy', ''],
+    ]) {
       const c = captureIo();
       expect(await runCli(['serve', ...argv], c.io), argv.join(' ')).toBe(2);
       expect(c.stderr()).toMatch(/^ipintel serve: .*\nRun "ipintel serve --help" for usage\.\n$/);
     }
   });
 
+  it('a value the server refuses is a usage error naming the flag', async () => {
+    const store = `sqlite:${join(dir, 'refused.sqlite')}`;
+    for (const [argv, message] of [
+      [['--trust-proxy', '10.0.0.0/33'], /^ipintel serve: --trust-proxy: "10\.0\.0\.0\/33" is not an address/],
+      [['--cors-origin', 'app.example.com'], /^ipintel serve: --cors-origin: "app\.example\.com" is not an origin/],
+      [['--headers-timeout', '40s', '--request-timeout', '30s'], /^ipintel serve: --headers-timeout \(40000\) must not be larger than --request-timeout \(30000\)/],
+    ] as const) {
+      const c = captureIo();
+      expect(await runCli(['serve', '--port', '0', '--store', store, '--log-level', 'silent', ...argv], c.io), argv.join(' ')).toBe(2);
+      expect(c.stderr()).toMatch(message);
+    }
+  });
+
   it('--help shows the endpoints, every flag and the curl example', async () => {
     const c = captureIo();
     expect(await runCli(['serve', '--help'], c.io)).toBe(0);
-    for (const word of ['Usage: ipintel serve', '/v1/check', 'SIGHUP', '--port N', '--host ADDR', '--snapshot PATH', '--store SPEC', '--activation-delay D', '--base-url URL', '--log-level LEVEL', 'curl -H "x-api-key:']) {
+    const flags = serveCommand.spec.flags;
+    const shown = Object.entries(flags).map(([name, f]) => `--${name}${f.type === 'string' ? ` ${f.value}` : ''}`);
+    expect(shown).toContain('--no-rate-limit');
+    for (const word of ['Usage: ipintel serve', '/v1/check', 'SIGHUP', 'curl -H "x-api-key:', ...shown]) {
       expect(c.stdout()).toContain(word);
     }
   });
@@ -105,6 +174,32 @@ describe('ipintel serve: running', () => {
     expect(await s.done).toBe(0);
     expect(s.stderr()).toContain('ipintel serve: stopping\n');
     await expect(fetch(`${url}/healthz`)).rejects.toThrow(); // closed
+  });
+
+  it('the deployment flags reach the running server: no per-second limit, CORS, a trusted proxy, a header limit (issue 11 row 17)', async () => {
+    const store = `sqlite:${join(dir, 'deploy.sqlite')}`;
+    const created = captureIo();
+    expect(await runCli(['keys', 'create', '--plan', 'free', '--store', store], created.io)).toBe(0); // free: 10 per second
+    const key = created.stdout().trim();
+    const origin = 'https://app.example.com';
+    const s = startServe([
+      '--port', '0', '--store', store, '--snapshot', writeSnapshot(trickyModel()), '--log-level', 'silent', '--activation-delay', '0',
+      '--no-rate-limit', '--cors-origin', origin, '--trust-proxy', 'loopback', '--max-headers', '20',
+    ]);
+    const url = await s.url();
+    // 30 requests at once: over the free plan's 10 per second, all answered.
+    const burst = await Promise.all(Array.from({ length: 30 }, () => fetch(`${url}/v1/check?ip=8.8.8.8`, { headers: { 'x-api-key': key, origin } })));
+    expect(burst.map((r) => r.status)).toEqual(Array(30).fill(200));
+    expect(burst[0]!.headers.get('access-control-allow-origin')).toBe(origin);
+    const preflight = await fetch(`${url}/v1/check/batch`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
+    expect(preflight.status).toBe(204);
+    const forwarded = await fetch(`${url}/thirdparty/json?token=${key}`, { headers: { 'x-forwarded-for': '8.8.8.8' } });
+    expect(((await forwarded.json()) as { ip: string }).ip).toBe('8.8.8.8');
+    const many = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`x-extra-${i}`, '1']));
+    const tooMany = await fetch(`${url}/healthz`, { headers: many });
+    expect(tooMany.status).toBe(431);
+    s.stop('SIGTERM');
+    expect(await s.done).toBe(0);
   });
 
   it('SIGTERM stops it too, with exit 0', async () => {

@@ -12,13 +12,14 @@ import { defaultSnapshotPath, open, type IpIntel } from '@ipintel/core';
 import type { Logger } from 'pino';
 import type { AppContext, RequestLog } from './context.js';
 import { DEFAULT_PROBLEM_TYPE_BASE, problem, ProblemError } from './http/problem.js';
-import type { ApiRequest, ApiResponse } from './http/types.js';
+import { DEFAULT_MAX_HEADERS, header, type ApiRequest, type ApiResponse } from './http/types.js';
 import { KeyCache } from './keys/cache.js';
 import { DEFAULT_ACTIVATION_DELAY_MS } from './keys/manage.js';
 import { defaultLogger, loggableUrl, silentLogger } from './log.js';
 import { resolvePlans, type Plan } from './plans.js';
-import { batchRoute, checkRoute, thirdpartyRoute } from './routes/lookup.js';
-import { attributionRoute, healthRoute, openApiRoute } from './routes/meta.js';
+import { methodsOf, route, splitUrl } from './routes/router.js';
+import { clientAddressResolver, type TrustProxy } from './http/client-address.js';
+import { corsPolicy } from './http/cors.js';
 import { SnapshotHolder } from './snapshot/holder.js';
 import { defaultStoreSpec, openStoreSync } from './store/open.js';
 import { StoreUnavailableError, type Store } from './store/types.js';
@@ -36,6 +37,14 @@ export interface AppOptions {
   readonly rateLimit?: boolean;
   /** Largest request body, bytes (default 65 536). */
   readonly maxBodyBytes?: number;
+  /**
+   * Most bytes of a request body read before its key is accepted (Node adapter; default
+   * 16 384). A request answered without its body being read (refused key, 404, 405, 413)
+   * gets `Connection: close`, and past this many more bytes its connection is cut.
+   */
+  readonly maxBodyBeforeAuthBytes?: number;
+  /** Most header fields in a request (default 100); more is a 431 headers_too_large. */
+  readonly maxHeaders?: number;
   /** A pino logger, or false for none (default: JSON lines on stdout). */
   readonly logger?: Logger | false;
   /** Clock, ms since the epoch (default Date.now). */
@@ -48,10 +57,26 @@ export interface AppOptions {
   readonly watch?: boolean;
   /** Stat-poll interval of the watcher, ms (default 1000; 0 = fs.watch only). */
   readonly pollIntervalMs?: number;
+  /**
+   * Longest a request waits for each store call (its key read, its count), ms (default 1000);
+   * then 503 store_unavailable, and the count cannot land later (docs/api.md, Stores).
+   */
+  readonly storeTimeoutMs?: number;
   /** How long a key record read from the store is reused, ms (default 1000; 0 = read every time). Bounds how long a revocation takes to reach this process. */
   readonly keyCacheMs?: number;
   /** Prefix of problem `type` URIs (default `urn:ipintel:problem:`). */
   readonly problemTypeBase?: string;
+  /**
+   * Origins browsers may call the API from (`https://app.example.com`, or `*` for any);
+   * default none (no CORS headers, OPTIONS is a 405). See http/cors.ts.
+   */
+  readonly corsOrigins?: readonly string[];
+  /**
+   * Reverse proxies in front of the server, whose X-Forwarded-For names the client: a number
+   * of hops, or addresses and CIDR blocks (`loopback`, `private` allowed). Default none: the
+   * client is the connection's peer. See http/client-address.ts.
+   */
+  readonly trustProxy?: TrustProxy;
 }
 
 export interface App {
@@ -83,6 +108,10 @@ export function createApp(options: AppOptions = {}): App {
   const attributionUrl = publicBase === '' ? undefined : `${publicBase}/attribution`;
   const loadOptions = attributionUrl === undefined ? { now } : { now, attributionUrl };
   const plans = resolvePlans(options.plans); // validates before anything is opened
+  const storeTimeoutMs = positive('storeTimeoutMs', options.storeTimeoutMs ?? 1000);
+  const problemTypeBase = options.problemTypeBase ?? DEFAULT_PROBLEM_TYPE_BASE;
+  const cors = corsPolicy(options.corsOrigins, problemTypeBase);
+  const clientOf = clientAddressResolver(options.trustProxy);
 
   const ownStore = options.store === undefined || typeof options.store === 'string';
   let storeDown = false;
@@ -91,10 +120,18 @@ export function createApp(options: AppOptions = {}): App {
       ? options.store
       : openStoreSync(options.store ?? defaultStoreSpec(), {
           onEvent: (event, error) => {
+            if (event === 'late_count') {
+              logger.warn({ err: error?.message }, 'store: a count whose request was answered 503 was undone');
+              return;
+            }
+            if (event === 'unreconciled') {
+              logger.error({ err: error?.message }, 'store: a count whose request was answered 503 could not be checked');
+              return;
+            }
             // One line per outage, not one per reconnect attempt.
-            if (event === 'error' && !storeDown) logger.warn({ err: error?.message }, 'store unreachable');
+            if ((event === 'error' || event === 'stalled') && !storeDown) logger.warn({ err: error?.message ?? 'not answering' }, event === 'stalled' ? 'store stalled' : 'store unreachable');
             if (event === 'ready' && storeDown) logger.info('store reachable again');
-            storeDown = event === 'error';
+            storeDown = event === 'error' || event === 'stalled';
           },
         });
 
@@ -130,29 +167,42 @@ export function createApp(options: AppOptions = {}): App {
     activationDelayMs: options.activationDelayMs ?? DEFAULT_ACTIVATION_DELAY_MS,
     rateLimit: options.rateLimit ?? true,
     maxBodyBytes: options.maxBodyBytes ?? 65_536,
+    storeTimeoutMs,
     now,
     snapshot: holder,
     logger,
-    problemTypeBase: options.problemTypeBase ?? DEFAULT_PROBLEM_TYPE_BASE,
+    problemTypeBase,
     publicBase,
   };
 
   // Decided once: a disabled access log costs the request path nothing.
   const accessLog = logger.isLevelEnabled('info');
+  const maxHeaders = options.maxHeaders ?? DEFAULT_MAX_HEADERS;
 
-  async function handle(req: ApiRequest): Promise<ApiResponse> {
+  async function handle(given: ApiRequest): Promise<ApiResponse> {
     const t0 = performance.now();
     const rc: RequestLog = { keyId: undefined, lookups: 0 };
+    const client = clientOf === undefined ? given.remoteAddress : clientOf(given.remoteAddress, given.headers['x-forwarded-for']);
+    const req = client === given.remoteAddress ? given : { ...given, remoteAddress: client };
     let res: ApiResponse;
+    let preflight: ApiResponse | undefined;
     try {
-      res = await route(ctx, req, rc);
+      // Refused, not truncated: a key after the limit must not go unseen.
+      if (req.headerCount !== undefined && req.headerCount > maxHeaders) {
+        res = { ...problem('headers_too_large', `a request may carry at most ${maxHeaders} header fields`, {}, problemTypeBase), close: true };
+      } else if (!expectable(req)) {
+        res = { ...problem('expectation_failed', 'the only Expect value this server meets is 100-continue', {}, problemTypeBase), close: true };
+      } else if (cors !== undefined && (preflight = cors.preflight(req, methodsOf, splitUrl(req.url).path)) !== undefined) {
+        res = preflight;
+      } else res = await route(ctx, req, rc);
     } catch (e) {
       res = failure(ctx, e, req);
     }
+    if (cors !== undefined && preflight === undefined) res = cors.decorate(req, res);
     if (req.method === 'HEAD') res = { ...res, body: '' };
     if (accessLog) {
       const ms = Math.round((performance.now() - t0) * 100) / 100;
-      logger.info({ method: req.method, url: loggableUrl(req.url), status: res.status, code: res.code, key_id: rc.keyId, lookups: rc.lookups, ms }, 'request');
+      logger.info({ method: req.method, url: loggableUrl(req.url), status: res.status, code: res.code, key_id: rc.keyId, lookups: rc.lookups, client, ms }, 'request');
     }
     return res;
   }
@@ -173,6 +223,17 @@ export function createApp(options: AppOptions = {}): App {
   };
 }
 
+/** Whether the request's Expect header (if any) is one this server meets. */
+const expectable = (req: ApiRequest): boolean => {
+  const e = header(req, 'expect');
+  return e === undefined || e.toLowerCase() === '100-continue';
+};
+
+function positive(name: string, v: number): number {
+  if (!Number.isSafeInteger(v) || v <= 0) throw new TypeError(`${name} must be a positive whole number of ms, got ${String(v)}`);
+  return v;
+}
+
 const noEvents = { loaded: () => {}, refused: () => {}, missing: () => {} };
 
 function failure(ctx: AppContext, e: unknown, req: ApiRequest): ApiResponse {
@@ -182,35 +243,4 @@ function failure(ctx: AppContext, e: unknown, req: ApiRequest): ApiResponse {
   }
   ctx.logger.error({ err: e instanceof Error ? e.stack : String(e), url: loggableUrl(req.url) }, 'unexpected error');
   return problem('internal_error', 'an unexpected error occurred; it has been logged', {}, ctx.problemTypeBase);
-}
-
-const notAllowed = (ctx: AppContext, allow: string, method: string): ApiResponse =>
-  problem('method_not_allowed', `${method.slice(0, 16)} is not allowed here; allowed: ${allow}`, { allow }, ctx.problemTypeBase);
-
-const isGet = (m: string): boolean => m === 'GET' || m === 'HEAD';
-
-function route(ctx: AppContext, req: ApiRequest, rc: RequestLog): ApiResponse | Promise<ApiResponse> {
-  const url = req.url;
-  const qi = url.indexOf('?');
-  const path = qi < 0 ? url : url.slice(0, qi);
-  const query = qi < 0 ? '' : url.slice(qi + 1);
-  switch (path) {
-    case '/v1/check':
-      return req.method === 'GET' ? checkRoute(ctx, req, query, rc) : notAllowed(ctx, 'GET', req.method);
-    case '/v1/check/batch':
-      return req.method === 'POST' ? batchRoute(ctx, req, query, rc) : notAllowed(ctx, 'POST', req.method);
-    case '/healthz':
-      return isGet(req.method) ? healthRoute(ctx) : notAllowed(ctx, 'GET, HEAD', req.method);
-    case '/attribution':
-      return isGet(req.method) ? attributionRoute(ctx, req) : notAllowed(ctx, 'GET, HEAD', req.method);
-    case '/v1/openapi.json':
-      return isGet(req.method) ? openApiRoute(ctx) : notAllowed(ctx, 'GET, HEAD', req.method);
-  }
-  if (path === '/thirdparty' || path.startsWith('/thirdparty/')) {
-    if (req.method !== 'GET') return notAllowed(ctx, 'GET', req.method);
-    const res = thirdpartyRoute(ctx, req, path, query, rc);
-    if (res !== undefined) return res;
-  }
-  const shown = path.length > 128 ? `${path.slice(0, 128)}…` : path;
-  return problem('not_found', `no such endpoint: ${shown}; see /v1/openapi.json`, {}, ctx.problemTypeBase);
 }

@@ -3,7 +3,9 @@
  *
  * Where the key is read: the `x-api-key` header, else `Authorization: Bearer`.
  * The `/thirdparty` alias routes also take `?token=` (as the provider whose
- * layout they answer in does). The access log never sees the key (log.ts).
+ * layout they answer in does); no other route does, so a request can never be
+ * authenticated by a parameter its route then refuses as unknown. The access
+ * log never sees the key (log.ts).
  *
  * @module
  */
@@ -18,14 +20,25 @@ import type { KeyRecord } from './store/types.js';
 
 const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="ipintel"' };
 
-/** The key presented by a request, or undefined. */
-export function presentedKey(req: ApiRequest, query: URLSearchParams | undefined): string | undefined {
+/**
+ * The key presented by a request, or undefined. `tokenQuery` is the query of
+ * a route that takes `?token=` (the /thirdparty aliases), else undefined: a
+ * `token` parameter elsewhere is no key (and the missing-key answer says why).
+ */
+export function presentedKey(req: ApiRequest, tokenQuery: URLSearchParams | undefined): string | undefined {
   const h = header(req, 'x-api-key');
   if (h !== undefined && h !== '') return h.trim();
   const auth = header(req, 'authorization');
   if (auth !== undefined && auth.length > 7 && auth.slice(0, 7).toLowerCase() === 'bearer ') return auth.slice(7).trim();
-  const token = query?.get('token');
+  const token = tokenQuery?.get('token');
   return token === null || token === undefined || token === '' ? undefined : token;
+}
+
+/** The detail of a missing_api_key answer; names the routes that take `?token=` when one was sent elsewhere. */
+export function missingKeyDetail(query: URLSearchParams | undefined): string {
+  return query?.has('token') === true
+    ? 'send your API key in the x-api-key header; the token query parameter is accepted only on the /thirdparty routes'
+    : 'send your API key in the x-api-key header';
 }
 
 export interface Authenticated {
@@ -43,15 +56,21 @@ export interface AuthContext {
  * Checks the presented key; throws ProblemError (401/403/503) when it may not
  * be served. Store failures surface as StoreUnavailableError.
  */
-export async function authenticate(presented: string | undefined, ctx: AuthContext, now: number): Promise<Authenticated> {
-  if (presented === undefined) {
-    throw new ProblemError('missing_api_key', 'send your API key in the x-api-key header', WWW_AUTHENTICATE);
-  }
+export async function authenticate(
+  presented: string | undefined,
+  ctx: AuthContext,
+  now: number,
+  missingDetail = missingKeyDetail(undefined),
+  deadline = Number.POSITIVE_INFINITY,
+): Promise<Authenticated> {
+  if (presented === undefined) throw new ProblemError('missing_api_key', missingDetail, WWW_AUTHENTICATE);
   const id = keyId(presented);
   if (id === null) throw new ProblemError('invalid_api_key', 'the API key is not in the form <prefix>_live_<32 characters>', WWW_AUTHENTICATE);
-  const key = await ctx.keys.get(id);
-  // Unknown id and wrong secret answer alike, so the answer does not tell which ids exist.
-  if (key === null || !keyMatches(presented, ctx.keys.hashOf(key))) {
+  const key = await ctx.keys.get(id, deadline);
+  // Unknown id and wrong secret answer alike and cost alike (one cached read, one hash
+  // comparison each: keys/cache.ts), so neither the answer nor its time tells which ids exist.
+  const matches = keyMatches(presented, ctx.keys.hashOf(key));
+  if (key === null || !matches) {
     throw new ProblemError('invalid_api_key', 'the API key is not valid', WWW_AUTHENTICATE);
   }
   const state = keyState(key, now, ctx.activationDelayMs);

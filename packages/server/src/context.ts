@@ -19,6 +19,8 @@ export interface AppContext {
   /** Per-second limits on (plans' ratePerSecond) or off. */
   readonly rateLimit: boolean;
   readonly maxBodyBytes: number;
+  /** Longest a request waits for each store call, ms. */
+  readonly storeTimeoutMs: number;
   readonly now: () => number;
   readonly snapshot: SnapshotHolder;
   readonly logger: Logger;

@@ -11,6 +11,7 @@ export { createApp, type App, type AppOptions } from './app.js';
 export { createNodeHandler, type NodeHandler } from './adapters/node.js';
 export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './adapters/fetch.js';
 export { startServer, type StartOptions, type RunningServer } from './standalone.js';
+export { DEFAULT_LIMITS, type ServerLimits } from './http/server-limits.js';
 export type { ApiRequest, ApiResponse } from './http/types.js';
 export { PROBLEMS, type ProblemCode, type ProblemBody } from './http/problem.js';
 export { DEFAULT_PLANS, resolvePlans, periodAt, type Plan, type QuotaPeriod } from './plans.js';

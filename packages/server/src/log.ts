@@ -1,8 +1,17 @@
 /**
  * Structured logs (pino). The access log records method, path, status, code,
  * key id and lookups counted, and never an API key: headers are not logged,
- * the `token` query parameter is masked, and anything key-shaped in the URL is
- * cut to its public id.
+ * and in the URL (loggableUrl):
+ *
+ *   1. a query parameter whose name, percent-decoded as the router decodes
+ *      it, is a credential name (`token`, `%74oken`, `api_key`, ...) has its
+ *      value replaced by `[redacted]`;
+ *   2. any path segment, parameter name or value that, percent-decoded (up to
+ *      three rounds), holds something key-shaped is logged decoded, with each
+ *      key cut to its prefix and public id (`ipi_live_AbCdEfGhIj…`).
+ *
+ * Everything else is logged exactly as sent. URLs with nothing to redact take
+ * a fast path (one regular-expression test).
  *
  * @module
  */
@@ -20,19 +29,67 @@ export function silentLogger(): Logger {
   return pino({ level: 'silent' });
 }
 
-// `_` may arrive percent-encoded (%5F) in a URL.
-const KEYISH = /([a-z][a-z0-9]{0,15}(?:_|%5[Ff])live(?:_|%5[Ff])[0-9A-Za-z]{10})[0-9A-Za-z]+/g;
-const TOKEN_PARAM = /([?&]token=)[^&]*/g;
+/** Longest URL logged; the rest is cut. */
+const MAX_LOGGED_URL = 2048;
+/** Query parameter names whose values are credentials, compared decoded and lower-cased. */
+const CREDENTIAL_NAMES = new Set(['token', 'key', 'apikey', 'api_key', 'api-key', 'x-api-key', 'access_token']);
+/** A URL that may hold something to redact: a percent-escape, a credential-like name or a key's `live`. */
+const MAYBE_SECRET = /%|token|key|live/i;
+const KEYISH = /([a-z][a-z0-9]{0,15}_live_[0-9A-Za-z]{10})[0-9A-Za-z]+/g;
+
+/** Percent-decodes leniently: a bad escape is kept, bytes that are not UTF-8 are read as Latin-1. */
+function decodeOnce(s: string): string {
+  if (!s.includes('%')) return s;
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s.replace(/%([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+  }
+}
+
+/** A query name as the router reads it (form decoding: `+` is a space). */
+const paramName = (raw: string): string => decodeOnce(raw.replace(/\+/g, ' ')).toLowerCase();
+
+/** One URL component as it may be logged: unchanged, or decoded with every key cut to its id. */
+function component(raw: string): string {
+  let text = raw;
+  for (let round = 0; round < 3; round++) {
+    if (text.includes('_live_')) {
+      KEYISH.lastIndex = 0;
+      if (KEYISH.test(text)) return text.replace(KEYISH, '$1…').replace(/[%&=?#/\s]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+    }
+    const next = decodeOnce(text);
+    if (next === text) break;
+    text = next;
+  }
+  return raw;
+}
 
 /**
  * The URL as it may be logged.
  *
  * @example
- * loggableUrl('/thirdparty/1.1.1.1?token=ipi_live_AbCdEfGhIj0123456789012345678901') // => '/thirdparty/1.1.1.1?token=[redacted]'
+ * loggableUrl('/thirdparty/1.1.1.1?%74oken=ipi_live_AbCdEfGhIj0123456789012345678901') // => '/thirdparty/1.1.1.1?%74oken=[redacted]'
+ * loggableUrl('/v1/check?ip=ipi_live_AbCdEfGhIj0123456789012345678901') // => '/v1/check?ip=ipi_live_AbCdEfGhIj…'
  */
 export function loggableUrl(url: string): string {
-  let out = url.length > 2048 ? `${url.slice(0, 2048)}…` : url;
-  if (out.includes('token=')) out = out.replace(TOKEN_PARAM, '$1[redacted]');
-  if (out.includes('live')) out = out.replace(KEYISH, '$1…');
-  return out;
+  const cut = url.length > MAX_LOGGED_URL;
+  const text = cut ? url.slice(0, MAX_LOGGED_URL) : url;
+  if (!MAYBE_SECRET.test(text)) return cut ? `${text}…` : text;
+  const qi = text.indexOf('?');
+  const path = (qi < 0 ? text : text.slice(0, qi)).split('/').map(component).join('/');
+  let out = path;
+  if (qi >= 0) {
+    const params = text
+      .slice(qi + 1)
+      .split('&')
+      .map((part) => {
+        const eq = part.indexOf('=');
+        const name = eq < 0 ? part : part.slice(0, eq);
+        if (CREDENTIAL_NAMES.has(paramName(name))) return `${component(name)}=[redacted]`;
+        return eq < 0 ? component(part) : `${component(name)}=${component(part.slice(eq + 1))}`;
+      });
+    out += `?${params.join('&')}`;
+  }
+  return cut ? `${out}…` : out;
 }

@@ -1,18 +1,25 @@
 /**
- * The standalone server: node:http around the Node adapter, SIGHUP to reload
- * the snapshot, and a graceful close (stop accepting, let requests in flight
- * finish, then close the store).
+ * The standalone server: node:http around the Node adapter, with limits on
+ * slow and greedy clients (http/server-limits.ts), problem+json answers for
+ * requests node:http refuses itself (http/client-error.ts), SIGHUP to reload
+ * the snapshot, and a graceful close that drains keep-alive connections
+ * (http/drain.ts), then closes the store.
  *
  * @module
  */
-import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import pino, { type Logger } from 'pino';
 import { createNodeHandler } from './adapters/node.js';
 import type { App, AppOptions } from './app.js';
+import { clientErrorHandler, connectHandler } from './http/client-error.js';
+import { drainable } from './http/drain.js';
+import { DEFAULT_PROBLEM_TYPE_BASE } from './http/problem.js';
+import { DEFAULT_MAX_HEADERS } from './http/types.js';
+import { limitedServer, resolveLimits, type ServerLimits } from './http/server-limits.js';
 import type { Store } from './store/types.js';
 
-export interface StartOptions extends Omit<AppOptions, 'snapshot'> {
+export interface StartOptions extends Omit<AppOptions, 'snapshot'>, ServerLimits {
   /** Port (default 8080; 0 picks a free one). */
   readonly port?: number;
   /** Interface (default 127.0.0.1; use 0.0.0.0 or :: to accept remote clients). */
@@ -34,6 +41,11 @@ export interface RunningServer {
   readonly server: Server;
   readonly app: App;
   readonly store: Store;
+  /**
+   * Stops gracefully: stops accepting, lets requests in flight finish (their
+   * answers and any later ones on open connections say `Connection: close`),
+   * cuts what is still open after `drainTimeoutMs`, then closes the store.
+   */
   close(): Promise<void>;
 }
 
@@ -46,15 +58,19 @@ export interface RunningServer {
  */
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
-  // Asynchronous, buffered stdout: the access log costs the request path little. Flushed on close.
+  const limits = resolveLimits(options);
+  // Asynchronous but unbuffered stdout: a line is handed to the OS as soon as the write before it
+  // is done (lines logged meanwhile go out together), so the log is readable while the server
+  // runs and survives kill -9, at no cost to the request path. Flushed on close.
   const own: Logger | undefined =
-    options.logger === undefined ? pino({ level: options.logLevel ?? 'info', base: { service: 'ipintel' } }, pino.destination({ dest: 1, sync: false, minLength: 8192 })) : undefined;
+    options.logger === undefined ? pino({ level: options.logLevel ?? 'info', base: { service: 'ipintel' } }, pino.destination({ dest: 1, sync: false, minLength: 0 })) : undefined;
   const logger: Logger | false = own ?? options.logger ?? false;
   const { snapshotPath, snapshot: given, ...rest } = options;
   const snapshot = given ?? snapshotPath;
   const baseUrlFor = (port: number): string => `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host}:${port}`;
   // The attribution link needs the port, which may be chosen by the OS: bind first, then build the app.
-  const server = createServer({ keepAliveTimeout: 5000 });
+  const server = limitedServer(limits, options.maxHeaders ?? DEFAULT_MAX_HEADERS);
+  const drain = drainable(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8080, host, () => {
@@ -76,8 +92,19 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     await new Promise<void>((resolve) => server.close(() => resolve()));
     throw e;
   }
-  server.on('request', handler);
   const app = handler.app;
+  const serve = (req: Parameters<typeof handler>[0], res: Parameters<typeof handler>[1]): void => {
+    drain.track(req, res);
+    handler(req, res);
+  };
+  server.on('request', serve);
+  // `Expect: 100-continue`: no automatic 100; the handler sends it only when it reads the body
+  // (after the key was accepted), so a refused client never sends its body.
+  server.on('checkContinue', serve);
+  // Any other Expect value: the app answers 417 as problem+json (node's own 417 has no body).
+  server.on('checkExpectation', serve);
+  server.on('clientError', clientErrorHandler(app.logger, options.problemTypeBase ?? DEFAULT_PROBLEM_TYPE_BASE));
+  server.on('connect', connectHandler(app.logger, options.problemTypeBase ?? DEFAULT_PROBLEM_TYPE_BASE));
   await app.ready;
   const onHup = (): void => {
     app.logger.info('SIGHUP: reloading the snapshot');
@@ -96,10 +123,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     close: () =>
       (closing ??= (async () => {
         process.off('SIGHUP', onHup);
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
+        app.logger.info({ drain_timeout_ms: limits.drainTimeoutMs }, 'closing: draining connections');
+        const cut = await drain.drain(limits.drainTimeoutMs);
+        if (cut > 0) app.logger.warn({ connections: cut }, 'closing: connections still open at the drain timeout were cut');
         await handler.close();
         if (own !== undefined) await new Promise<void>((r) => own.flush(() => r()));
       })()),

@@ -4,7 +4,7 @@
  * and every admitted lookup is counted: on SQLite and on Redis.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createKey } from '../src/keys/manage.js';
 import { resolvePlans } from '../src/plans.js';
 import { openStore } from '../src/store/open.js';
@@ -12,7 +12,7 @@ import { periodAt } from '../src/plans.js';
 import { startChild, type ChildServer } from './support/children.js';
 import { writeSnapshot } from './support/fixtures.js';
 import { TEST_PLANS, tempDir } from './support/harness.js';
-import { describeRedis, startRedis, type RedisProcess } from './support/redis.js';
+import { describeRedis, suiteRedis } from './support/redis.js';
 
 const QUOTA = TEST_PLANS['test']!.quota;
 const REQUESTS = 90;
@@ -51,16 +51,8 @@ describe('three processes on one SQLite file', () => {
 });
 
 describeRedis('three processes on one Redis', () => {
-  const tmp = tempDir();
-  let redis: RedisProcess;
-  beforeAll(async () => {
-    redis = await startRedis({ dir: tmp.dir });
-  });
-  afterAll(async () => {
-    await redis.stop();
-    tmp.cleanup();
-  });
+  const suite = suiteRedis();
   it('admit exactly the quota', async () => {
-    await raceToQuota(redis.url, writeSnapshot(tmp.dir, 'a'));
+    await raceToQuota(suite.redis.url, writeSnapshot(suite.dir, 'a'));
   });
 });

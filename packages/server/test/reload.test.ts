@@ -104,7 +104,7 @@ describe('hot reload', () => {
     const { mkdirSync } = await import('node:fs');
     mkdirSync(dir);
     const snapshotPath = writeSnapshot(dir, 'a');
-    const server = await startServer({ port: 0, snapshotPath, store: `sqlite:${join(dir, 's.sqlite')}`, logger: false, watch: false, activationDelayMs: 0 });
+    const server = await startServer({ port: 0, snapshotPath, store: `sqlite:${join(dir, 's.sqlite')}`, logger: false, watch: false, activationDelayMs: 0, drainTimeoutMs: 100 }); // a short drain: fetch's idle keep-alive connection would hold close() for its timeout
     const { key } = await createKey(server.store, { plan: 'scale', plans: resolvePlans(), now: 0 });
     const city = async () => ((await (await fetch(`${server.url}/v1/check?ip=8.8.8.8`, { headers: { 'x-api-key': key } })).json()) as { geo: { city: string } }).geo.city;
     expect(await city()).toBe(CITY.a);

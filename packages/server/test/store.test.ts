@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { openRedisStore } from '../src/store/redis.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import type { ConsumeRequest, KeyRecord, Store } from '../src/store/types.js';
-import { describeRedis, startRedis, type RedisProcess } from './support/redis.js';
+import { startRedis, type RedisProcess } from '@ipintel/testkit';
+import { describeRedis } from './support/redis.js';
 import { tempDir } from './support/harness.js';
 
 interface Backend {
@@ -129,7 +130,7 @@ describe('SQLite store', () => {
 describeRedis('Redis store', () => {
   const tmp = tempDir();
   let redis: RedisProcess;
-  let handles: Store[] = [];
+  const handles: Store[] = [];
   beforeAll(async () => {
     redis = await startRedis({ dir: tmp.dir, appendonly: true });
   });

@@ -1,9 +1,10 @@
 /**
- * Files of the tests: the repository's `fixtures/` folder and temp folders.
+ * Files of the tests: the repository's `fixtures/` folder, temp folders, and
+ * a file overwritten in place.
  *
  * @module
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,4 +26,22 @@ export function readFixture(rel: string): Uint8Array {
 export function tempDir(prefix = 'ipintel-test-'): { readonly dir: string; readonly cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Writes `bytes` over the file at `path` in place, as a plain copy (`cp`) does: truncates it,
+ * then writes `pieces` pieces `gapMs` apart, so a reader may see it empty or half written.
+ */
+export async function overwriteInPlace(path: string, bytes: Uint8Array, pieces: number, gapMs: number): Promise<void> {
+  const fd = openSync(path, 'r+');
+  try {
+    ftruncateSync(fd, 0);
+    const size = Math.ceil(bytes.length / pieces);
+    for (let at = 0; at < bytes.length; at += size) {
+      writeSync(fd, bytes, at, Math.min(size, bytes.length - at), at);
+      await new Promise((r) => setTimeout(r, gapMs));
+    }
+  } finally {
+    closeSync(fd);
+  }
 }

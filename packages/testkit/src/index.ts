@@ -17,5 +17,7 @@ export {
   probeAddresses,
 } from './prefixes.js';
 export { signalsArb, connectionArb, nativeArb } from './arbitraries.js';
-export { REPO_ROOT, fixturePath, readFixture, tempDir } from './files.js';
+export { redisAvailable, freePort, startRedis, type RedisProcess } from './redis.js';
+export { dribble, exchange, firstResponse, type Exchange, type RawResponse } from './raw-http.js';
+export { REPO_ROOT, fixturePath, readFixture, tempDir, overwriteInPlace } from './files.js';
 export { asmapEntry, encodeAsmap, type AsmapEntry } from './asmap-encode.js';

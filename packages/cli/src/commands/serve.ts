@@ -12,9 +12,9 @@ import { resolve } from 'node:path';
 import { defaultSnapshotPath } from '@ipintel/core';
 import type { StartOptions } from '@ipintel/server';
 import { HELP_FLAG, type FlagSpec, type ParsedArgs } from '../args.js';
-import { CliError, EXIT_OK } from '../errors.js';
+import { CliError, EXIT_OK, UsageError } from '../errors.js';
 import { interruption, type CliIo } from '../io.js';
-import { parseDuration, parsePort } from '../values.js';
+import { parseCount, parseDuration, parseList, parsePort } from '../values.js';
 import type { Command } from './command.js';
 import { loadServer } from './load.js';
 
@@ -27,6 +27,8 @@ interface ServeFlag<K extends keyof Field = keyof Field> {
   readonly field: K;
   /** Reads the flag's text (throw UsageError for a bad value); default: the text itself. */
   readonly read?: (text: string, flag: string) => Field[K];
+  /** A flag without a value (`--no-rate-limit`): the value it sets. */
+  readonly set?: Field[K];
 }
 
 /** One row, its value type checked against its field. */
@@ -34,7 +36,15 @@ const row = <K extends keyof Field>(r: ServeFlag<K>): ServeFlag<K> => r;
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
-/** Flag -> StartOptions field. One row per flag; the help and the parsing come from here. */
+/** A duration of at least 1 ms (a timeout of 0 would refuse every request). */
+const timeout = (t: string, f: string): number => {
+  const ms = parseDuration(t, f, 'serve');
+  if (ms < 1) throw new UsageError(`${f} takes a duration of at least 1ms (got ${JSON.stringify(t)})`, 'serve');
+  return ms;
+};
+const count = (t: string, f: string): number => parseCount(t, f, 'serve');
+
+/** Flag -> StartOptions field. One row per flag; the help, the parsing and docs/cli.md's table come from here. */
 export const SERVE_FLAGS: readonly ServeFlag[] = [
   row({ flag: 'port', field: 'port', spec: { value: 'N', description: 'Port (default 8080, or $PORT; 0 picks a free one).' }, read: (t, f) => parsePort(t, f, 'serve') }),
   row({ flag: 'host', field: 'host', spec: { value: 'ADDR', description: 'Interface to listen on (default 127.0.0.1; 0.0.0.0 for all).' } }),
@@ -57,6 +67,34 @@ export const SERVE_FLAGS: readonly ServeFlag[] = [
   }),
   row({ flag: 'base-url', field: 'baseUrl', spec: { value: 'URL', description: 'Public URL of this server, for attribution links.' } }),
   row({ flag: 'log-level', field: 'logLevel', spec: { value: 'LEVEL', choices: LOG_LEVELS, description: 'Access and operator log level (default info).' } }),
+  row({ flag: 'no-rate-limit', field: 'rateLimit', set: false, spec: { description: "Turn the plans' per-second limits off (quotas still count)." } }),
+  row({
+    flag: 'cors-origin',
+    field: 'corsOrigins',
+    spec: { value: 'ORIGINS', description: 'Origins browsers may call from, comma-separated (https://app.example.com), or * for any (default none).' },
+    read: (t, f) => parseList(t, f, 'serve'),
+  }),
+  row({
+    flag: 'trust-proxy',
+    field: 'trustProxy',
+    spec: { value: 'HOPS|ADDRS', description: 'Proxies whose X-Forwarded-For names the client: a number of hops, or addresses, CIDR blocks, loopback, private, comma-separated (default none).' },
+    read: (t, f) => (/^\d+$/.test(t) ? parseCount(t, f, 'serve', 0) : parseList(t, f, 'serve')),
+  }),
+  row({ flag: 'headers-timeout', field: 'headersTimeoutMs', spec: { value: 'D', description: 'Time to receive a request\'s headers, then 408 (default 10s).' }, read: timeout }),
+  row({ flag: 'request-timeout', field: 'requestTimeoutMs', spec: { value: 'D', description: 'Time to receive a whole request, then 408 (default 30s).' }, read: timeout }),
+  row({ flag: 'keep-alive-timeout', field: 'keepAliveTimeoutMs', spec: { value: 'D', description: 'How long an idle keep-alive connection is kept (default 5s).' }, read: timeout }),
+  row({ flag: 'drain-timeout', field: 'drainTimeoutMs', spec: { value: 'D', description: 'On stop, how long requests in flight may take before their connections are cut (default 10s).' }, read: timeout }),
+  row({ flag: 'store-timeout', field: 'storeTimeoutMs', spec: { value: 'D', description: 'Longest a request waits for each store call, then 503 and nothing counted (default 1s).' }, read: timeout }),
+  row({ flag: 'max-connections', field: 'maxConnections', spec: { value: 'N', description: 'Open connections at most; more are closed as they arrive (default 1024).' }, read: count }),
+  row({ flag: 'max-header-bytes', field: 'maxHeaderBytes', spec: { value: 'N', description: 'Largest request head, bytes; larger is a 431 (default 16384).' }, read: count }),
+  row({ flag: 'max-headers', field: 'maxHeaders', spec: { value: 'N', description: 'Most header fields in a request; more is a 431 (default 100).' }, read: count }),
+  row({ flag: 'max-body-bytes', field: 'maxBodyBytes', spec: { value: 'N', description: 'Largest request body, bytes, read once the key is accepted; larger is a 413 (default 65536).' }, read: count }),
+  row({
+    flag: 'max-body-before-auth',
+    field: 'maxBodyBeforeAuthBytes',
+    spec: { value: 'N', description: 'Most bytes of a body read for a request answered without it (bad key, 404...) before closing (default 16384).' },
+    read: (t, f) => parseCount(t, f, 'serve', 0),
+  }),
 ];
 
 /** StartOptions from the parsed flags (defaults the server does not know: $PORT, the snapshot path). */
@@ -64,12 +102,26 @@ export function startOptions(args: ParsedArgs, env: NodeJS.ProcessEnv = process.
   const options: Partial<Record<keyof Field, unknown>> = {};
   for (const r of SERVE_FLAGS) {
     const text = args.flags[r.flag];
-    if (typeof text === 'string') options[r.field] = r.read === undefined ? text : r.read(text, `--${r.flag}`);
+    if (text === true) options[r.field] = r.set;
+    else if (typeof text === 'string') options[r.field] = r.read === undefined ? text : r.read(text, `--${r.flag}`);
   }
   if (options.port === undefined) options.port = parsePort(env['PORT'] ?? '8080', '$PORT', 'serve');
   options.host ??= '127.0.0.1';
   options.snapshotPath ??= defaultSnapshotPath();
   return options as Field;
+}
+
+/**
+ * The server's TypeError for a value it refuses (`trustProxy: "x" is not an address...`,
+ * `headersTimeoutMs (...) must not be larger than requestTimeoutMs (...)`), as a usage error
+ * that names the flags instead of the fields.
+ */
+function flagError(e: unknown): UsageError | undefined {
+  if (!(e instanceof TypeError)) return undefined;
+  const flagOf = new Map(SERVE_FLAGS.map((r) => [r.field as string, `--${r.flag}`]));
+  const first = /^(\w+)(?=:| must| \()/.exec(e.message)?.[1];
+  if (first === undefined || !flagOf.has(first)) return undefined;
+  return new UsageError(e.message.replace(/\b[a-z]+[A-Z]\w*\b/g, (w) => flagOf.get(w) ?? w), 'serve');
 }
 
 async function run(args: ParsedArgs, io: CliIo): Promise<number> {
@@ -83,7 +135,7 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
     try {
       running = await server.startServer(options);
     } catch (e) {
-      throw new CliError(`could not start: ${(e as Error).message}`, 1);
+      throw flagError(e) ?? new CliError(`could not start: ${(e as Error).message}`, 1);
     }
     io.stderr.write(`ipintel serving on ${running.url} (snapshot ${options.snapshotPath}, store ${running.store.location})\n`);
     if (running.app.snapshot.current === undefined) {
@@ -106,7 +158,8 @@ export const serveCommand: Command = {
     '/v1/openapi.json) until Ctrl-C or SIGTERM, then answers the requests in flight and exits 0.',
     'A replaced snapshot file is loaded without a restart (also on SIGHUP). Access logs go to',
     'stdout as JSON lines; messages for the operator go to stderr. Exit code 1 when the server',
-    'cannot start (port taken, bad store), 2 for a usage error. See docs/api.md.',
+    'cannot start (port taken, bad store), 2 for a usage error. D is a duration: 60 (seconds),',
+    '60s, 500ms, 2m. Limits, proxies and CORS: docs/api.md, Running the server.',
   ].join('\n'),
   examples: [
     'ipintel keys create --plan free        # prints the key once',
@@ -116,7 +169,7 @@ export const serveCommand: Command = {
   spec: {
     name: 'serve',
     positionals: { min: 0, max: 0, name: '' },
-    flags: { ...Object.fromEntries(SERVE_FLAGS.map((r) => [r.flag, { type: 'string', ...r.spec }])), help: HELP_FLAG },
+    flags: { ...Object.fromEntries(SERVE_FLAGS.map((r) => [r.flag, { type: r.set === undefined ? 'string' : 'boolean', ...r.spec }])), help: HELP_FLAG },
   },
   run,
 };

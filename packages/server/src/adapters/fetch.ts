@@ -26,7 +26,8 @@ export interface FetchHandlerOptions extends AppOptions {
 /** Reads a web stream body up to `limit` bytes; `null` when longer. */
 export async function readFetchBody(request: Request, limit: number): Promise<Uint8Array | null> {
   if (request.body === null) return new Uint8Array(0);
-  const reader = request.body.getReader();
+  // Node's Request types its body as a stream of any; a request body is bytes.
+  const reader = (request.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {

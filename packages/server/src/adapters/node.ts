@@ -3,23 +3,45 @@
  * the like, over the routing core. With `basePath` set, requests outside it go
  * to `next()` (or get a 404 when there is no next).
  *
+ * Unread bodies: the routes read a body only after the key was accepted (and
+ * never more than maxBodyBytes). When an answer is ready while the body is
+ * not all read (a refused key, 404, 405, 413, ...), node:http would read the
+ * rest to reuse the connection, however long it is. Instead the rest is read
+ * and dropped up to `maxBodyBeforeAuthBytes` and for at most UNREAD_WAIT_MS,
+ * then the answer goes out with `Connection: close`. A body that fits is thus
+ * read to its end first. Past the limit (or the wait) nothing more is read:
+ * the answer is followed by the end of our side of the connection, and the
+ * connection is dropped LINGER_MS later (closing at once, with the client's
+ * bytes unread, would make the kernel reset it, and the client could lose
+ * the answer). A client waiting for `100 Continue` (never sent to it) is
+ * answered at once.
+ *
  * @module
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { createApp, type App, type AppOptions } from '../app.js';
 import { problem, ProblemError } from '../http/problem.js';
-import type { ApiRequest, ApiResponse } from '../http/types.js';
+import { DEFAULT_MAX_BODY_BEFORE_AUTH, type ApiRequest, type ApiResponse } from '../http/types.js';
 
 export interface NodeHandler {
   (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void;
   readonly app: App;
   /** Settles after the first snapshot load attempt. */
   readonly ready: Promise<void>;
+  /** Waits for the requests being answered, then closes the app (when the handler made it). */
   close(): Promise<void>;
 }
 
-/** Reads a request body up to `limit` bytes; `null` when longer (the rest is left unread). */
-export function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array | null> {
+/**
+ * Reads a request body up to `limit` bytes; `null` when longer (the rest is
+ * left unread). Sends `100 Continue` first when the client waits for it.
+ */
+export function readNodeBody(req: IncomingMessage, limit: number, res?: ServerResponse): Promise<Uint8Array | null> {
+  if (res !== undefined && !res.headersSent && req.headers.expect?.toLowerCase() === '100-continue') {
+    res.writeContinue();
+    continued.add(req);
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -61,6 +83,74 @@ export function stripBase(url: string, basePath: string): string | undefined {
   return rest[0] === '/' ? rest : undefined;
 }
 
+/** Header fields node:http parses when the server's maxHeadersCount is not set. */
+const NODE_HEADER_CAP = 1000;
+
+/**
+ * Header fields received. A server that stops parsing at its maxHeadersCount
+ * (unset: node parses 1000 fields, 2000 raw entries) hides the rest, so a
+ * request at that cap may carry more: it counts as over any limit.
+ */
+export function headerCount(req: IncomingMessage): number {
+  const n = req.rawHeaders.length / 2;
+  const set = (req.socket as { server?: Server } | null)?.server?.maxHeadersCount;
+  const cap = typeof set === 'number' ? set : NODE_HEADER_CAP;
+  return cap > 0 && n >= cap ? Number.POSITIVE_INFINITY : n;
+}
+
+/** Longest wait for the rest of an unread body before answering, ms. */
+const UNREAD_WAIT_MS = 1000;
+/** Requests sent `100 Continue` (their client is sending the body). */
+const continued = new WeakSet<IncomingMessage>();
+
+/** How long a connection closed with a body still coming is kept (reading nothing) so its answer arrives, ms. */
+const LINGER_MS = 2000;
+
+/**
+ * Reads and drops the rest of an unread body, up to `limit` bytes and
+ * UNREAD_WAIT_MS, then calls `answer` once. When the body did not end by
+ * then, reading stops and the connection lingers (see the module comment).
+ */
+function dropUnreadBody(req: IncomingMessage, limit: number, answer: () => void): void {
+  let seen = 0;
+  let answered = false;
+  const onData = (c: Buffer): void => {
+    seen += c.length;
+    if (seen > limit) cut();
+  };
+  const done = (): void => {
+    if (answered) return;
+    answered = true;
+    clearTimeout(timer);
+    answer();
+  };
+  const cut = (): void => {
+    if (answered) return;
+    req.off('data', onData);
+    req.pause();
+    lingerOnClose(req.socket);
+    done();
+  };
+  const timer = setTimeout(cut, UNREAD_WAIT_MS);
+  req.on('data', onData);
+  req.once('end', done);
+  req.once('close', done);
+}
+
+/**
+ * node:http closes a `Connection: close` answer's socket with destroySoon
+ * (end, then destroy as soon as the answer is written). Here: end (the
+ * answer, then FIN), read nothing more, destroy LINGER_MS later.
+ */
+function lingerOnClose(socket: Socket): void {
+  socket.destroySoon = function lingering(this: Socket): void {
+    this.end();
+    const t = setTimeout(() => this.destroy(), LINGER_MS);
+    t.unref();
+    this.once('close', () => clearTimeout(t));
+  };
+}
+
 /**
  * A Node request handler serving the API.
  *
@@ -71,31 +161,46 @@ export function stripBase(url: string, basePath: string): string | undefined {
 export function createNodeHandler(options: AppOptions & { readonly app?: App } = {}): NodeHandler {
   const app = options.app ?? createApp(options);
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+  const unreadLimit = options.maxBodyBeforeAuthBytes ?? DEFAULT_MAX_BODY_BEFORE_AUTH;
+  const answering = new Set<Promise<void>>();
+  const send = (req: IncomingMessage, res: ServerResponse, r: ApiResponse): void => {
+    if (req.complete) return writeNodeResponse(res, r);
+    const closing = { ...r, close: true };
+    // A client waiting for 100 Continue sends no body: answer now.
+    if (req.headers.expect?.toLowerCase() === '100-continue' && !continued.has(req)) return writeNodeResponse(res, closing);
+    dropUnreadBody(req, unreadLimit, () => writeNodeResponse(res, closing));
+  };
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void => {
     const url = stripBase(req.url ?? '/', basePath);
     if (url === undefined) {
       if (next !== undefined) next();
-      else writeNodeResponse(res, problem('not_found', `no such endpoint; the API is under ${basePath}`));
+      else send(req, res, problem('not_found', `no such endpoint; the API is under ${basePath}`));
       return;
     }
     const apiReq: ApiRequest = {
       method: req.method ?? 'GET',
       url,
       headers: req.headers,
-      readBody: (limit) => readNodeBody(req, limit),
+      headerCount: headerCount(req),
+      readBody: (limit) => readNodeBody(req, limit, res),
       remoteAddress: req.socket.remoteAddress,
     };
-    app.handle(apiReq).then(
-      (r) => writeNodeResponse(res, r),
+    const done = app.handle(apiReq).then(
+      (r) => send(req, res, r),
       (e: unknown) => {
         app.logger.error({ err: String(e) }, 'unexpected error');
-        if (!res.headersSent) writeNodeResponse(res, problem('internal_error', 'an unexpected error occurred'));
+        if (!res.headersSent) send(req, res, problem('internal_error', 'an unexpected error occurred'));
       },
     );
+    answering.add(done);
+    void done.finally(() => answering.delete(done));
   };
   return Object.assign(handler, {
     app,
     ready: app.ready,
-    close: () => (options.app === undefined ? app.close() : Promise.resolve()),
+    close: async () => {
+      await Promise.allSettled([...answering]);
+      if (options.app === undefined) await app.close();
+    },
   });
 }

@@ -51,3 +51,43 @@ export function resultJson(value: object): string {
   }
   return `${out}}`;
 }
+
+/**
+ * The start of a parsed JSON value's text: `JSON.stringify(value).slice(0, max)`
+ * without serialising (or recursing into) more than that. A value nested
+ * thousands deep would overflow the stack in JSON.stringify; here recursion
+ * stops once `max` characters are out, so it is at most about `max` deep.
+ * For values from JSON.parse (no toJSON, undefined or functions inside).
+ *
+ * @example
+ * jsonPreview([[1, 2], { a: 'b' }], 8) // => '[[1,2],{'
+ */
+export function jsonPreview(value: unknown, max = 64): string {
+  let out = '';
+  // Each step says whether there is room for more.
+  const emit = (s: string): boolean => {
+    out += s;
+    return out.length < max;
+  };
+  const walk = (v: unknown): boolean => {
+    if (v === null || typeof v !== 'object') {
+      // A long string is cut before quoting: the cut lies past the first `max` characters of the output.
+      const text = typeof v === 'string' ? JSON.stringify(v.length > max ? v.slice(0, max) : v) : typeof v === 'number' && !Number.isFinite(v) ? 'null' : String(v);
+      return emit(text);
+    }
+    if (Array.isArray(v)) {
+      if (!emit('[')) return false;
+      for (let i = 0; i < v.length; i++) if ((i > 0 && !emit(',')) || !walk(v[i])) return false;
+      return emit(']');
+    }
+    if (!emit('{')) return false;
+    let first = true;
+    for (const k of Object.keys(v)) {
+      if ((!first && !emit(',')) || !emit(`${JSON.stringify(k)}:`) || !walk((v as Record<string, unknown>)[k])) return false;
+      first = false;
+    }
+    return emit('}');
+  };
+  walk(value);
+  return out.length > max ? out.slice(0, max) : out;
+}

@@ -18,7 +18,14 @@ export interface ApiRequest {
   readonly readBody?: (limit: number) => Promise<Uint8Array | null>;
   /** The client's address (used by `/thirdparty/json`, which answers for the caller). */
   readonly remoteAddress?: string | undefined;
+  /** Header fields as received, repeats included, when the adapter knows (over the limit: 431). */
+  readonly headerCount?: number;
 }
+
+/** Most header fields a request may carry (AppOptions.maxHeaders). */
+export const DEFAULT_MAX_HEADERS = 100;
+/** Most bytes of a body read before the key is accepted (AppOptions.maxBodyBeforeAuthBytes). */
+export const DEFAULT_MAX_BODY_BEFORE_AUTH = 16_384;
 
 /** One HTTP response from the routing core. */
 export interface ApiResponse {

@@ -36,7 +36,9 @@ function problems(codes: readonly ProblemCode[]): Obj {
   return out;
 }
 
-const AUTH_PROBLEMS: ProblemCode[] = ['missing_api_key', 'invalid_api_key', 'key_not_active', 'key_revoked', 'rate_limited', 'quota_exceeded', 'store_unavailable', 'snapshot_unavailable'];
+/** Answers any request may get before routing: broken HTTP, too slow, too many or too large headers, an unmet Expect. */
+const REQUEST_PROBLEMS: ProblemCode[] = ['malformed_request', 'request_timeout', 'headers_too_large', 'expectation_failed'];
+const AUTH_PROBLEMS: ProblemCode[] = ['missing_api_key', 'invalid_api_key', 'key_not_active', 'key_revoked', 'rate_limited', 'quota_exceeded', 'store_unavailable', 'snapshot_unavailable', ...REQUEST_PROBLEMS];
 const LOOKUP_RESULT = { anyOf: [schemaRef('CheckResult'), schemaRef('ThirdPartyResult')] };
 const KEYED = [{ ApiKey: [] }, { Bearer: [] }];
 
@@ -106,7 +108,7 @@ export function openApiDocument(server: string): Obj {
               description: 'The sources.',
               content: { 'text/html': { schema: { type: 'string' } }, ...jsonOf(schemaRef('Attribution')) },
             },
-            ...problems(['snapshot_unavailable']),
+            ...problems(['snapshot_unavailable', ...REQUEST_PROBLEMS]),
           },
         },
       },

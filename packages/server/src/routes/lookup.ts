@@ -9,7 +9,7 @@
 import { IpIntelError, type IpIntel, type ResultFormat } from '@ipintel/core';
 import { MAX_BATCH, type AppContext, type RequestLog } from '../context.js';
 import { ProblemError } from '../http/problem.js';
-import { resultJson } from '../http/serialize.js';
+import { jsonPreview, resultJson } from '../http/serialize.js';
 import type { ApiRequest, ApiResponse } from '../http/types.js';
 import { metered, type Outcome } from './metered.js';
 import { parseFormat, readJsonBody, strictQuery } from './params.js';
@@ -34,7 +34,7 @@ const CHECK_PARAMS = ['ip', 'format'] as const;
 /** GET /v1/check?ip=&format= */
 export function checkRoute(app: AppContext, req: ApiRequest, query: string, rc: RequestLog): Promise<ApiResponse> {
   const params = new URLSearchParams(query);
-  return metered(app, req, params, rc, () => {
+  return metered(app, req, { params, tokenAllowed: false }, rc, () => {
     const q = strictQuery(params, CHECK_PARAMS);
     const ip = q['ip'];
     if (ip === undefined || ip === '') throw new ProblemError('missing_ip', 'the query parameter ip is required, e.g. /v1/check?ip=8.8.8.8');
@@ -48,7 +48,7 @@ const BATCH_FIELDS = ['ips', 'format'];
 /** POST /v1/check/batch with {"ips": [...], "format"?: ...} */
 export function batchRoute(app: AppContext, req: ApiRequest, query: string, rc: RequestLog): Promise<ApiResponse> {
   const params = new URLSearchParams(query);
-  return metered(app, req, params, rc, async () => {
+  return metered(app, req, { params, tokenAllowed: false }, rc, async () => {
     const q = strictQuery(params, ['format']);
     const body = await readJsonBody(req, app.maxBodyBytes);
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
@@ -73,7 +73,8 @@ export function batchRoute(app: AppContext, req: ApiRequest, query: string, rc: 
     const results = ips.map((ip: unknown, i): string => {
       if (typeof ip !== 'string') {
         const kind = ip === null ? 'null' : Array.isArray(ip) ? 'an array' : `a ${typeof ip}`;
-        return JSON.stringify({ ip: JSON.stringify(ip)?.slice(0, 64) ?? String(ip), error: { code: 'invalid_ip', message: `ips[${i}] is ${kind}, not a string` } });
+        // jsonPreview, not JSON.stringify: an element nested thousands deep must not overflow the stack.
+        return JSON.stringify({ ip: jsonPreview(ip, 64), error: { code: 'invalid_ip', message: `ips[${i}] is ${kind}, not a string` } });
       }
       try {
         const r = resultJson(intel.check(ip, { format: chosen }));
@@ -88,14 +89,13 @@ export function batchRoute(app: AppContext, req: ApiRequest, query: string, rc: 
   });
 }
 
-/** GET /thirdparty, /thirdparty/json, /thirdparty/{ip}, /thirdparty/{ip}/json: thirdparty layout. */
-export function thirdpartyRoute(app: AppContext, req: ApiRequest, path: string, query: string, rc: RequestLog): Promise<ApiResponse> | undefined {
-  const rest = path.slice('/thirdparty'.length).split('/');
+/** GET /thirdparty, /thirdparty/json, /thirdparty/{ip}, /thirdparty/{ip}/json (the router checked the shape): thirdparty layout. */
+export function thirdpartyRoute(app: AppContext, req: ApiRequest, path: string, query: string, rc: RequestLog): Promise<ApiResponse> {
   // rest: [''] | ['', 'json'] | ['', ip] | ['', ip, 'json']
-  if (rest.length > 3 || (rest.length === 3 && rest[2] !== 'json')) return undefined;
+  const rest = path.slice('/thirdparty'.length).split('/');
   const segment = rest.length === 1 || (rest.length === 2 && rest[1] === 'json') ? '' : rest[1]!;
   const params = new URLSearchParams(query);
-  return metered(app, req, params, rc, () => {
+  return metered(app, req, { params, tokenAllowed: true }, rc, () => {
     strictQuery(params, ['token']);
     let ip: string;
     if (segment === '') {

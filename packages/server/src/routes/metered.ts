@@ -4,13 +4,15 @@
  *   1. authenticate the key (401/403; 503 when the store is down)
  *   2. do the work: parse, validate, look up (4xx; 503 without a snapshot)
  *   3. count: one atomic store call takes a rate token and adds the lookups
- *      that succeeded (0 for an error answer) if the quota allows all of them
+ *      that succeeded (0 for an error answer) if the quota allows all of them;
+ *      the key read and the count each have storeTimeoutMs, past which the
+ *      answer is 503 and the count cannot land (store/types.ts)
  *   4. answer with RateLimit-* headers; a refused count answers 429 and the
  *      looked-up results are dropped, so nothing is served uncounted
  *
  * @module
  */
-import { authenticate, presentedKey } from '../auth.js';
+import { authenticate, missingKeyDetail, presentedKey } from '../auth.js';
 import type { AppContext, RequestLog } from '../context.js';
 import { problem, ProblemError } from '../http/problem.js';
 import type { ApiRequest, ApiResponse } from '../http/types.js';
@@ -21,15 +23,23 @@ export type Outcome = { readonly body: string; readonly n: number } | { readonly
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** The request's query, and whether its route takes the key as `?token=`. */
+export interface MeteredQuery {
+  readonly params: URLSearchParams;
+  readonly tokenAllowed: boolean;
+}
+
 export async function metered(
   app: AppContext,
   req: ApiRequest,
-  params: URLSearchParams | undefined,
+  query: MeteredQuery,
   rc: RequestLog,
   work: () => Outcome | Promise<Outcome>,
 ): Promise<ApiResponse> {
   const now = app.now();
-  const { key, plan } = await authenticate(presentedKey(req, params), app, now);
+  const presented = presentedKey(req, query.tokenAllowed ? query.params : undefined);
+  // Real time, not the injectable clock: the store's waits are bounded in real time.
+  const { key, plan } = await authenticate(presented, app, now, missingKeyDetail(query.params), Date.now() + app.storeTimeoutMs);
   rc.keyId = key.id;
   let outcome: Outcome;
   try {
@@ -48,6 +58,8 @@ export async function metered(
     n,
     ratePerSecond: app.rateLimit ? plan.ratePerSecond : 0,
     second: Math.floor(now / 1000),
+    // From now, not from the request's start: reading a slow body must not use up the count's time.
+    deadline: Date.now() + app.storeTimeoutMs,
   });
   const reset = Math.max(0, Math.ceil((window.endsAt - now) / 1000));
   const remaining = Math.max(0, plan.quota - counted.used);

@@ -4,7 +4,9 @@
  *
  * Layout (`ipintel:` prefix): `key:<id>` a hash per key, `keys` the set of ids,
  * `{<account>}:u:<period>` usage counters, `{<account>}:r:<second>` rate
- * windows (the braces keep one account's keys in one cluster slot).
+ * windows, `{<account>}:c:<second>` markers of the counts made in that second
+ * (count id -> lookups, kept 2 minutes; redis-reconcile.ts) (the braces keep
+ * one account's keys in one cluster slot).
  *
  * Atomic counting: a Lua script (run with EVALSHA through ioredis
  * defineCommand, which falls back to EVAL after a server restart empties the
@@ -14,15 +16,40 @@
  * Failing closed: the offline queue is off, so while Redis is unreachable every
  * command rejects at once (no request hangs, none is served uncounted);
  * ioredis keeps reconnecting in the background and the store recovers by
- * itself when Redis returns.
+ * itself when Redis returns. While Redis is connected but not answering
+ * (stalled), commands fail fast too (redis-link.ts).
+ *
+ * Counted iff answered: a count carries a deadline, converted to Redis's
+ * clock; the script reads TIME first and, past the deadline, returns
+ * `expired` without touching anything. The store stops waiting only after the
+ * deadline (plus the clock's uncertainty and GUARD_MS), so a count that Redis
+ * runs after the request was answered 503 is refused by Redis itself. A count
+ * whose request got a 503 without the store knowing whether Redis ran it (a
+ * reply later than the guard, a connection broken after sending, Redis killed
+ * mid-count) is checked against the marker the script leaves, once it can no
+ * longer run, and undone if it ran (redis-reconcile.ts). ioredis re-sends
+ * commands left unanswered by a broken connection; the script does not count
+ * an id whose marker exists, so a re-sent count never counts twice.
  *
  * @module
  */
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { RedisLink } from './redis-link.js';
+import { MARKER_TTL_MS, Reconciler, REFUND_LUA, type UncertainCount } from './redis-reconcile.js';
 import { StoreUnavailableError, type ConsumeRequest, type ConsumeResult, type KeyRecord, type Store } from './types.js';
 
+/** How long past a count's deadline (beyond the clock's uncertainty) the store still waits for its answer, ms. */
+const GUARD_MS = 100;
+
 const CONSUME_LUA = `
+local deadline = tonumber(ARGV[5])
+if deadline > 0 then
+  local t = redis.call('TIME')
+  if tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) > deadline then return {3, 0} end
+end
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+if redis.call('HEXISTS', KEYS[3], ARGV[6]) == 1 then return {0, used} end
 local limit = tonumber(ARGV[3])
 if limit > 0 then
   local c = tonumber(redis.call('GET', KEYS[2]) or '0')
@@ -35,6 +62,8 @@ if n == 0 then return {0, used} end
 if used + n > tonumber(ARGV[2]) then return {1, used} end
 used = redis.call('INCRBY', KEYS[1], n)
 redis.call('EXPIRE', KEYS[1], ARGV[4])
+redis.call('HSET', KEYS[3], ARGV[6], n)
+redis.call('PEXPIRE', KEYS[3], ARGV[7])
 return {0, used}`;
 
 const INSERT_LUA = `
@@ -51,11 +80,14 @@ if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'replacedBy', ARGV[2]) end
 return 1`;
 
 const OUTCOMES = ['ok', 'quota_exceeded', 'rate_limited'] as const;
+/** The script's answer for a count that reached Redis after its deadline (nothing done). */
+const EXPIRED = 3;
 /** Usage counters are kept this long after their period ends (for `keys list`). */
 const KEEP_AFTER_PERIOD_S = 40 * 86_400;
 
 interface Scripts {
-  ipintelConsume(usageKey: string, rateKey: string, n: number, quota: number, rate: number, ttlSeconds: number): Promise<[number, number]>;
+  ipintelConsume(usageKey: string, rateKey: string, markerKey: string, n: number, quota: number, rate: number, ttlSeconds: number, redisDeadlineMs: number, id: string, markerTtlMs: number): Promise<[number, number]>;
+  ipintelRefund(usageKey: string, markerKey: string, id: string): Promise<number>;
   ipintelInsert(hashKey: string, setKey: string, id: string, ...fields: string[]): Promise<number>;
   ipintelRevoke(hashKey: string, at: number, replacedBy: string): Promise<number>;
 }
@@ -63,9 +95,13 @@ interface Scripts {
 export interface RedisStoreOptions {
   /** Key prefix (default `ipintel:`). */
   readonly prefix?: string;
-  /** Called on connection errors and recovery (the server logs them). */
-  readonly onEvent?: (event: 'error' | 'ready', error?: Error) => void;
-  /** Per-command timeout, ms (default 2000). */
+  /**
+   * Called on connection errors and recovery, when Redis stops and starts
+   * answering (`stalled`, `ready`), and when a count that arrived too late
+   * was undone (`late_count`) (the server logs them).
+   */
+  readonly onEvent?: (event: 'error' | 'ready' | 'stalled' | 'late_count' | 'unreconciled', error?: Error) => void;
+  /** Timeout of a command, and the deadline of a count that has none, ms (default 1000). */
   readonly commandTimeoutMs?: number;
 }
 
@@ -100,22 +136,34 @@ function toFields(k: KeyRecord): string[] {
 /** Connects to Redis at `url` (`redis://[:password@]host:port[/db]`). */
 export function openRedisStore(url: string, options: RedisStoreOptions = {}): RedisStore {
   const prefix = options.prefix ?? 'ipintel:';
+  const timeoutMs = options.commandTimeoutMs ?? 1000;
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     // Commands issued in the same tick go out in one write: fewer syscalls under load.
     enableAutoPipelining: true,
     maxRetriesPerRequest: 1,
+    // Commands unanswered when a connection breaks are re-sent on the next one (ioredis's default;
+    // without it, auto-pipelining stalls after a reconnect). A re-sent count is safe: the script
+    // does not count an id it has counted (its marker).
     connectTimeout: 2000,
-    commandTimeout: options.commandTimeoutMs ?? 2000,
     retryStrategy: (times) => Math.min(50 * times, 1000),
   });
   redis.on('error', (e: Error) => options.onEvent?.('error', e));
   redis.on('ready', () => options.onEvent?.('ready'));
-  redis.defineCommand('ipintelConsume', { numberOfKeys: 2, lua: CONSUME_LUA });
+  redis.defineCommand('ipintelConsume', { numberOfKeys: 3, lua: CONSUME_LUA });
+  redis.defineCommand('ipintelRefund', { numberOfKeys: 2, lua: REFUND_LUA });
   redis.defineCommand('ipintelInsert', { numberOfKeys: 2, lua: INSERT_LUA });
   redis.defineCommand('ipintelRevoke', { numberOfKeys: 1, lua: REVOKE_LUA });
   const scripts = redis as unknown as Scripts;
   const location = url.replace(/\/\/[^@/]*@/, '//***@');
+  const link = new RedisLink(redis, location, (stalled) => options.onEvent?.(stalled ? 'stalled' : 'ready'));
+  const reconciler = new Reconciler(
+    (c) => link.call('undo a count', () => scripts.ipintelRefund(c.usageKey, c.markerKey, c.id), timeoutMs),
+    (event, error) => options.onEvent?.(event, error),
+  );
+  // Ids of counts, unique per store instance: a random prefix and a sequence number.
+  const idPrefix = randomBytes(6).toString('base64url');
+  let idSeq = 0;
   const keyKey = (id: string): string => `${prefix}key:${id}`;
   const usageKey = (account: string, period: string): string => `${prefix}{${account}}:u:${period}`;
 
@@ -142,14 +190,61 @@ export function openRedisStore(url: string, options: RedisStoreOptions = {}): Re
       redis.once('ready', done);
     });
   };
-  const guard = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+  const firstConnection = async (what: string): Promise<void> => {
+    if (everReady || redis.status === 'ready') return;
     try {
-      if (!everReady && redis.status !== 'ready') await (firstConnect ??= whenReady(2000).finally(() => (firstConnect = undefined)));
-      return await fn();
+      await (firstConnect ??= whenReady(2000).finally(() => (firstConnect = undefined)));
     } catch (e) {
-      const msg = e instanceof Error ? e.message : String(e);
-      throw new StoreUnavailableError(`Redis store (${location}): could not ${what}: ${msg}`, { cause: e });
+      throw new StoreUnavailableError(`Redis store (${location}): could not ${what}: ${(e as Error).message}`, { cause: e });
     }
+  };
+  /** One command (or a short sequence), bounded by the command timeout. */
+  const guard = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+    await firstConnection(what);
+    return link.call(what, fn, timeoutMs);
+  };
+
+  const consume = async (r: ConsumeRequest): Promise<ConsumeResult> => {
+    const deadline = r.deadline ?? Date.now() + timeoutMs;
+    await firstConnection('count usage');
+    // Once per connection: wait (at most to the deadline) for the first reading of Redis's clock.
+    if (!link.clockKnown) await Promise.race([link.clockRead, new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())).unref())]);
+    const { offset, slack } = link.clock;
+    // Relative TTL: the counter outlives its period by KEEP_AFTER_PERIOD_S.
+    const ttl = Math.max(0, Math.ceil((r.periodEndsAt - Date.now()) / 1000)) + KEEP_AFTER_PERIOD_S;
+    const rateKey = `${prefix}{${r.account}}:r:${r.second}`;
+    const giveUp = deadline + slack + GUARD_MS;
+    const count: UncertainCount = {
+      usageKey: usageKey(r.account, r.period),
+      markerKey: `${prefix}{${r.account}}:c:${r.second}`,
+      id: `${idPrefix}${(idSeq++).toString(36)}`,
+      n: r.n,
+      account: r.account,
+      notBefore: giveUp,
+      expires: Date.now() + MARKER_TTL_MS - 10_000,
+    };
+    let sent = false;
+    let o: number;
+    let used: number;
+    try {
+      [o, used] = await link.call(
+        'count usage',
+        () => {
+          sent = true;
+          return scripts.ipintelConsume(count.usageKey, rateKey, count.markerKey, r.n, r.quota, r.ratePerSecond, ttl, Math.floor(deadline + offset), count.id, MARKER_TTL_MS);
+        },
+        Math.ceil(giveUp - Date.now()),
+        ([late]) => {
+          if (late === 0 && r.n > 0) reconciler.late(count);
+        },
+      );
+    } catch (e) {
+      // Sent, but no answer: it may have run. Checked (and undone if it did) once it can no longer run.
+      if (sent && r.n > 0) reconciler.add(count);
+      throw e;
+    }
+    if (o === EXPIRED) throw new StoreUnavailableError(`Redis store (${location}): the count reached Redis after its deadline; nothing was counted`);
+    return { outcome: OUTCOMES[o] ?? 'quota_exceeded', used };
   };
 
   return {
@@ -169,18 +264,16 @@ export function openRedisStore(url: string, options: RedisStoreOptions = {}): Re
       }),
     revokeKey: (id, at, replacedBy) =>
       guard('revoke a key', async () => (await scripts.ipintelRevoke(keyKey(id), at, replacedBy ?? '')) === 1),
-    consume: (r: ConsumeRequest) =>
-      guard('count usage', async (): Promise<ConsumeResult> => {
-        // Relative TTL: the counter outlives its period by KEEP_AFTER_PERIOD_S.
-        const ttl = Math.max(0, Math.ceil((r.periodEndsAt - Date.now()) / 1000)) + KEEP_AFTER_PERIOD_S;
-        const rateKey = `${prefix}{${r.account}}:r:${r.second}`;
-        const [o, used] = await scripts.ipintelConsume(usageKey(r.account, r.period), rateKey, r.n, r.quota, r.ratePerSecond, ttl);
-        return { outcome: OUTCOMES[o] ?? 'quota_exceeded', used };
-      }),
+    consume,
     usage: (account, period) => guard('read usage', async () => Number((await redis.get(usageKey(account, period))) ?? 0)),
     ping: () => guard('ping', async () => void (await redis.ping())),
-    whenReady: (timeoutMs) => guard('connect', () => whenReady(timeoutMs)),
+    whenReady: (ms) =>
+      whenReady(ms).catch((e: Error) => {
+        throw new StoreUnavailableError(`Redis store (${location}): could not connect: ${e.message}`, { cause: e });
+      }),
     close: async () => {
+      link.close();
+      reconciler.close();
       try {
         if (redis.status === 'ready') await redis.quit();
       } catch {

@@ -18,9 +18,13 @@
  * counting stays exact and nothing is served before it is durably counted,
  * while the cost of a commit (the WAL write) is shared by the whole group.
  *
+ * Privacy: the file holds key hashes and usage per account, so a file this
+ * module creates is 0600 (SQLite gives its -wal and -shm files the same mode)
+ * and a folder it creates is 0700. Existing files and folders keep their mode.
+ *
  * @module
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { countGroup, type CounterIO } from './count-group.js';
@@ -68,7 +72,7 @@ export interface SqliteStoreOptions {
 
 /** Opens (creating when needed) the SQLite store at `path`. */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') createPrivately(path);
   const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
@@ -104,11 +108,17 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   }
   let queue: Pending[] = [];
   const flush = (): void => {
-    const batch = queue;
+    let batch = queue;
     queue = [];
     if (closed) {
       for (const p of batch) p.reject(new StoreUnavailableError('the SQLite store is closed'));
       return;
+    }
+    // A count past its deadline is refused before the transaction: its request is answered 503.
+    const t = Date.now();
+    if (batch.some((p) => p.r.deadline !== undefined && t > p.r.deadline)) {
+      for (const p of batch) if (p.r.deadline !== undefined && t > p.r.deadline) p.reject(new StoreUnavailableError('SQLite store: the count came after its deadline; nothing was counted'));
+      batch = batch.filter((p) => p.r.deadline === undefined || t <= p.r.deadline);
     }
     let results: ConsumeResult[];
     try {
@@ -170,6 +180,16 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       return Promise.resolve();
     },
   };
+}
+
+/** Creates the folders (0700) and an empty file (0600) unless they exist; SQLite then opens the file as it is. */
+function createPrivately(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
 }
 
 function unavailable(what: string, e: unknown): StoreUnavailableError {

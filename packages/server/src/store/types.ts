@@ -45,6 +45,14 @@ export interface ConsumeRequest {
   readonly ratePerSecond: number;
   /** The current second (Math.floor(now / 1000)): the rate window. */
   readonly second: number;
+  /**
+   * Wall-clock time (ms since the epoch, Date.now) after which this count must
+   * not happen. A store that cannot count by then rejects with
+   * StoreUnavailableError, and the count cannot land afterwards (Redis checks
+   * the deadline inside its script), so a request answered 503 is never
+   * counted. Default: the store's own command timeout.
+   */
+  readonly deadline?: number;
 }
 
 export interface ConsumeResult {
@@ -68,7 +76,13 @@ export interface Store {
    * is recorded when given. Resolves false when no such key exists.
    */
   revokeKey(id: string, at: number, replacedBy?: string): Promise<boolean>;
-  /** Atomic check-and-count; see the module comment. */
+  /**
+   * Atomic check-and-count. Resolves only with a committed outcome; when it
+   * rejects, nothing stays counted: SQLite counts nothing, and a Redis count
+   * whose fate is unknown (its reply late or lost) is checked once it can no
+   * longer run and undone if it ran (redis.ts, redis-reconcile.ts; the one
+   * gap, a check not possible before the count's marker expires, is logged).
+   */
   consume(req: ConsumeRequest): Promise<ConsumeResult>;
   /** Lookups used by `account` in `period`. */
   usage(account: string, period: string): Promise<number>;

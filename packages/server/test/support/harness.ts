@@ -50,13 +50,13 @@ export interface Harness {
 /** An app over the fixture snapshot (variant a) and an in-memory SQLite store unless given. */
 export async function harness(options: AppOptions = {}): Promise<Harness> {
   const store = typeof options.store === 'object' ? options.store : openSqliteStore(':memory:');
-  const app = createApp({ snapshot: fixtureBytes('a'), logger: false, activationDelayMs: 0, plans: TEST_PLANS, keyCacheMs: 0, ...options, store });
+  const app = createApp({ snapshot: fixtureBytes('a'), logger: false, activationDelayMs: 0, keyCacheMs: 0, ...options, plans: { ...TEST_PLANS, ...options.plans }, store });
   await app.ready;
   return {
     app,
     store,
     key: async (plan = 'test', o = {}) =>
-      (await createKey(store, { plan, plans: resolvePlans(TEST_PLANS), now: o.createdAt ?? Date.now() - 1 })).key,
+      (await createKey(store, { plan, plans: resolvePlans({ ...TEST_PLANS, ...options.plans }), now: o.createdAt ?? Date.now() - 1 })).key,
     close: async () => {
       await app.close();
       if (typeof options.store !== 'object') await store.close();
@@ -85,7 +85,7 @@ export async function call(app: App, url: string, init: CallInit = {}): Promise<
     method: init.method ?? (body === undefined ? 'GET' : 'POST'),
     url,
     headers,
-    readBody: bodyReader(body as string | Uint8Array | undefined),
+    readBody: bodyReader(body),
     remoteAddress: init.remoteAddress,
   });
   let json: unknown;

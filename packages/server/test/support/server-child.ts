@@ -1,16 +1,33 @@
 /**
- * A server process for the multi-process and CLI tests: started with
- * child_process.fork (and the TypeScript hooks), it serves the snapshot and
- * store named in its argv and reports its port over IPC.
+ * A server process for the multi-process, drain, log and crash tests: started
+ * with child_process.fork (and the TypeScript hooks), it serves the snapshot
+ * and store named in its argv and reports its port over IPC. SIGTERM closes it
+ * gracefully (as `ipintel serve` does), then it exits 0.
  *
- * argv: <snapshotPath> <storeSpec> <plansJson>
+ * argv: <snapshotPath> <storeSpec> <plansJson> [<startOptionsJson>]
+ * `"defaultLogger": true` in the options keeps the server's own stdout logger.
  */
-import { startServer } from '../../src/standalone.js';
+import { startServer, type StartOptions } from '../../src/standalone.js';
 
-const [snapshotPath, store, plans] = process.argv.slice(2) as [string, string, string];
-const server = await startServer({ port: 0, snapshotPath, store, plans: JSON.parse(plans), activationDelayMs: 0, logger: false, sighup: false, watch: false });
-process.send?.({ port: server.port });
-process.on('message', (m) => {
-  if (m === 'stop') void server.close().then(() => process.exit(0));
+const [snapshotPath, store, plans, extra] = process.argv.slice(2) as [string, string, string, string | undefined];
+const { defaultLogger, ...options } = JSON.parse(extra ?? '{}') as Partial<StartOptions> & { defaultLogger?: boolean };
+const server = await startServer({
+  port: 0,
+  snapshotPath,
+  store,
+  plans: JSON.parse(plans),
+  activationDelayMs: 0,
+  sighup: false,
+  watch: false,
+  // Short unless a test asks otherwise: idle keep-alive connections of fetch would hold each stop for seconds.
+  drainTimeoutMs: 200,
+  ...(defaultLogger === true ? {} : { logger: false }),
+  ...options,
 });
-process.on('disconnect', () => void server.close().then(() => process.exit(0)));
+process.send?.({ port: server.port });
+const stop = (): void => void server.close().then(() => process.exit(0));
+process.on('message', (m) => {
+  if (m === 'stop') stop();
+});
+process.once('SIGTERM', stop);
+process.on('disconnect', stop);

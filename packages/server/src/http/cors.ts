@@ -1,0 +1,87 @@
+/**
+ * CORS, for browsers calling the API from other origins (off unless
+ * `corsOrigins` is set).
+ *
+ * - A preflight (OPTIONS with Origin and Access-Control-Request-Method) from
+ *   an allowed origin to a known path answers 204 with the path's methods,
+ *   the request headers the API reads (x-api-key, authorization,
+ *   content-type) and a 10-minute max age. It needs no key and counts
+ *   nothing. From another origin it answers 403 origin_not_allowed; to an
+ *   unknown path, 404.
+ * - Every other answer to an allowed origin, errors included, carries
+ *   Access-Control-Allow-Origin and exposes the RateLimit-* and Retry-After
+ *   headers, so a page can read problems and quotas. Answers vary on Origin.
+ * - No credentials mode: the key travels in a header, never in a cookie.
+ *
+ * @module
+ */
+import { problem } from './problem.js';
+import { header, type ApiRequest, type ApiResponse } from './types.js';
+
+const ALLOW_HEADERS = 'x-api-key, authorization, content-type';
+const EXPOSE_HEADERS = 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After';
+const MAX_AGE_S = '600';
+
+export interface Cors {
+  /** The answer to a preflight, or undefined when `req` is not one. */
+  preflight(req: ApiRequest, methodsOf: (path: string) => string | undefined, path: string): ApiResponse | undefined;
+  /** `res` with the CORS headers `req`'s origin gets. */
+  decorate(req: ApiRequest, res: ApiResponse): ApiResponse;
+}
+
+/** An origin as browsers send it, for comparison: lower case, no trailing slash. */
+const canonical = (origin: string): string => origin.trim().toLowerCase().replace(/\/+$/, '');
+
+/**
+ * The CORS policy for `origins` (exact origins such as `https://app.example.com`, or `*`
+ * for any); undefined when the list is empty. Throws TypeError for an entry that is not an origin.
+ */
+export function corsPolicy(origins: readonly string[] | undefined, problemTypeBase: string): Cors | undefined {
+  if (origins === undefined || origins.length === 0) return undefined;
+  const any = origins.includes('*');
+  const allowed = new Set<string>();
+  for (const o of origins) {
+    if (o === '*') continue;
+    if (!/^https?:\/\/[^/\s]+\/?$/i.test(o.trim())) throw new TypeError(`corsOrigins: ${JSON.stringify(o)} is not an origin like https://app.example.com (or *)`);
+    allowed.add(canonical(o));
+  }
+  const allowOrigin = (origin: string | undefined): string | undefined => {
+    if (origin === undefined) return undefined;
+    if (any) return '*';
+    return allowed.has(canonical(origin)) ? origin : undefined;
+  };
+  const vary = (res: ApiResponse, also = ''): Record<string, string> => (any ? {} : { vary: res.headers['vary'] === undefined ? `Origin${also}` : `${res.headers['vary']}, Origin${also}` });
+  return {
+    preflight(req, methodsOf, path) {
+      if (req.method !== 'OPTIONS') return undefined;
+      const origin = header(req, 'origin');
+      if (origin === undefined || header(req, 'access-control-request-method') === undefined) return undefined;
+      const allow = allowOrigin(origin);
+      if (allow === undefined) {
+        return problem('origin_not_allowed', `requests from ${JSON.stringify(origin.slice(0, 128))} are not allowed by this server's CORS settings`, {}, problemTypeBase);
+      }
+      const methods = methodsOf(path);
+      if (methods === undefined) return { ...problem('not_found', 'no such endpoint; see /v1/openapi.json', {}, problemTypeBase) };
+      const base: ApiResponse = { status: 204, headers: {}, body: '' };
+      return {
+        ...base,
+        headers: {
+          'access-control-allow-origin': allow,
+          'access-control-allow-methods': methods,
+          'access-control-allow-headers': ALLOW_HEADERS,
+          'access-control-max-age': MAX_AGE_S,
+          ...vary(base, ', Access-Control-Request-Method, Access-Control-Request-Headers'),
+        },
+      };
+    },
+    decorate(req, res) {
+      const allow = allowOrigin(header(req, 'origin'));
+      const headers: Record<string, string> = { ...res.headers, ...vary(res) };
+      if (allow !== undefined) {
+        headers['access-control-allow-origin'] = allow;
+        headers['access-control-expose-headers'] = EXPOSE_HEADERS;
+      }
+      return { ...res, headers };
+    },
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Undoing counts whose requests were answered 503 (the Redis store's part of
+ * "counted iff answered 200").
+ *
+ * Each count the script makes leaves a marker: the count's id and size in a
+ * per-account, per-second hash (`{account}:c:<second>`, kept MARKER_TTL_MS).
+ * When the store answered a count's request with 503 without knowing whether
+ * Redis ran it (no answer in time, or the connection broke after sending),
+ * the count is entered here. Once its deadline has passed, so that Redis can
+ * no longer run it, the refund script checks the marker: if the count ran,
+ * it is taken back (DECRBY) and the marker deleted, in one step, so a count
+ * is undone at most once. A count whose late answer says it ran is undone at
+ * once. Entries wait while Redis is unreachable; one still not settled when
+ * its marker expires is reported (`unreconciled`) and dropped.
+ *
+ * @module
+ */
+
+/** How long a count's marker is kept, ms. */
+export const MARKER_TTL_MS = 120_000;
+const RUN_EVERY_MS = 250;
+
+export interface UncertainCount {
+  readonly usageKey: string;
+  readonly markerKey: string;
+  readonly id: string;
+  readonly n: number;
+  readonly account: string;
+  /** Redis cannot run the count after this (Date.now() time). */
+  readonly notBefore: number;
+  /** Its marker is gone after this. */
+  readonly expires: number;
+}
+
+export const REFUND_LUA = `
+local n = redis.call('HGET', KEYS[2], ARGV[1])
+if not n then return 0 end
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('DECRBY', KEYS[1], n)
+return tonumber(n)`;
+
+export class Reconciler {
+  private pending: UncertainCount[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+
+  constructor(
+    /** Runs the refund script; resolves with the lookups taken back (0: the count never ran, or was undone already). */
+    private readonly refund: (c: UncertainCount) => Promise<number>,
+    private readonly report: (event: 'late_count' | 'unreconciled', error: Error) => void,
+  ) {}
+
+  /** A count whose request got a 503 and whose fate is unknown. */
+  add(c: UncertainCount): void {
+    this.pending.push(c);
+    if (this.timer === undefined) {
+      this.timer = setInterval(() => void this.run(), RUN_EVERY_MS);
+      this.timer.unref();
+    }
+  }
+
+  /** A count that Redis ran although its request got a 503: undo it now. */
+  late(c: UncertainCount): void {
+    this.settle(c).catch(() => this.add(c));
+  }
+
+  /** Counts still waiting to be checked. */
+  get size(): number {
+    return this.pending.length;
+  }
+
+  close(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private async settle(c: UncertainCount): Promise<void> {
+    const n = await this.refund(c);
+    if (n > 0) this.report('late_count', new Error(`a count of ${n} for account ${c.account} whose request was answered 503 was undone`));
+  }
+
+  private async run(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      const now = Date.now();
+      const batch = this.pending;
+      this.pending = []; // counts added while this round runs go here
+      const keep: UncertainCount[] = [];
+      for (const c of batch) {
+        if (now < c.notBefore) keep.push(c);
+        else if (now > c.expires) this.report('unreconciled', new Error(`could not check a count of ${c.n} for account ${c.account} whose request was answered 503 before its marker expired; it may stay counted`));
+        else {
+          try {
+            await this.settle(c);
+          } catch {
+            keep.push(c); // Redis unreachable or stalled: next round
+          }
+        }
+      }
+      this.pending = keep.concat(this.pending);
+      if (this.pending.length === 0) this.close();
+    } finally {
+      this.running = false;
+    }
+  }
+}

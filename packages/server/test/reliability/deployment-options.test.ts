@@ -1,0 +1,146 @@
+/**
+ * Row 17 of issue 11: options for deployments behind a proxy or called from
+ * a browser, and serving without the per-second limit:
+ *  - rateLimit: false (startServer) serves past a plan's per-second limit;
+ *  - corsOrigins: preflights answered without a key, CORS headers on every
+ *    answer (errors too) for allowed origins only;
+ *  - trustProxy: the client address comes from X-Forwarded-For only through
+ *    trusted peers (property against a plain model of the rule).
+ */
+import fc from 'fast-check';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { clientAddressResolver } from '../../src/http/client-address.js';
+import { createKey } from '../../src/keys/manage.js';
+import { resolvePlans } from '../../src/plans.js';
+import { startServer } from '../../src/standalone.js';
+import { fixtureBytes } from '../support/fixtures.js';
+import { call, captureLogger, expectProblem, harness, TEST_PLANS, tempDir } from '../support/harness.js';
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+describe('rateLimit: false', () => {
+  it('serves past the per-second limit through startServer', async () => {
+    const now = Math.floor(Date.now() / 1000) * 1000 + 5;
+    const s = await startServer({ port: 0, snapshot: fixtureBytes('a'), store: `sqlite:${join(tmp.dir, 'rate.sqlite')}`, logger: false, sighup: false, plans: TEST_PLANS, activationDelayMs: 0, rateLimit: false, now: () => now, drainTimeoutMs: 100 });
+    const { key } = await createKey(s.store, { plan: 'tiny', plans: resolvePlans(TEST_PLANS), now: 0 }); // 2 per second, 3 per day
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await fetch(`${s.url}/v1/check?ip=8.8.8.8`, { headers: { 'x-api-key': key } })).status);
+    expect(statuses).toEqual([200, 200, 200]);
+    await s.close();
+  });
+});
+
+describe('corsOrigins', () => {
+  const origin = 'https://app.example.com';
+  const preflight = (headers: Record<string, string>, url = '/v1/check/batch') => ({ method: 'OPTIONS', headers: { 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key, content-type', ...headers }, url });
+
+  it('answers preflights from allowed origins with 204, without a key, counting nothing', async () => {
+    const h = await harness({ corsOrigins: [origin, 'http://localhost:3000'] });
+    const p = preflight({ origin });
+    const res = await call(h.app, p.url, { method: p.method, headers: p.headers });
+    expect(res.status).toBe(204);
+    expect(res.headers).toMatchObject({
+      'access-control-allow-origin': origin,
+      'access-control-allow-methods': 'POST',
+      'access-control-allow-headers': 'x-api-key, authorization, content-type',
+      'access-control-max-age': '600',
+    });
+    expect(res.headers['vary']).toContain('Origin');
+    expect((await call(h.app, '/healthz', { method: 'OPTIONS', headers: { origin: 'HTTP://LOCALHOST:3000', 'access-control-request-method': 'GET' } })).headers['access-control-allow-methods']).toBe('GET, HEAD');
+    expectProblem(await call(h.app, p.url, { method: p.method, headers: { ...p.headers, origin: 'https://evil.example' } }), 403, 'origin_not_allowed');
+    expectProblem(await call(h.app, '/nowhere', { method: 'OPTIONS', headers: { ...p.headers, origin } }), 404, 'not_found');
+    await h.close();
+  });
+
+  it('adds CORS headers to every answer for an allowed origin, errors included, and none for others', async () => {
+    const h = await harness({ corsOrigins: [origin] });
+    const key = await h.key('test');
+    const ok = await call(h.app, '/v1/check?ip=8.8.8.8', { key, headers: { origin } });
+    expect(ok.status).toBe(200);
+    expect(ok.headers['access-control-allow-origin']).toBe(origin);
+    expect(ok.headers['access-control-expose-headers']).toContain('RateLimit-Remaining');
+    const refused = await call(h.app, '/v1/check?ip=8.8.8.8', { headers: { origin } });
+    expectProblem(refused, 401, 'missing_api_key');
+    expect(refused.headers['access-control-allow-origin']).toBe(origin);
+    const other = await call(h.app, '/v1/check?ip=8.8.8.8', { key, headers: { origin: 'https://evil.example' } });
+    expect(other.status).toBe(200);
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+    expect(other.headers['vary']).toBe('Origin');
+    await h.close();
+  });
+
+  it('* allows any origin; without the option there is no CORS and OPTIONS is a 405', async () => {
+    const any = await harness({ corsOrigins: ['*'] });
+    expect((await call(any.app, '/healthz', { headers: { origin: 'https://x.test' } })).headers['access-control-allow-origin']).toBe('*');
+    await any.close();
+    const off = await harness();
+    const res = await call(off.app, '/v1/check/batch', { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
+    expectProblem(res, 405, 'method_not_allowed');
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    await off.close();
+    await expect(harness({ corsOrigins: ['app.example.com'] })).rejects.toThrow(/corsOrigins/);
+  });
+});
+
+describe('trustProxy', () => {
+  const v4 = fc.ipV4();
+  const entry = fc.oneof({ weight: 5, arbitrary: v4 }, { weight: 1, arbitrary: fc.constantFrom('unknown', '', ' 10.0.0.1 ', '[::1]:80', '1.2.3.4:8080') });
+
+  /** The rule, written plainly: walk left from the peer while the current address is trusted. */
+  function model(peer: string, chain: string[], trusted: (a: string, hop: number) => boolean): string {
+    const plain = (t: string): string | undefined => {
+      const s = t.trim().replace(/^\[(.*)\](:\d+)?$/, '$1').replace(/^(\d+\.\d+\.\d+\.\d+):\d+$/, '$1');
+      return /^\d+\.\d+\.\d+\.\d+$/.test(s) || s === '::1' ? s : undefined;
+    };
+    let client = peer;
+    for (let hop = 0; hop < chain.length && trusted(client, hop); hop++) {
+      const left = plain(chain[chain.length - 1 - hop]!);
+      if (left === undefined) break;
+      client = left;
+    }
+    return client;
+  }
+
+  it('follows X-Forwarded-For only through trusted addresses (property)', () => {
+    fc.assert(
+      fc.property(v4, fc.array(entry, { maxLength: 6 }), fc.subarray(['10.0.0.1', '10.0.0.2', '127.0.0.1']), fc.nat({ max: 4 }), (peer, chain, proxies, hops) => {
+        const byList = clientAddressResolver(proxies)!;
+        const byHops = clientAddressResolver(hops)!;
+        const header = chain.join(',');
+        if (proxies.length > 0) expect(byList(peer, header)).toBe(model(peer, chain, (a) => proxies.includes(a)));
+        if (hops > 0) expect(byHops(peer, header)).toBe(model(peer, chain, (_a, hop) => hop < hops));
+        // An untrusted peer's header is never read.
+        if (proxies.length > 0 && !proxies.includes(peer)) expect(byList(peer, header)).toBe(peer);
+      }),
+      { numRuns: 3000, seed: 17 },
+    );
+  });
+
+  it('takes CIDR blocks and names, unmaps IPv4-mapped peers, refuses bad entries', () => {
+    const r = clientAddressResolver(['private', '2001:db8::/32'])!;
+    expect(r('::ffff:10.1.2.3', '8.8.8.8')).toBe('8.8.8.8');
+    expect(r('2001:db8::5', '203.0.113.7, 10.9.9.9')).toBe('203.0.113.7');
+    expect(r('203.0.113.9', '8.8.8.8')).toBe('203.0.113.9');
+    expect(r('10.0.0.1', ['1.1.1.1', '8.8.8.8'])).toBe('8.8.8.8');
+    expect(clientAddressResolver(['loopback'])!('::1', '9.9.9.9')).toBe('9.9.9.9');
+    for (const bad of [['10.0.0.0/33'], ['nope'], ['10.0.0.0/x']]) expect(() => clientAddressResolver(bad)).toThrow(/trustProxy/);
+    expect(() => clientAddressResolver(-1)).toThrow(/trustProxy/);
+  });
+
+  it("/thirdparty/json answers for the forwarded client only behind a trusted proxy, and the log shows who", async () => {
+    const log = captureLogger();
+    const h = await harness({ trustProxy: ['loopback'], logger: log.logger });
+    const key = await h.key('test');
+    const via = await call(h.app, '/thirdparty/json', { key, remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '8.8.8.8' } });
+    expect(via.json.ip).toBe('8.8.8.8');
+    const direct = await call(h.app, '/thirdparty/json', { key, remoteAddress: '10.1.2.3', headers: { 'x-forwarded-for': '8.8.8.8' } });
+    expect(direct.json.ip).toBe('10.1.2.3');
+    expect(log.lines.map((l) => JSON.parse(l).client)).toEqual(['8.8.8.8', '10.1.2.3']);
+    await h.close();
+    const plain = await harness();
+    expect((await call(plain.app, '/thirdparty/json', { key: await plain.key('test'), remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '8.8.8.8' } })).json.ip).toBe('127.0.0.1');
+    await plain.close();
+  });
+});

@@ -1,0 +1,90 @@
+/**
+ * A private redis-server on a free 127.0.0.1 port, for the Redis tests and
+ * the reliability tools: start, stop (with a signal), stall and resume.
+ *
+ * @module
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { connect, createServer } from 'node:net';
+
+let available: boolean | undefined;
+/** Whether redis-server is on PATH (asked once, when first needed). */
+export function redisAvailable(): boolean {
+  available ??= spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).error === undefined;
+  return available;
+}
+
+/** A TCP port free on 127.0.0.1 at the time of asking. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const c = connect(port, '127.0.0.1');
+    c.once('connect', () => c.write('PING\r\n'));
+    c.once('data', (d) => {
+      c.destroy();
+      resolve(d.toString().startsWith('+PONG'));
+    });
+    c.once('error', () => resolve(false));
+  });
+}
+
+export interface RedisProcess {
+  readonly url: string;
+  readonly port: number;
+  /** Starts (again) on the same port and directory. */
+  start(): Promise<void>;
+  /** Stops with SIGTERM (Redis writes its AOF on the way out), or the signal given, and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+  /** Stalls it (SIGSTOP): connections stay open, nothing is answered. */
+  pause(): void;
+  /** Ends a stall (SIGCONT). */
+  resume(): void;
+}
+
+/** Starts redis-server in `dir`; `appendonly` keeps data across restarts (AOF, fsync always). */
+export async function startRedis(options: { readonly dir: string; readonly appendonly?: boolean }): Promise<RedisProcess> {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', options.dir, '--appendonly', options.appendonly === true ? 'yes' : 'no'];
+  if (options.appendonly === true) args.push('--appendfsync', 'always');
+  const proc: RedisProcess = {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    async start() {
+      child = spawn('redis-server', args, { stdio: 'ignore' });
+      for (let i = 0; i < 400; i++) {
+        if (await answers(port)) return;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error(`redis-server did not start on port ${port}`);
+    },
+    pause() {
+      child?.kill('SIGSTOP');
+    },
+    resume() {
+      child?.kill('SIGCONT');
+    },
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      const c = child;
+      child = undefined;
+      if (c === undefined || c.exitCode !== null) return;
+      await new Promise<void>((resolve) => {
+        c.once('exit', () => resolve());
+        c.kill(signal);
+        c.kill('SIGCONT'); // a paused server handles SIGTERM once it runs again
+      });
+    },
+  };
+  await proc.start();
+  return proc;
+}
