@@ -116,6 +116,6 @@ ${rows.join('\n')}
 
 | file (in the team's offline feed collection) | why it is not carried |
 |---|---|
-${m.excluded.map((e) => `| \`${cell(e.path)}\` | ${cell(e.reason)} |`).join('\n')}
+${m.excluded.map((e) => `| ${e.paths.map((p) => `\`${cell(p)}\``).join(', ')} | ${cell(e.reason)} |`).join('\n')}
 `;
 }

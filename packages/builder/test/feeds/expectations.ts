@@ -1,13 +1,16 @@
 /**
  * What the contract suite (contract.test.ts) expects of every registered
  * feed, by id: entries read, lines rejected and data date, for the fixture
- * (fixtures/feeds/<path>) and for the full-size copy (IPINTEL_FEEDS, else
- * ../shared/feeds; an npm table's full-size copy is its npm package file).
+ * (fixtures/feeds/<path>) and for the full-size copy: data/feeds for a
+ * vendored feed, the npm package file for an npm table (both checked by
+ * `pnpm test`), the team's collection for a feed the repository does not
+ * carry (IPINTEL_FEEDS, else ../shared/feeds; checked by `pnpm feeds:full`).
  * One place for every count: they describe particular copies of the files,
  * not the feeds, so they live with the tests, not in the declarations.
  *
- * Full-size counts are those of feeds/SOURCES.md. `full: null` says the
- * full-size copy is checked elsewhere, and `NO_FULL_SIZE_CHECK` says where.
+ * Full-size counts are those of feeds/SOURCES.md (the vendored copies are
+ * byte-identical to the collection's). `full: null` says the full-size copy
+ * is checked elsewhere, and `NO_FULL_SIZE_CHECK` says where.
  */
 
 export interface Expected {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { feedById } from '../../src/feeds/registry.js';
 import { parseDelegated } from '../../src/feeds/routing/rir.js';
 import type { RirFound } from '../../src/feeds/routing/rir.js';
-import { HAVE_FULL_SIZE, enc, readFixture, readFullSize } from './helpers.js';
+import { enc, readFixture, readFullSize } from './helpers.js';
 
 const show = (f: RirFound): string[] =>
   f.prefixes.map((p) => `${bigIntToText(p.version, p.start)}/${p.length} ${p.value.country} ${p.value.date} ${p.value.status} ${p.value.registry}`);
@@ -135,7 +135,7 @@ describe('RIR declarations', () => {
   });
 });
 
-describe.skipIf(!HAVE_FULL_SIZE)('RIR delegated files, full size', () => {
+describe('RIR delegated files, full size (vendored copies)', () => {
   const read = (id: string): Promise<RirFound> => readFullSize<RirFound>(id);
   it('AFRINIC extended: 6045 ipv4 / 9205 ipv6 / 4350 asn records', async () => {
     const f = await read('rir-afrinic');
@@ -159,23 +159,5 @@ describe.skipIf(!HAVE_FULL_SIZE)('RIR delegated files, full size', () => {
       { feed: 'rir-lacnic', line: 1, message: 'header says 48928 records, file has 47408' },
       { feed: 'rir-lacnic', line: 4, message: 'summary says 15570 asn records, file has 14050' },
     ]);
-  });
-  it('LACNIC extended 2024-02-08: 88,899 records, 43,699 available/reserved', async () => {
-    const f = await read('rir-lacnic-extended');
-    expect(f.counts).toEqual({ asn: 14695, ipv4: 19802, ipv6: 54402 });
-    expect(f.skipped).toBe(27_579 + 16_120);
-    expect(f.rejected).toEqual([]);
-  });
-  it('RIPE NCC partial: 41,594 records used, the cut-off 41,595th reported', async () => {
-    const f = await read('rir-ripencc-partial');
-    expect(f.counts).toEqual({ asn: 0, ipv4: 41_595, ipv6: 0 });
-    expect(f.rejected.map((d) => d.message.slice(0, 40))).toEqual([
-      'last line has no line end: file cut off,',
-      'header says 260022 records, file has 415',
-      'summary says 100395 ipv4 records, file h',
-      'summary says 48678 asn records, file has',
-      'summary says 110949 ipv6 records, file h',
-    ]);
-    expect(f.rejected[0]!.line).toBe(41_599);
   });
 });
