@@ -115,8 +115,12 @@ export interface LocatePage {
   readonly url: string;
 }
 
-/** Finds the real file's URL in the page a download URL serves; throws when it is not there. */
-export type Locator = (page: LocatePage) => string;
+/**
+ * Finds the real file's URL in the page a download URL serves, or (for a
+ * directory listing) `{ page }`, a further page to look in, which the same
+ * locator reads next; throws when the page has neither.
+ */
+export type Locator = (page: LocatePage) => string | { readonly page: string };
 
 /** Where `--fetch` gets a feed. */
 export interface Download {

@@ -12,9 +12,12 @@ import { DeclarationError, FeedError } from '../errors.js';
 import type { AnyFound, FeedDeclaration } from './declare.js';
 import type { FeedResult } from './types.js';
 
-/** What the origin of a copy says about it (an npm package's version date). */
+/** What the origin of a copy says about it. */
 export interface CopyFacts {
+  /** The date the origin gives (an npm package's version date). */
   readonly dataDate?: string | null;
+  /** The publisher's own file, freshly downloaded: the declaration's `copyDate` (the date of the folder copy) does not apply. */
+  readonly fromPublisher?: boolean;
 }
 
 /** A registered feed: its declaration, plus `read`. */
@@ -51,7 +54,7 @@ export function sourceRow(d: FeedDeclaration, found: AnyFound, copy: CopyFacts =
     url: d.url,
     licence: found.licence ?? d.licence,
     attribution_required: d.attribution_required,
-    data_date: found.dataDate ?? copy.dataDate ?? d.copyDate ?? null,
+    data_date: found.dataDate ?? copy.dataDate ?? (copy.fromPublisher === true ? null : d.copyDate) ?? null,
     entries: countEntries(found),
     ...(d.evidence !== undefined ? { evidence: d.evidence } : {}),
     ...(note !== undefined ? { note } : {}),

@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import type { BuildReport } from '@ipintel/builder';
+import type { BuildReport, SaveReport } from '@ipintel/builder';
 import { renderQuality } from '../info/quality.js';
 
 /** Targets of issue #3, printed beside the measured figures. */
@@ -42,7 +42,13 @@ export function buildSummary(report: BuildReport, load: { loadMs: number; rssMB:
       else byReason.set(key, { n: 1, line: d.line });
     }
     for (const [msg, e] of byReason) out.push(`    ${e.n} x ${msg} (first at line ${e.line})`);
+    if (r.failure !== undefined) out.push(`    the fresh copy failed (${r.failure.code}): ${r.failure.message}; its last good copy was used`);
   }
+  const kept = report.reports.filter((r) => r.status === 'kept');
+  if (kept.length > 0) {
+    out.push('', `kept       ${kept.length} feed(s) failed and kept their last good copy (older data date above): ${kept.map((r) => r.id).join(', ')}`);
+  }
+  if (report.saved !== undefined) out.push(...savedLines(report.saved));
   const mb = report.bytes / 1048576;
   out.push(
     '',
@@ -58,4 +64,13 @@ export function buildSummary(report: BuildReport, load: { loadMs: number; rssMB:
   for (const l of Object.values(report.quality.labels)) for (const a of l.top) orgs.set(a.asn, a.org);
   out.push('', renderQuality(report.quality, report.conflicts, (asn) => orgs.get(asn) ?? '').trimEnd());
   return `${out.join('\n')}\n`;
+}
+
+/** What --save-feeds wrote, and what it did not (a folder with a manifest carries only its listed files). */
+function savedLines(saved: SaveReport): string[] {
+  const out = [`saved      ${saved.written.length} file(s) to ${saved.dir}${saved.manifest && saved.written.length > 0 ? ' (sources.json and SOURCES.md updated)' : ''}`];
+  if (saved.skipped.length > 0) {
+    out.push(`           not written (${saved.skipped.length}): ${saved.skipped.map((x) => `${x.id} (${x.reason})`).join('; ')}`);
+  }
+  return out;
 }
