@@ -92,7 +92,8 @@ describe('ipintel build: the summary of a --fetch build', () => {
     ms: 1500,
     stats: { combinations: 3 } as BuildReport['stats'],
     ranges: { v4: 10, v6: 2 },
-    sources: [],
+    buildDate: '2026-08-23T00:00:00.000Z',
+    sources: [{ ...source('aws', '2026-08-23'), refresh: '7d' }, { ...source('tor-exits', '2026-08-20T00:00:00Z'), refresh: '1d' }],
     reports: [
       { id: 'aws', path: 'http://m/aws.json', status: 'used', source: source('aws', '2026-08-23'), rejected: [], ms: 1 },
       {
@@ -111,11 +112,17 @@ describe('ipintel build: the summary of a --fetch build', () => {
   };
 
   it('names the feed that kept its last good copy, with the error and the older date, and what was saved', () => {
-    const text = buildSummary(report, null);
+    const text = buildSummary(report, null, Date.parse('2026-08-23T06:00:00Z'));
     expect(text).toMatch(/^tor-exits +kept +5 +0 +2026-08-20T00:00:00Z$/m);
     expect(text).toContain('    the fresh copy failed (fetch_http): tor-exits: download of https://check.torproject.org/torbulkexitlist answered HTTP 503; its last good copy was used');
     expect(text).toContain('kept       1 feed(s) failed and kept their last good copy (older data date above): tor-exits');
     expect(text).toContain('saved      1 file(s) to /data/feeds (sources.json and SOURCES.md updated)');
     expect(text).toContain('not written (1): abuse-greensnow (not carried: republication prohibited)');
+  });
+
+  it('ends with the sources already older than their refresh interval, judged at the present', () => {
+    const text = buildSummary(report, null, Date.parse('2026-08-23T06:00:00Z'));
+    expect(text).toContain('Freshness    at 2026-08-23T06:00:00.000Z: snapshot 6 h old; 1 of 2 dated source(s) older than their refresh interval');
+    expect(text).toMatch(/^ {2}tor-exits +2026-08-20T00:00:00Z +1d +3 days$/m);
   });
 });

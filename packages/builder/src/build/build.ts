@@ -67,6 +67,8 @@ export interface BuildReport {
   readonly quality: QualityReport;
   /** ASNs whose bgp.tools tags conflict, largest first (docs/data.md): what the tag rules had to decide. */
   readonly conflicts: readonly TagConflict[];
+  /** The build date the snapshot records. */
+  readonly buildDate: string;
   /** What `saveFeeds` wrote, when given. */
   readonly saved?: SaveReport;
 }
@@ -194,6 +196,7 @@ export async function buildSnapshot(options: BuildOptions): Promise<BuildReport>
     sources: model.sources,
     quality,
     conflicts: tagConflicts(input.asnTags, quality.asnAddresses),
+    buildDate: model.build_date,
     ...(saved !== undefined ? { saved } : {}),
   };
 }

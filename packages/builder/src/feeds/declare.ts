@@ -13,7 +13,7 @@
  *
  * @module
  */
-import type { EvidenceLabel } from '@ipintel/core';
+import { refreshMs, type EvidenceLabel } from '@ipintel/core';
 import { DeclarationError } from '../errors.js';
 import type { GeoFound } from './geo/dbip-city.js';
 import type { AsnRangesFound } from './routing/ip-location-db-asn.js';
@@ -184,11 +184,8 @@ const FIELDS = new Set([
 const EVIDENCE = new Set(['authoritative', 'inferred', 'beta']);
 const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
-/** `12h` / `7d` in milliseconds; null when not a positive whole number of hours or days. */
-export function refreshMs(text: string): number | null {
-  const m = /^([1-9]\d{0,3})([hd])$/.exec(text);
-  return m ? Number(m[1]) * (m[2] === 'h' ? 3_600_000 : 86_400_000) : null;
-}
+/** `12h` / `7d` in milliseconds, or null (core's rule: the snapshot's readers judge staleness with it). */
+export { refreshMs };
 
 /** A relative path inside a feeds folder: no leading `/`, no `..`, no backslash, no empty part. */
 export function isFeedPath(path: unknown): path is string {

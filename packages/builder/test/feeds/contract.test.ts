@@ -73,6 +73,7 @@ describe.each(FEEDS.map((f) => [f.id, f] as const))('feed %s', (id, feed) => {
     expect(s.url).toBe(feed.url);
     expect(s.attribution_required).toBe(feed.attribution_required);
     expect(s.evidence).toBe(feed.evidence);
+    expect(s.refresh).toBe(feed.refresh);
     // A file may state its own terms before the declared ones (Spamhaus' copyright line).
     expect(s.licence === feed.licence || s.licence.endsWith(`; ${feed.licence}`), s.licence).toBe(true);
     expect(Object.keys(s).slice(0, 7)).toEqual(['id', 'publisher', 'url', 'licence', 'attribution_required', 'data_date', 'entries']);

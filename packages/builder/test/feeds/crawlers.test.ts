@@ -29,6 +29,7 @@ describe('crawler lists', () => {
       attribution_required: false,
       data_date: '2026-08-21T14:45:42Z',
       entries: 4,
+      refresh: '7d',
       evidence: 'authoritative',
     });
   });

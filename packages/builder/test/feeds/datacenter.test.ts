@@ -43,6 +43,7 @@ describe('provider-published JSON feeds on the fixtures', () => {
       attribution_required: false,
       data_date: '2026-08-21T07:37:05Z',
       entries: 5,
+      refresh: '1d',
       evidence: 'authoritative',
     });
   });

@@ -75,7 +75,7 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
   } finally {
     if (tty) io.stderr.write('\r\x1b[K');
   }
-  if (!quiet) await writeAsync(io.stdout, buildSummary(report, measureLoad(report.out)));
+  if (!quiet) await writeAsync(io.stdout, buildSummary(report, measureLoad(report.out), (io.now ?? Date.now)()));
   return EXIT_OK;
 }
 
