@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '@ipintel/core';
 import { qualityReport } from '@ipintel/core/internal';
 import { encodeSnapshot } from '@ipintel/core/writer';
-import { fixturePath, modelFromPrefixes, tempDir } from '@ipintel/testkit';
+import { fixturePath, modelFromPrefixes, sourceRow, tempDir } from '@ipintel/testkit';
 import type { BuildReport } from '@ipintel/builder';
 import { parseArgs } from '../src/args.js';
 import { buildSummary } from '../src/build/summary.js';
@@ -85,7 +85,7 @@ describe('ipintel build: running', () => {
 });
 
 describe('ipintel build: the summary of a --fetch build', () => {
-  const source = (id: string, date: string) => ({ id, publisher: 'p', url: 'https://p.test', licence: 'l', attribution_required: false, data_date: date, entries: 5 });
+  const source = (id: string, date: string, refresh?: string) => sourceRow(id, date, refresh, 5);
   const report: BuildReport = {
     out: '/tmp/w.ipintel',
     bytes: 1048576,
@@ -93,7 +93,7 @@ describe('ipintel build: the summary of a --fetch build', () => {
     stats: { combinations: 3 } as BuildReport['stats'],
     ranges: { v4: 10, v6: 2 },
     buildDate: '2026-08-23T00:00:00.000Z',
-    sources: [{ ...source('aws', '2026-08-23'), refresh: '7d' }, { ...source('tor-exits', '2026-08-20T00:00:00Z'), refresh: '1d' }],
+    sources: [source('aws', '2026-08-23', '7d'), source('tor-exits', '2026-08-20T00:00:00Z', '1d')],
     reports: [
       { id: 'aws', path: 'http://m/aws.json', status: 'used', source: source('aws', '2026-08-23'), rejected: [], ms: 1 },
       {

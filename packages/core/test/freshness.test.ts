@@ -7,20 +7,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { modelFromPrefixes } from '@ipintel/testkit';
+import { modelFromPrefixes, sourceRow as row } from '@ipintel/testkit';
 import { encodeSnapshot } from '@ipintel/core/writer';
-import { freshness, loadSnapshot, refreshMs, type SourceInfo } from '../src/index.js';
+import { freshness, loadSnapshot, refreshMs } from '../src/index.js';
 
-const row = (id: string, data_date: string | null, refresh?: string): SourceInfo => ({
-  id,
-  publisher: 'p',
-  url: 'https://p.test',
-  licence: 'l',
-  attribution_required: false,
-  data_date,
-  entries: 1,
-  ...(refresh !== undefined ? { refresh } : {}),
-});
 const at = (iso: string): number => Date.parse(iso);
 
 describe('refreshMs', () => {

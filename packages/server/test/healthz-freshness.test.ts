@@ -4,22 +4,12 @@
  * server unhealthy.
  */
 import { describe, expect, it } from 'vitest';
-import { modelFromPrefixes } from '@ipintel/testkit';
+import { modelFromPrefixes, sourceRow as source } from '@ipintel/testkit';
 import { encodeSnapshot } from '@ipintel/core/writer';
 import { createApp } from '../src/app.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import { call, TEST_PLANS } from './support/harness.js';
 
-const source = (id: string, data_date: string | null, refresh?: string) => ({
-  id,
-  publisher: 'p',
-  url: 'https://p.test',
-  licence: 'l',
-  attribution_required: false,
-  data_date,
-  entries: 1,
-  ...(refresh !== undefined ? { refresh } : {}),
-});
 const snapshot = encodeSnapshot({
   ...modelFromPrefixes([], [], 1),
   build_date: '2026-08-22T00:00:00.000Z',
