@@ -47,3 +47,22 @@ export function diff(what: string, docs: ReadonlyMap<string, string>, source: Re
   for (const [k, v] of docs) if (source.has(k) && source.get(k) !== v) out.push(`  ~ ${k}: docs say ${v}, the code says ${source.get(k)}`);
   return out.length === 0 ? '' : `${what} disagree:\n${out.join('\n')}`;
 }
+
+/** A ```sh or ```bash block of a Markdown file. */
+export interface ShellSnippet {
+  /** `README.md` or `docs/<file>`, relative to the repository. */
+  readonly file: string;
+  /** 1-based line of the block's first command line. */
+  readonly line: number;
+  readonly text: string;
+}
+
+/** Every ```sh and ```bash block of a Markdown file (path relative to the repository), in order. */
+export function shellSnippets(file: string): ShellSnippet[] {
+  const text = readFileSync(join(REPO_ROOT, file), 'utf8');
+  const out: ShellSnippet[] = [];
+  for (const m of text.matchAll(/^```(?:sh|bash)\n([\s\S]*?)^```/gm)) {
+    out.push({ file, line: text.slice(0, m.index).split('\n').length + 1, text: m[1]! });
+  }
+  return out;
+}

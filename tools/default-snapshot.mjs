@@ -46,7 +46,7 @@ try {
   const rejected = report.reports.reduce((n, r) => n + r.rejected.length, 0);
   console.error(
     `built ${out}: ${(report.bytes / 1048576).toFixed(1)} MB, ${report.ranges.v4} IPv4 + ${report.ranges.v6} IPv6 ranges, ` +
-      `${used.length} sources used, ${rejected} lines rejected, ${(report.ms / 1000).toFixed(1)} s (details: pnpm ipintel build --feeds ${feeds} --out ${out})`,
+      `${used.length} sources used, ${rejected} lines rejected, ${(report.ms / 1000).toFixed(1)} s (details: npx ipintel build --feeds ${feeds} --out ${out})`,
   );
   if (out === DATA_SNAPSHOT) prepareDataPackage(await buildDateOf(out));
 } catch (e) {

@@ -5,14 +5,18 @@
  * A download fetches the declaration's `download.url`; when the declaration
  * has a locator (`download.locate`), that URL serves a page (an HTML
  * download page, a directory listing) and the locator finds the real file's
- * URL in it, which is fetched next. `--mirror URL` fetches
- * `<mirror>/<path>` instead, the file itself (no locator): that is how the
- * tests serve fixtures from 127.0.0.1.
+ * URL in it, or a further page to look in (a sub-folder of a listing), which
+ * is fetched next. `--mirror URL` fetches `<mirror>/<path>` instead, the file
+ * itself (no locator): that is how the tests serve fixtures from 127.0.0.1.
+ * Redirects are followed; a `Content-Encoding: gzip` answer is decoded by
+ * the transport, a `.gz` file is left as it is (the adapter unpacks it).
+ * Every request names ipintel in its User-Agent (bgp.tools, for one, turns
+ * away anonymous clients).
  *
  * A download that times out, answers non-2xx, ends before its
  * Content-Length, is empty, or whose locator finds nothing fails loudly
- * with the feed's id and a code (errors.ts); the caller then keeps the last
- * good snapshot.
+ * with the feed's id and a code (errors.ts); the build then falls back to
+ * the feed's last good copy, or fails and keeps the last good snapshot.
  *
  * @module
  */
@@ -34,8 +38,23 @@ export interface FeedLocation {
   readonly download: Download;
 }
 
+/** One feed's bytes and where they came from. */
+export interface Acquired {
+  readonly bytes: Uint8Array;
+  /** A file path, or the URL finally downloaded. */
+  readonly from: string;
+  /** The URL finally downloaded (after redirects and the locator), for a download. */
+  readonly url?: string;
+  /**
+   * True for the publisher's own file (not a feeds-folder copy, nor a
+   * mirror of one): the declaration's `copyDate` describes the folder copy,
+   * not this one.
+   */
+  readonly fromPublisher: boolean;
+}
+
 /** The bytes of one feed, or null when the source is absent (not in the folder). */
-export type Acquire = (feed: FeedLocation) => Promise<Uint8Array | null>;
+export type Acquire = (feed: FeedLocation) => Promise<Acquired | null>;
 
 /** An error's message with its cause (undici says only "fetch failed"; the cause says why). */
 function why(e: unknown): string {
@@ -60,7 +79,10 @@ export async function readFromFolder(dir: string, feed: { readonly id: string; r
 
 /** Reads feeds from a folder; a missing file gives null (the source is simply absent). */
 export function fromFolder(dir: string): Acquire {
-  return (feed) => readFromFolder(dir, feed);
+  return async (feed) => {
+    const bytes = await readFromFolder(dir, feed);
+    return bytes === null ? null : { bytes, from: join(dir, feed.path), fromPublisher: false };
+  };
 }
 
 /** A file of an installed npm data package, with the package version and the data date a dated version gives. */
@@ -80,7 +102,19 @@ export interface FetchOptions {
   readonly mirror?: string;
   /** Per-request timeout in ms (default 60 s). */
   readonly timeoutMs?: number;
+  /**
+   * A folder laid out like `shared/feeds` holding each feed's last good
+   * copy: a feed whose download or read fails is read from here instead
+   * (the build reports it as kept). Default: none (the build fails).
+   */
+  readonly lastGood?: string;
 }
+
+/** The User-Agent of every download. */
+export const USER_AGENT = 'ipintel-builder (+https://github.com/ipintel/ipintel)';
+
+/** How many pages a locator may walk through (a listing's sub-folders) before the file. */
+const MAX_PAGES = 6;
 
 interface Fetched {
   readonly body: Uint8Array;
@@ -96,7 +130,7 @@ async function get(feed: string, url: string, timeoutMs: number): Promise<Fetche
   };
   let res: Response;
   try {
-    res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
+    res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow', headers: { 'user-agent': USER_AGENT } });
   } catch (e) {
     const err = e as Error;
     return err.name === 'TimeoutError' ? fail('fetch_timeout', `failed: timed out after ${timeoutMs} ms`, e) : fail('fetch_network', `failed: ${why(err)}`, e);
@@ -126,18 +160,27 @@ export function fromNetwork(options: FetchOptions = {}): Acquire {
   return async (feed) => {
     if (options.mirror !== undefined) {
       const base = options.mirror.endsWith('/') ? options.mirror : `${options.mirror}/`;
-      return (await get(feed.id, new URL(feed.path, base).href, timeoutMs)).body;
+      const file = await get(feed.id, new URL(feed.path, base).href, timeoutMs);
+      return { bytes: file.body, from: file.url, url: file.url, fromPublisher: false };
     }
-    const page = await get(feed.id, feed.download.url, timeoutMs);
+    let page = await get(feed.id, feed.download.url, timeoutMs);
     const locate = feed.download.locate;
-    if (locate === undefined) return page.body;
-    let target: string;
-    try {
-      target = locate(page);
-    } catch (e) {
-      if (e instanceof AcquireError) throw e;
-      throw new AcquireError(feed.id, 'fetch_locate', `no file found in ${page.url}: ${(e as Error).message}`, { cause: e });
+    if (locate === undefined) return { bytes: page.body, from: page.url, url: page.url, fromPublisher: true };
+    for (let step = 1; ; step++) {
+      let found: string | { readonly page: string };
+      try {
+        found = locate(page);
+      } catch (e) {
+        throw new AcquireError(feed.id, 'fetch_locate', `no file found in ${page.url}: ${(e as Error).message}`, { cause: e });
+      }
+      if (typeof found === 'string') {
+        const file = await get(feed.id, found, timeoutMs);
+        return { bytes: file.body, from: file.url, url: file.url, fromPublisher: true };
+      }
+      if (step >= MAX_PAGES) {
+        throw new AcquireError(feed.id, 'fetch_locate', `no file found after ${MAX_PAGES} pages from ${feed.download.url} (last: ${page.url})`);
+      }
+      page = await get(feed.id, found.page, timeoutMs);
     }
-    return (await get(feed.id, target, timeoutMs)).body;
   };
 }

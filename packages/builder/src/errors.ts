@@ -27,7 +27,7 @@ export const BUILDER_ERROR_CODES = {
   fetch_locate: { class: 'AcquireError', meaning: "the feed's locator found no file in the page its download URL serves" },
   read_failed: { class: 'AcquireError', meaning: 'a file in the feeds folder or an npm data package could not be read' },
   feeds_not_found: { class: 'BuildError', meaning: 'the feeds folder given to the build does not exist' },
-  options_conflict: { class: 'BuildError', meaning: 'build options that exclude each other were given together (feeds folder and fetch)' },
+  options_conflict: { class: 'BuildError', meaning: 'build options that do not go together were given (a feeds folder and fetch; saving feeds without fetch)' },
   build_date_invalid: { class: 'BuildError', meaning: 'SOURCE_DATE_EPOCH is not a whole number of seconds' },
   source_shrunk: {
     class: 'BuildError',

@@ -6,6 +6,9 @@
 export { buildSnapshot, BuildError, DEFAULT_ATTRIBUTION_URL, type BuildOptions, type BuildReport, type TagConflict } from './build/build.js';
 export { combine } from './combine/combine.js';
 export type { CombineInput } from './combine/input.js';
-export { fromFolder, fromNetwork, AcquireError } from './acquire.js';
+export { fromFolder, fromNetwork, AcquireError, USER_AGENT, type Acquire, type Acquired, type FetchOptions } from './acquire.js';
+export * as manifest from './manifest.js';
+export type { SaveReport } from './save.js';
+export type { SourceReport } from './build/load.js';
 export * as feeds from './feeds/registry.js';
 export { BUILDER_ERROR_CODES, DeclarationError, FeedError, type BuilderErrorCode } from './errors.js';

@@ -27,6 +27,8 @@ export interface CliIo {
    * pass their own trigger.
    */
   readonly onInterrupt?: (handler: (signal: StopSignal) => void) => () => void;
+  /** The clock, ms since the epoch (default Date.now): what snapshot and source ages are judged against. */
+  readonly now?: () => number;
 }
 
 /**

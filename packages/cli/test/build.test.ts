@@ -5,8 +5,13 @@
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fixturePath, tempDir } from '@ipintel/testkit';
+import { loadSnapshot } from '@ipintel/core';
+import { qualityReport } from '@ipintel/core/internal';
+import { encodeSnapshot } from '@ipintel/core/writer';
+import { fixturePath, modelFromPrefixes, sourceRow, tempDir } from '@ipintel/testkit';
+import type { BuildReport } from '@ipintel/builder';
 import { parseArgs } from '../src/args.js';
+import { buildSummary } from '../src/build/summary.js';
 import { runCli } from '../src/cli.js';
 import { buildCommand, buildOptions } from '../src/commands/build.js';
 import { captureIo } from './io.js';
@@ -30,12 +35,18 @@ describe('ipintel build: flags', () => {
       attributionUrl: 'https://a',
     });
     expect(buildOptions(parseArgs(['--feeds', 'f'], buildCommand.spec)).feeds).toBe(join(process.cwd(), 'f'));
+    // --save-feeds DIR: where the downloads go, and where a failing feed's last good copy is read.
+    expect(buildOptions(parseArgs(['--fetch', '--save-feeds', 'saved'], buildCommand.spec))).toMatchObject({
+      fetch: { lastGood: join(process.cwd(), 'saved') },
+      saveFeeds: join(process.cwd(), 'saved'),
+    });
   });
 
   it('usage errors exit 2 with the common message shape', async () => {
     const cases: [string[], RegExp][] = [
       [['--feeds', 'a', '--fetch'], /choose one of --feeds and --fetch/],
-      [['--mirror', 'http://m'], /--mirror and --timeout go with --fetch/],
+      [['--mirror', 'http://m'], /--mirror, --timeout and --save-feeds go with --fetch/],
+      [['--save-feeds', 'd'], /--mirror, --timeout and --save-feeds go with --fetch/],
       [['--fetch', '--timeout', '0'], /--timeout takes a positive number of seconds/],
       [['--build-date', 'yesterday'], /--build-date takes an ISO 8601 date/],
       [['--feeds', 'a', '--feeds', 'b'], /--feeds given more than once/],
@@ -70,5 +81,48 @@ describe('ipintel build: running', () => {
     const r = await build('--feeds', join(dir, 'no-such-folder'), '--out', join(dir, 'x.ipintel'));
     expect(r.code).toBe(1);
     expect(r.err).toBe(`ipintel build: failed: feeds folder not found: ${join(dir, 'no-such-folder')}\n`);
+  });
+});
+
+describe('ipintel build: the summary of a --fetch build', () => {
+  const source = (id: string, date: string, refresh?: string) => sourceRow(id, date, refresh, 5);
+  const report: BuildReport = {
+    out: '/tmp/w.ipintel',
+    bytes: 1048576,
+    ms: 1500,
+    stats: { combinations: 3 } as BuildReport['stats'],
+    ranges: { v4: 10, v6: 2 },
+    buildDate: '2026-08-23T00:00:00.000Z',
+    sources: [source('aws', '2026-08-23', '7d'), source('tor-exits', '2026-08-20T00:00:00Z', '1d')],
+    reports: [
+      { id: 'aws', path: 'http://m/aws.json', status: 'used', source: source('aws', '2026-08-23'), rejected: [], ms: 1 },
+      {
+        id: 'tor-exits',
+        path: 'tor/torbulkexitlist.txt (last good copy)',
+        status: 'kept',
+        source: source('tor-exits', '2026-08-20T00:00:00Z'),
+        rejected: [],
+        ms: 1,
+        failure: { code: 'fetch_http', message: 'tor-exits: download of https://check.torproject.org/torbulkexitlist answered HTTP 503' },
+      },
+    ],
+    quality: qualityReport(loadSnapshot(encodeSnapshot(modelFromPrefixes([], [], 1)))),
+    conflicts: [],
+    saved: { dir: '/data/feeds', manifest: true, written: ['datacenter/aws-ip-ranges.json'], skipped: [{ id: 'abuse-greensnow', path: 'abuse/greensnow.txt', reason: 'not carried: republication prohibited' }] },
+  };
+
+  it('names the feed that kept its last good copy, with the error and the older date, and what was saved', () => {
+    const text = buildSummary(report, null, Date.parse('2026-08-23T06:00:00Z'));
+    expect(text).toMatch(/^tor-exits +kept +5 +0 +2026-08-20T00:00:00Z$/m);
+    expect(text).toContain('    the fresh copy failed (fetch_http): tor-exits: download of https://check.torproject.org/torbulkexitlist answered HTTP 503; its last good copy was used');
+    expect(text).toContain('kept       1 feed(s) failed and kept their last good copy (older data date above): tor-exits');
+    expect(text).toContain('saved      1 file(s) to /data/feeds (sources.json and SOURCES.md updated)');
+    expect(text).toContain('not written (1): abuse-greensnow (not carried: republication prohibited)');
+  });
+
+  it('ends with the sources already older than their refresh interval, judged at the present', () => {
+    const text = buildSummary(report, null, Date.parse('2026-08-23T06:00:00Z'));
+    expect(text).toContain('Freshness    at 2026-08-23T06:00:00.000Z: snapshot 6 h old; 1 of 2 dated source(s) older than their refresh interval');
+    expect(text).toMatch(/^ {2}tor-exits +2026-08-20T00:00:00Z +1d +3 days$/m);
   });
 });

@@ -170,7 +170,7 @@ describe('ipintel info', () => {
     const r = await run(['info', '--snapshot', snap]);
     expect(r.code).toBe(0);
     expect(r.out).toContain('Built        2026-01-02T00:00:00.000Z');
-    expect(r.out).toMatch(/test-geo +Test Geo Ltd +2026-01-01 +4 +CC BY 4\.0/);
+    expect(r.out).toMatch(/test-geo +Test Geo Ltd +2026-01-01 +- +4 +CC BY 4\.0/);
     expect(r.out).toMatch(/is_tor +256 /);
   });
 

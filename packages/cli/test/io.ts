@@ -26,10 +26,11 @@ function sink(tty: boolean): { stream: OutStream; text: () => string } {
   return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
 }
 
-export function captureIo(opts: { stdin?: string | Buffer; stdoutTTY?: boolean; stderrTTY?: boolean; stdinTTY?: boolean } = {}): Captured {
+export function captureIo(opts: { stdin?: string | Buffer; stdoutTTY?: boolean; stderrTTY?: boolean; stdinTTY?: boolean; now?: number } = {}): Captured {
   const out = sink(opts.stdoutTTY === true);
   const err = sink(opts.stderrTTY === true);
   const stdin = Readable.from(opts.stdin === undefined ? [] : [Buffer.from(opts.stdin)]) as Readable & InStream;
   if (opts.stdinTTY === true) stdin.isTTY = true;
-  return { io: { stdout: out.stream, stderr: err.stream, stdin }, stdout: out.text, stderr: err.text };
+  const now = opts.now;
+  return { io: { stdout: out.stream, stderr: err.stream, stdin, ...(now !== undefined ? { now: () => now } : {}) }, stdout: out.text, stderr: err.text };
 }

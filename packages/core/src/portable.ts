@@ -11,5 +11,6 @@ export { parseIPv4Bytes } from './ip/parse.js';
 export { toThirdParty } from './result/thirdparty.js';
 export { RISK_WEIGHTS, scoreSignals, riskLevel } from './result/score.js';
 export { evidenceFor } from './result/evidence.js';
+export { freshness, refreshMs, type Freshness, type StaleSource } from './freshness.js';
 export type { Inflate } from './snapshot/decode.js';
 export type * from './types.js';

@@ -184,6 +184,12 @@ export interface SourceInfo {
   readonly data_date: string | null;
   /** Entries read from the source. */
   readonly entries: number;
+  /**
+   * How often the publisher refreshes the source (`12h`, `1d`, `7d`, ...):
+   * older than its data date plus this, the source is stale (see freshness()).
+   * Absent in snapshots written before the field existed.
+   */
+  readonly refresh?: string;
   /** Evidence class of the source, when it feeds a signal. */
   readonly evidence?: EvidenceLabel;
   /** Free-text notes (re-processed copies, known gaps). */

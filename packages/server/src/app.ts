@@ -97,7 +97,7 @@ export interface App {
  * Builds the routing core.
  *
  * @example
- * const app = createApp({ snapshot: 'data/default.ipintel', store: 'sqlite:./ipintel.sqlite' });
+ * const app = createApp({ store: 'sqlite:./ipintel.sqlite' }); // the default snapshot, as open()
  * const res = await app.handle({ method: 'GET', url: '/healthz', headers: {} }); // res.status => 200
  */
 export function createApp(options: AppOptions = {}): App {

@@ -53,7 +53,7 @@ export interface RunningServer {
  * Starts the HTTP API.
  *
  * @example
- * const s = await startServer({ port: 8080, snapshotPath: 'data/default.ipintel', store: 'sqlite:./ipintel.sqlite' });
+ * const s = await startServer({ port: 8080, store: 'sqlite:./ipintel.sqlite' });
  * // ... later: await s.close();
  */
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {

@@ -6,6 +6,7 @@
  */
 export { mulberry32, prng, randomU32, random128 } from './random.js';
 export { EMPTY_SIGNALS } from './signals.js';
+export { sourceRow } from './sources.js';
 export {
   modelFromPrefixes,
   writeSnapshotFile,

@@ -3,6 +3,10 @@
  * atomically — only when everything succeeded. A source that shrank by more
  * than half since the last build fails the build (a truncated or broken
  * download must not silently empty a signal); the last good snapshot stays.
+ * With `--fetch`, a feed whose download fails is read from its last good copy
+ * when one is at hand (`fetch.lastGood`; load.ts); with `saveFeeds` the
+ * downloaded copies are written to a feeds folder once the snapshot is in
+ * place (save.ts).
  *
  * @module
  */
@@ -16,6 +20,7 @@ import { encodeSnapshot, readSnapshotMeta } from '@ipintel/core/writer';
 import { fromFolder, fromNetwork, type Acquire, type FetchOptions } from '../acquire.js';
 import { combine, type CombineStats } from '../combine/combine.js';
 import { BuildError } from '../errors.js';
+import { saveFetched, type SaveReport } from '../save.js';
 import { loadInputs, type SourceReport } from './load.js';
 
 export { BuildError };
@@ -27,6 +32,12 @@ export interface BuildOptions {
   readonly feeds?: string;
   /** Download every feed from its official URL (or a mirror). */
   readonly fetch?: FetchOptions;
+  /**
+   * With `fetch`: after the snapshot is written, write the downloaded copies
+   * into this folder in the feeds-folder layout (only the files its
+   * `sources.json` lists, when it has one; save.ts).
+   */
+  readonly saveFeeds?: string;
   /**
    * A folder holding geo and ASN tables at their declared paths
    * (`geo/dbip-city-ipv4.csv`, `bgp/ip-location-db-asn-ipv4.csv`, ...) to use
@@ -56,6 +67,10 @@ export interface BuildReport {
   readonly quality: QualityReport;
   /** ASNs whose bgp.tools tags conflict, largest first (docs/data.md): what the tag rules had to decide. */
   readonly conflicts: readonly TagConflict[];
+  /** The build date the snapshot records. */
+  readonly buildDate: string;
+  /** What `saveFeeds` wrote, when given. */
+  readonly saved?: SaveReport;
 }
 
 /** An ASN whose tags say two kinds at once (an eyeball tag with another, or with a hosting tag). */
@@ -108,6 +123,9 @@ export async function buildSnapshot(options: BuildOptions): Promise<BuildReport>
   if ((options.feeds === undefined) === (options.fetch === undefined) && options.feeds !== undefined) {
     throw new BuildError('options_conflict', 'choose one of --feeds DIR and --fetch');
   }
+  if (options.saveFeeds !== undefined && options.fetch === undefined) {
+    throw new BuildError('options_conflict', '--save-feeds DIR goes with --fetch (it saves the downloaded copies)');
+  }
   let acquire: Acquire;
   let tables: string | null = options.tables ?? null;
   if (options.feeds !== undefined) {
@@ -119,9 +137,10 @@ export async function buildSnapshot(options: BuildOptions): Promise<BuildReport>
   } else {
     acquire = async () => null; // npm data packages and built-in tables only
   }
-  const { input, reports } = await loadInputs({
+  const { input, reports, fetched } = await loadInputs({
     acquire,
     tables,
+    lastGood: options.fetch?.lastGood ?? null,
     buildDate: options.buildDate ?? buildDateFromEnv(),
     attributionUrl: options.attributionUrl ?? DEFAULT_ATTRIBUTION_URL,
     progress: say,
@@ -165,6 +184,8 @@ export async function buildSnapshot(options: BuildOptions): Promise<BuildReport>
     await rm(tmp, { force: true });
     throw e;
   }
+  // 4. Only now, with the snapshot in place, do the downloads become the last good copies.
+  const saved = options.saveFeeds === undefined ? undefined : await saveFetched(options.saveFeeds, fetched, new Date().toISOString());
   return {
     out: options.out,
     bytes: bytes.length,
@@ -175,5 +196,7 @@ export async function buildSnapshot(options: BuildOptions): Promise<BuildReport>
     sources: model.sources,
     quality,
     conflicts: tagConflicts(input.asnTags, quality.asnAddresses),
+    buildDate: model.build_date,
+    ...(saved !== undefined ? { saved } : {}),
   };
 }

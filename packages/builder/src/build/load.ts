@@ -9,14 +9,22 @@
  * else from the npm package; a built-in table from the builder itself.
  * Context feeds (`use: 'context'`) are listed as not used and not read.
  *
+ * A feeds-folder feed whose copy cannot be got or read (a failed download,
+ * an HTML page where the list should be) is read from the last good copy
+ * folder when one is given and holds it: the report says `kept`, with the
+ * error, and the source row carries that copy's (older) date. With no last
+ * good copy the error stops the build.
+ *
  * @module
  */
 import type { SourceInfo } from '@ipintel/core';
 import { readFromFolder, readNpmFile, type Acquire } from '../acquire.js';
 import type { CombineInput } from '../combine/input.js';
+import { AcquireError, FeedError } from '../errors.js';
 import { FEEDS, type Feed } from '../feeds/registry.js';
 import type { AnyFound, CopyFacts } from '../feeds/registry.js';
 import type { Diagnostic, FeedResult } from '../feeds/types.js';
+import type { FetchedCopy } from '../save.js';
 import { toCombineInput } from './roles.js';
 
 /** What happened to one source, for the build summary. */
@@ -24,11 +32,17 @@ export interface SourceReport {
   readonly id: string;
   /** Where the copy came from: its path in the feeds folder, `npm <package> <file>`, or `built-in`. */
   readonly path: string;
-  /** `used`: in the snapshot; `absent`: not in the folder; `not-used`: a context feed, not a lookup source. */
-  readonly status: 'used' | 'absent' | 'not-used';
+  /**
+   * `used`: in the snapshot; `kept`: in the snapshot from its last good copy
+   * (see `failure`); `absent`: not in the folder; `not-used`: a context
+   * feed, not a lookup source.
+   */
+  readonly status: 'used' | 'kept' | 'absent' | 'not-used';
   readonly source: SourceInfo | null;
   readonly rejected: Diagnostic[];
   readonly ms: number;
+  /** `kept`: why the fresh copy was not used (its error's code and message). */
+  readonly failure?: { readonly code: string; readonly message: string };
 }
 
 export interface LoadOptions {
@@ -40,19 +54,17 @@ export interface LoadOptions {
   readonly tables: string | null;
   readonly buildDate: string | null;
   readonly attributionUrl: string;
+  /** A folder laid out like `shared/feeds` with each feed's last good copy, or null. */
+  readonly lastGood?: string | null;
   readonly progress?: (message: string) => void;
-}
-
-/** One feed the build read. */
-export interface Loaded {
-  readonly feed: Feed;
-  readonly result: FeedResult<AnyFound>;
 }
 
 interface Copy {
   readonly bytes: Uint8Array;
   readonly from: string;
   readonly facts?: CopyFacts;
+  /** The URL of a download (none for a file or a package). */
+  readonly url?: string;
 }
 
 /** The bytes of one feed per its origin, or null when it is absent. */
@@ -61,8 +73,14 @@ async function copyOf(feed: Feed, options: LoadOptions): Promise<Copy | null> {
     case 'built-in':
       return { bytes: new Uint8Array(0), from: 'built-in' };
     case 'feeds': {
-      const bytes = await options.acquire(feed);
-      return bytes === null ? null : { bytes, from: feed.path };
+      const got = await options.acquire(feed);
+      if (got === null) return null;
+      return {
+        bytes: got.bytes,
+        from: got.url ?? feed.path,
+        ...(got.url !== undefined ? { url: got.url } : {}),
+        ...(got.fromPublisher ? { facts: { fromPublisher: true } } : {}),
+      };
     }
     case 'npm': {
       const local = options.tables === null ? null : await readFromFolder(options.tables, feed);
@@ -73,10 +91,39 @@ async function copyOf(feed: Feed, options: LoadOptions): Promise<Copy | null> {
   }
 }
 
-export async function loadInputs(options: LoadOptions): Promise<{ input: CombineInput; reports: SourceReport[] }> {
+type Read = { copy: Copy; result: FeedResult<AnyFound>; failure?: AcquireError | FeedError };
+
+/** Gets and reads one feed; a failing feeds-folder copy falls back to its last good copy (see the module header). */
+async function readOne(feed: Feed, options: LoadOptions): Promise<Read | null> {
+  try {
+    const copy = await copyOf(feed, options);
+    return copy === null ? null : { copy, result: feed.read(copy.bytes, copy.facts) };
+  } catch (e) {
+    const lastGood = options.lastGood ?? null;
+    if (feed.origin !== 'feeds' || lastGood === null || !(e instanceof AcquireError || e instanceof FeedError)) throw e;
+    const bytes = await readFromFolder(lastGood, feed);
+    if (bytes === null) throw e;
+    let result: FeedResult<AnyFound>;
+    try {
+      result = feed.read(bytes);
+    } catch {
+      throw e; // the last good copy is no better: the fresh copy's error is the one to see
+    }
+    return { copy: { bytes, from: `${feed.path} (last good copy)` }, result, failure: e };
+  }
+}
+
+/** One feed the build read. */
+export interface Loaded {
+  readonly feed: Feed;
+  readonly result: FeedResult<AnyFound>;
+}
+
+export async function loadInputs(options: LoadOptions): Promise<{ input: CombineInput; reports: SourceReport[]; fetched: FetchedCopy[] }> {
   const say = options.progress ?? (() => {});
   const reports: SourceReport[] = [];
   const loaded: Loaded[] = [];
+  const fetched: FetchedCopy[] = [];
   for (const feed of FEEDS) {
     const where = feed.origin === 'feeds' || feed.origin === 'npm' ? feed.path : 'built-in';
     if (feed.use === 'context') {
@@ -85,15 +132,26 @@ export async function loadInputs(options: LoadOptions): Promise<{ input: Combine
       continue;
     }
     const t0 = performance.now();
-    const copy = await copyOf(feed, options);
-    if (copy === null) {
+    say(`reading ${feed.id}`);
+    const read = await readOne(feed, options);
+    if (read === null) {
       reports.push({ id: feed.id, path: where, status: 'absent', source: null, rejected: [], ms: 0 });
       continue;
     }
-    say(`reading ${feed.id} (${copy.from})`);
-    const result = feed.read(copy.bytes, copy.facts);
-    reports.push({ id: feed.id, path: copy.from, status: 'used', source: result.source, rejected: result.rejected, ms: performance.now() - t0 });
+    const { copy, result, failure } = read;
+    reports.push({
+      id: feed.id,
+      path: copy.from,
+      status: failure === undefined ? 'used' : 'kept',
+      source: result.source,
+      rejected: result.rejected,
+      ms: performance.now() - t0,
+      ...(failure !== undefined ? { failure: { code: failure.code, message: failure.message } } : {}),
+    });
+    if (copy.url !== undefined && feed.origin === 'feeds') {
+      fetched.push({ id: feed.id, path: feed.path, bytes: copy.bytes, url: copy.url, dataDate: result.source.data_date });
+    }
     loaded.push({ feed, result });
   }
-  return { input: toCombineInput(loaded, options, say), reports };
+  return { input: toCombineInput(loaded, options, say), reports, fetched };
 }

@@ -27,7 +27,9 @@
  *
  * @module
  */
-import { defineFeed } from './declare.js';
+import { parseDshieldBlock, parseThreatfox } from './abuse-formats.js';
+import { defineFeed, type Download } from './declare.js';
+import { newestLink } from './read/links.js';
 import { parseCidr } from './read/cidr.js';
 import { isoFromRfc5322, lastUpdatedComment } from './read/dates.js';
 import { listLines, parseCidrList } from './read/lines.js';
@@ -101,9 +103,14 @@ const ABUSE = { attribution_required: true, evidence: 'beta', refresh: '1d', rol
 const MIRROR = 'idleadmin/ThreatFeed';
 const ONE_IP = 'one IP per line plus a "# Last updated" header line';
 
-/** One list as the idleadmin/ThreatFeed mirror stores it. */
+/**
+ * One list as the idleadmin/ThreatFeed mirror stores it. `parse` and
+ * `format`, for a publisher whose own file differs (abuse-formats.ts), read
+ * both; `download` for one whose official URL is a page that leads to it.
+ */
 const mirrored = (
-  id: string, path: string, publisher: string, url: string, terms: string, processed: string, opts: { cidrs?: boolean; context?: boolean } = {},
+  id: string, path: string, publisher: string, url: string, terms: string, processed: string,
+  opts: { cidrs?: boolean; context?: boolean; parse?: typeof parseThreatfox; format?: string; download?: Download } = {},
 ) =>
   defineFeed({
     ...ABUSE,
@@ -112,12 +119,12 @@ const mirrored = (
     url,
     licence: `${terms}; mirror ${MIRROR} Apache-2.0`,
     note: `RE-PROCESSED by ${MIRROR}: ${processed}; data date = the mirror's "# Last updated" line`,
-    format: opts.cidrs ? '# Last updated: <ISO> line, then one CIDR per line' : '# Last updated: <ISO> line, then one IP per line',
+    format: opts.format ?? (opts.cidrs ? '# Last updated: <ISO> line, then one CIDR per line' : '# Last updated: <ISO> line, then one IP per line'),
     ...(opts.context ? { use: 'context' } : {}),
     path,
-    // The publisher's own URL: its format differs from the mirror's copy (see issue 8 on --fetch).
-    download: { url },
-    parse: abuseList(opts.cidrs ?? false),
+    // The publisher's own URL: `--fetch` gets the publisher's file, which the adapter reads as well.
+    download: opts.download ?? { url },
+    parse: opts.parse ?? abuseList(opts.cidrs ?? false),
   });
 
 /** The abuse feeds; FireHOL level1 (context only) last. */
@@ -147,6 +154,12 @@ export const ABUSE_FEEDS = [
   ),
   mirrored(
     'abuse-threatfox', 'abuse/threatfox-ips.txt', 'abuse.ch ThreatFox', 'https://threatfox.abuse.ch/export/', 'CC0 (abuse.ch)', 'IPs only (ports of the IP:port IOCs stripped) plus a header line',
+    {
+      parse: parseThreatfox,
+      format: "the publisher's ip:port CSV export (# banner, quoted records); the mirror's copy: one IP per line",
+      // The export URL is an index page: the locator takes its ip:port CSV export of recent IOCs.
+      download: { url: 'https://threatfox.abuse.ch/export/', locate: newestLink(/\/export\/csv\/ip-port\/recent\/?$/, 'the ip:port CSV export of recent IOCs') },
+    },
   ),
   mirrored(
     'abuse-binarydefense', 'abuse/binarydefense-banlist.txt', 'Binary Defense (Artillery)', 'https://www.binarydefense.com/banlist.txt', 'not stated', ONE_IP,
@@ -157,7 +170,8 @@ export const ABUSE_FEEDS = [
   ),
   mirrored(
     'abuse-dshield', 'abuse/dshield-block.txt', 'SANS ISC DShield', 'https://feeds.dshield.org/block.txt', 'SANS ISC DShield terms',
-    'a.b.c.0/24 per line (the official tab-separated start/end/netblock/attacks columns dropped)', { cidrs: true },
+    'a.b.c.0/24 per line (the official tab-separated start/end/netblock/attacks columns dropped)',
+    { parse: parseDshieldBlock, format: "the publisher's tab-separated start, end, netblock, attacks... rows under a # banner; the mirror's copy: one CIDR per line" },
   ),
   mirrored(
     'abuse-firehol-level1', 'abuse/firehol_level1.txt', 'FireHOL', 'https://iplists.firehol.org/files/firehol_level1.netset', "each source's own terms",

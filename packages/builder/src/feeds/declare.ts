@@ -13,7 +13,7 @@
  *
  * @module
  */
-import type { EvidenceLabel } from '@ipintel/core';
+import { refreshMs, type EvidenceLabel } from '@ipintel/core';
 import { DeclarationError } from '../errors.js';
 import type { GeoFound } from './geo/dbip-city.js';
 import type { AsnRangesFound } from './routing/ip-location-db-asn.js';
@@ -115,8 +115,12 @@ export interface LocatePage {
   readonly url: string;
 }
 
-/** Finds the real file's URL in the page a download URL serves; throws when it is not there. */
-export type Locator = (page: LocatePage) => string;
+/**
+ * Finds the real file's URL in the page a download URL serves, or (for a
+ * directory listing) `{ page }`, a further page to look in, which the same
+ * locator reads next; throws when the page has neither.
+ */
+export type Locator = (page: LocatePage) => string | { readonly page: string };
 
 /** Where `--fetch` gets a feed. */
 export interface Download {
@@ -180,11 +184,8 @@ const FIELDS = new Set([
 const EVIDENCE = new Set(['authoritative', 'inferred', 'beta']);
 const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
-/** `12h` / `7d` in milliseconds; null when not a positive whole number of hours or days. */
-export function refreshMs(text: string): number | null {
-  const m = /^([1-9]\d{0,3})([hd])$/.exec(text);
-  return m ? Number(m[1]) * (m[2] === 'h' ? 3_600_000 : 86_400_000) : null;
-}
+/** `12h` / `7d` in milliseconds, or null (core's rule: the snapshot's readers judge staleness with it). */
+export { refreshMs };
 
 /** A relative path inside a feeds folder: no leading `/`, no `..`, no backslash, no empty part. */
 export function isFeedPath(path: unknown): path is string {

@@ -12,9 +12,12 @@ import { DeclarationError, FeedError } from '../errors.js';
 import type { AnyFound, FeedDeclaration } from './declare.js';
 import type { FeedResult } from './types.js';
 
-/** What the origin of a copy says about it (an npm package's version date). */
+/** What the origin of a copy says about it. */
 export interface CopyFacts {
+  /** The date the origin gives (an npm package's version date). */
   readonly dataDate?: string | null;
+  /** The publisher's own file, freshly downloaded: the declaration's `copyDate` (the date of the folder copy) does not apply. */
+  readonly fromPublisher?: boolean;
 }
 
 /** A registered feed: its declaration, plus `read`. */
@@ -38,9 +41,9 @@ export function countEntries(found: AnyFound): number {
 }
 
 /**
- * The snapshot's source row: who, where and under which licence from the
- * declaration; the data date, entry count and any note or licence statement
- * from the file. Keys in the order docs/snapshot-format.md shows (the meta
+ * The snapshot's source row: who, where, under which licence and how often
+ * refreshed from the declaration; the data date, entry count and any note
+ * or licence statement from the file. Keys in the order docs/snapshot-format.md shows (the meta
  * is JSON, so the order is part of the snapshot's bytes).
  */
 export function sourceRow(d: FeedDeclaration, found: AnyFound, copy: CopyFacts = {}): SourceInfo {
@@ -51,8 +54,9 @@ export function sourceRow(d: FeedDeclaration, found: AnyFound, copy: CopyFacts =
     url: d.url,
     licence: found.licence ?? d.licence,
     attribution_required: d.attribution_required,
-    data_date: found.dataDate ?? copy.dataDate ?? d.copyDate ?? null,
+    data_date: found.dataDate ?? copy.dataDate ?? (copy.fromPublisher === true ? null : d.copyDate) ?? null,
     entries: countEntries(found),
+    refresh: d.refresh,
     ...(d.evidence !== undefined ? { evidence: d.evidence } : {}),
     ...(note !== undefined ? { note } : {}),
   };
@@ -73,7 +77,7 @@ function read(d: FeedDeclaration, data: Uint8Array | string, copy?: CopyFacts): 
 }
 
 /** The fields declarations that share one source row must agree on. */
-const ROW_FIELDS = ['publisher', 'url', 'licence', 'attribution_required', 'evidence', 'note', 'role'] as const;
+const ROW_FIELDS = ['publisher', 'url', 'licence', 'attribution_required', 'evidence', 'note', 'role', 'refresh'] as const;
 
 /**
  * Checks a list of declarations as a whole and returns them registered, in

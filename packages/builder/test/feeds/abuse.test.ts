@@ -3,7 +3,7 @@ import { IPSUM_MIN_LISTS, isRecentAbuse } from '../../src/feeds/abuse.js';
 import type { AbuseValue } from '../../src/feeds/abuse.js';
 import { FEEDS, feedById } from '../../src/feeds/registry.js';
 import type { PrefixFeed } from '../../src/feeds/types.js';
-import { HAVE_FULL_SIZE, cidr, readFixture, readFullSize } from './helpers.js';
+import { cidr, readFixture, readFullSize } from './helpers.js';
 
 type Abuse = PrefixFeed<AbuseValue>;
 const ipsum = feedById('abuse-ipsum');
@@ -74,16 +74,12 @@ describe('abuse lists', () => {
   });
 });
 
-describe.skipIf(!HAVE_FULL_SIZE)('abuse lists, full size', () => {
+describe('abuse lists, full size (vendored copy)', () => {
   it('ipsum: list counts 1..10; 30773 entries meet the threshold', async () => {
     const f = await readFullSize<Abuse>('abuse-ipsum');
     const counts = f.prefixes.map((p) => p.value.lists);
     expect(Math.min(...counts)).toBe(1);
     expect(Math.max(...counts)).toBe(10);
     expect(f.prefixes.filter((p) => isRecentAbuse(ipsum, p.value))).toHaveLength(120430 - 89657);
-  });
-
-  it('blocklist.de holds 466 IPv6 addresses', async () => {
-    expect((await readFullSize<Abuse>('abuse-blocklist-de')).prefixes.filter((p) => p.version === 6)).toHaveLength(466);
   });
 });

@@ -3,7 +3,7 @@ import { BGPTOOLS_TAGS, decodeTagName, parseBgpToolsTag } from '../../src/feeds/
 import type { BgpToolsAsn } from '../../src/feeds/routing/bgptools.js';
 import { FEEDS, feedById } from '../../src/feeds/registry.js';
 import type { AsnsFound } from '../../src/feeds/types.js';
-import { HAVE_FULL_SIZE, enc, readFixture, readFullSize } from './helpers.js';
+import { enc, readFixture } from './helpers.js';
 
 describe('bgp.tools tag names', () => {
   it('decodes the double-encoded tag names', () => {
@@ -78,36 +78,5 @@ describe('bgp.tools tag fixtures', () => {
     expect(tagFeeds.map((f) => f.tag)).toEqual([...BGPTOOLS_TAGS]);
     expect(tagFeeds.filter((f) => f.use === 'build').map((f) => f.tag)).toEqual(['mobile', 'satnet', 'dsl', 'vpsh', 'cdn']);
     expect(tagFeeds.every((f) => f.copyDate === '2026-05-31')).toBe(true);
-  });
-});
-
-
-describe.skipIf(!HAVE_FULL_SIZE)('bgp.tools files, full size', () => {
-  it('asns.csv: names with line breaks read whole; classes counted', async () => {
-    const f = await readFullSize<AsnsFound<BgpToolsAsn>>('bgptools-asns');
-    expect(f.asns.get(13335)).toEqual({ name: 'Cloudflare, Inc.', class: 'Content', cc: 'US' });
-    expect(f.asns.get(262170)).toEqual({ name: 'Visualhosting.net', class: 'Unknown', cc: 'AR' });
-    const classes = new Map<string, number>();
-    for (const v of f.asns.values()) classes.set(v.class, (classes.get(v.class) ?? 0) + 1);
-    expect(Object.fromEntries(classes)).toEqual({ Unknown: 109_805, Eyeball: 8768, Content: 1511, Carrier: 694, T1: 15 });
-  });
-
-  it('tag files: every name decoded, and equal to the asns.csv name (or its 60-character cut with "...")', async () => {
-    const asns = (await readFullSize<AsnsFound<BgpToolsAsn>>('bgptools-asns')).asns;
-    let checked = 0;
-    let cut = 0;
-    for (const tag of BGPTOOLS_TAGS) {
-      for (const [asn, name] of (await readFullSize<AsnsFound<string>>(`bgptools-tag-${tag}`)).asns) {
-        expect(name.startsWith('"') && name.endsWith('"'), name).toBe(false);
-        const full = asns.get(asn)?.name;
-        if (full === undefined) continue;
-        checked++;
-        if (name !== full && name.endsWith('...') && full.startsWith(name.slice(0, -3))) cut++;
-        else expect(name).toBe(full);
-      }
-    }
-    expect(checked).toBe(8831);
-    expect(cut).toBe(70);
-    expect((await readFullSize<AsnsFound<string>>('bgptools-tag-cdn')).asns.get(13335)).toBe('Cloudflare, Inc.');
   });
 });

@@ -6,7 +6,7 @@ import type { BogonValue, IanaSpecialRow } from '../../src/feeds/bogons/iana-spe
 import { parseCidr } from '../../src/feeds/read/cidr.js';
 import { feedById } from '../../src/feeds/registry.js';
 import type { PrefixFeed } from '../../src/feeds/types.js';
-import { HAVE_FULL_SIZE, cidr, readFixture, readFullSize } from './helpers.js';
+import { cidr, readFixture } from './helpers.js';
 
 type Bogons = PrefixFeed<BogonValue>;
 const IANA = readFixture<Bogons>('iana-special-purpose');
@@ -194,12 +194,5 @@ describe('IANA special-purpose table', () => {
       [{ cidr: '198.51.100.128/25', kind: 'hole', name: 'x', rfc: 'x' }],
     );
     expect(f.prefixes.map(cidr)).toEqual(['198.51.100.0/25']);
-  });
-});
-
-describe.skipIf(!HAVE_FULL_SIZE)('bogon lists, full size', () => {
-  it('fullbogons v4 holds the golden special-purpose blocks; v6 is IPv6 only', async () => {
-    expect((await readFullSize<Bogons>('bogons-cymru-v4')).prefixes.map(cidr)).toEqual(expect.arrayContaining(['0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10']));
-    expect((await readFullSize<Bogons>('bogons-cymru-v6')).prefixes.every((p) => p.version === 6)).toBe(true);
   });
 });

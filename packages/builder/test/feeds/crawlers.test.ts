@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CrawlerValue } from '../../src/feeds/crawlers.js';
 import { FEEDS, feedById } from '../../src/feeds/registry.js';
 import type { PrefixFeed } from '../../src/feeds/types.js';
-import { HAVE_FULL_SIZE, cidr, readFixture, readFullSize } from './helpers.js';
+import { cidr, readFixture, readFullSize } from './helpers.js';
 
 type Crawlers = PrefixFeed<CrawlerValue>;
 const entries = (f: Crawlers): string[] => f.prefixes.map((p) => `${cidr(p)} ${p.value.name}`);
@@ -29,6 +29,7 @@ describe('crawler lists', () => {
       attribution_required: false,
       data_date: '2026-08-21T14:45:42Z',
       entries: 4,
+      refresh: '7d',
       evidence: 'authoritative',
     });
   });
@@ -94,7 +95,7 @@ describe('crawler lists', () => {
   });
 });
 
-describe.skipIf(!HAVE_FULL_SIZE)('crawler lists, full size', () => {
+describe('crawler lists, full size (vendored copy)', () => {
   it('ipverse: 17 named authoritative services, Meta-ExternalAgent and Yandex skipped', async () => {
     const f = await readFullSize<Crawlers>('crawler-ipverse');
     expect(new Set(f.prefixes.map((p) => p.value.name)).size).toBe(17);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { feedById } from '../../src/feeds/registry.js';
 import type { PrefixFeed } from '../../src/feeds/types.js';
-import { HAVE_FULL_SIZE, cidr, fullSizeBytes, readFixture, readFullSize } from './helpers.js';
+import { cidr, fullSizeBytes, readFixture, readFullSize } from './helpers.js';
 
 type Proxies = PrefixFeed<true>;
 const proxiesJson = feedById('monosans-proxies');
@@ -64,9 +64,9 @@ describe('monosans proxies/all.txt', () => {
   });
 });
 
-describe.skipIf(!HAVE_FULL_SIZE)('monosans, full size', () => {
+describe('monosans, full size (vendored copy)', () => {
   it('proxies.json: 492 records -> 456 hosts + 449 exit IPs (the 571 distinct addresses of the contract suite)', () => {
-    const records = JSON.parse(new TextDecoder().decode(fullSizeBytes('proxy/monosans-proxies.json'))) as { host: string; exit_ip: string }[];
+    const records = JSON.parse(new TextDecoder().decode(fullSizeBytes('monosans-proxies'))) as { host: string; exit_ip: string }[];
     expect(records).toHaveLength(492);
     expect(new Set(records.map((x) => x.host)).size).toBe(456);
     expect(new Set(records.map((x) => x.exit_ip)).size).toBe(449);
@@ -74,7 +74,7 @@ describe.skipIf(!HAVE_FULL_SIZE)('monosans, full size', () => {
 
   it('all.txt holds the same hosts as proxies.json', async () => {
     const r = await readFullSize<Proxies>('monosans-all');
-    const hosts = (JSON.parse(new TextDecoder().decode(fullSizeBytes('proxy/monosans-proxies.json'))) as { host: string }[]).map((x) => `${x.host}/32`);
+    const hosts = (JSON.parse(new TextDecoder().decode(fullSizeBytes('monosans-proxies'))) as { host: string }[]).map((x) => `${x.host}/32`);
     expect(new Set(r.prefixes.map(cidr))).toEqual(new Set(hosts));
   });
 });

@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { pushRangePrefixes, rangeToPrefixes } from '../../src/feeds/read/cidr.js';
 import { gzipHeader } from '../../src/feeds/read/compression.js';
 import { forEachCsvRecord, unquoteCsvField } from '../../src/feeds/read/csv.js';
-import { compactDate, isoFromEpochMillis, versionDate } from '../../src/feeds/read/dates.js';
-import { htmlLinks, newestLink } from '../../src/feeds/read/links.js';
+import { compactDate, isoFromCtimeUtc, isoFromEpochMillis, isoFromZonelessUtc, versionDate } from '../../src/feeds/read/dates.js';
+import { htmlLinks, newestInListing, newestLink, pageUrls } from '../../src/feeds/read/links.js';
 import { parseAsText, parseAsn } from '../../src/feeds/read/numbers.js';
 import type { Prefix } from '../../src/feeds/types.js';
 import { enc } from './helpers.js';
@@ -158,5 +158,48 @@ describe('links of a page and the newest-link locator', () => {
   it('throws, naming what it looked for, when the page links no such file', () => {
     const locate = newestLink(/ServiceTags_Public_(\d{8})\.json$/, 'the service tags');
     expect(() => locate(page('<html><body>Please enable JavaScript</body></html>'))).toThrow(/no link to the service tags/);
+  });
+});
+
+describe('publisher dates', () => {
+  it('ctime in UTC (DShield), day space-padded; impossible dates are null', () => {
+    expect(isoFromCtimeUtc('Tue Jan  2 04:21:21 2024 UTC')).toBe('2024-01-02T04:21:21Z');
+    expect(isoFromCtimeUtc('Wed Jan 17 22:00:15 2018')).toBe('2018-01-17T22:00:15Z');
+    expect(isoFromCtimeUtc('Fri Feb 30 10:00:00 2026 UTC')).toBeNull();
+    expect(isoFromCtimeUtc('2026-02-10 10:00:00')).toBeNull();
+  });
+
+  it('a zone-less time with a space and " UTC" (ThreatFox) reads as with a T', () => {
+    expect(isoFromZonelessUtc('2026-08-22 16:18:29 UTC')).toBe('2026-08-22T16:18:29Z');
+    expect(isoFromZonelessUtc('2026-08-22 16:18:29 CEST')).toBeNull();
+  });
+});
+
+describe('URLs written in a page and the directory-listing locator', () => {
+  const page = (html: string, url: string) => ({ body: enc(html), contentType: 'text/html', url });
+
+  it('finds absolute URLs in scripts and JSON, with \\/ and \\u002F escapes undone, besides hrefs', () => {
+    const html = '<a href="/x.json">x</a><script>var a={"url":"https:\\u002F\\u002Fd.test\\u002Fa\\u002FF_1.json"}; b="http:\\/\\/d.test\\/b.json";</script>';
+    expect(pageUrls(html, 'https://h.test/p')).toEqual(['https://h.test/x.json', 'https://d.test/a/F_1.json', 'http://d.test/b.json']);
+  });
+
+  const listing = (names: string[]): string =>
+    '<html><body><h1>Index of /d</h1><table><tr><th><a href="?C=N;O=D">Name</a></th></tr>' +
+    '<tr><td><a href="/datasets/">Parent Directory</a></td></tr>' +
+    names.map((n) => `<tr><td><a href="${n}">${n}</a></td></tr>`).join('') +
+    '</table><a href="https://other.test/2099/">elsewhere</a></body></html>';
+  const locate = newestInListing(/^f-(\d{8})\.gz$/, 'f-<date>.gz');
+
+  it('takes the newest matching file of the listing', () => {
+    expect(locate(page(listing(['README.txt', 'f-20260801.gz', 'f-20260821.gz', 'f-20260811.gz', 'f-20260830.gz.md5']), 'https://h.test/d/2026/08/'))).toBe('https://h.test/d/2026/08/f-20260821.gz');
+  });
+
+  it('else descends into the greatest number-named sub-folder (never the parent, a sort link or another site)', () => {
+    expect(locate(page(listing(['2005/', '2026/', '2010/', 'pfx2as-creation.log']), 'https://h.test/d/'))).toEqual({ page: 'https://h.test/d/2026/' });
+    expect(locate(page(listing(['01/', '12/', '09/']), 'https://h.test/d/2026'))).toEqual({ page: 'https://h.test/d/2026/12/' });
+  });
+
+  it('throws, naming what it looked for, when a listing has neither', () => {
+    expect(() => locate(page(listing(['README.txt']), 'https://h.test/d/'))).toThrow(/no link to f-<date>.gz, and no numbered sub-folder/);
   });
 });

@@ -162,6 +162,7 @@ describe('the source row, derived', () => {
       attribution_required: false,
       data_date: '2026-01-02',
       entries: 1,
+      refresh: '1d',
       evidence: 'authoritative',
       note: 'declared note',
     });

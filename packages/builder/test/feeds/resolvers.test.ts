@@ -3,7 +3,7 @@ import { feedById } from '../../src/feeds/registry.js';
 import { decodeStampAddress, stripDnsPort } from '../../src/feeds/resolvers.js';
 import type { ResolverValue } from '../../src/feeds/resolvers.js';
 import type { PrefixFeed } from '../../src/feeds/types.js';
-import { HAVE_FULL_SIZE, cidr, readFixture, readFullSize } from './helpers.js';
+import { cidr, readFixture, readFullSize } from './helpers.js';
 
 type Resolvers = PrefixFeed<ResolverValue>;
 const entries = (f: Resolvers): string[] => f.prefixes.map((p) => `${cidr(p)} ${p.value.operator}`);
@@ -91,21 +91,7 @@ describe('resolver adapters', () => {
   });
 });
 
-describe.skipIf(!HAVE_FULL_SIZE)('resolver adapters, full size', () => {
-  it('dnscrypt: 816 resolvers, 919 stamps, 11 DoH stamps without an address', async () => {
-    const f = await readFullSize<Resolvers>('resolver-dnscrypt');
-    expect(f.source.note).toBe('816 resolvers, 919 stamps; skipped stamps without an IP: 11 empty address (resolved by host name)');
-    expect(f.prefixes.find((p) => cidr(p) === '9.9.9.9/32')?.value.operator).toMatch(/^quad9-/);
-  });
-
-  it('doh lists: one IP version per file; the operator is the first host name', async () => {
-    const v4 = await readFullSize<Resolvers>('resolver-doh-ipv4');
-    const v6 = await readFullSize<Resolvers>('resolver-doh-ipv6');
-    expect(v4.prefixes.every((p) => p.version === 4)).toBe(true);
-    expect(v6.prefixes.every((p) => p.version === 6)).toBe(true);
-    expect(v4.prefixes.find((p) => cidr(p) === '8.8.8.8/32')?.value.operator).toBe('8888.google');
-  });
-
+describe('resolver adapters, full size (vendored copy)', () => {
   it('public-dns validated: 99 of its entries are IPv6', async () => {
     const f = await readFullSize<Resolvers>('resolver-public-dns-validated');
     expect(f.prefixes.filter((p) => p.version === 6)).toHaveLength(99);

@@ -1,5 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { bigIntToText } from '@ipintel/core/writer';
 import { describe, expect, it } from 'vitest';
 import { feedById } from '../../src/feeds/registry.js';
@@ -10,7 +8,7 @@ import type { OriginsValue } from '../../src/feeds/routing/pfx2as.js';
 import { RIS_MIN_PEERS, parseRisWhois } from '../../src/feeds/routing/ris-whois.js';
 import type { RisFound } from '../../src/feeds/routing/ris-whois.js';
 import type { PrefixesFound } from '../../src/feeds/types.js';
-import { HAVE_FULL_SIZE, enc, fixtureBytes, fullSizeBytes, readFixture, readFullSize, show } from './helpers.js';
+import { enc, fixtureBytes, readFixture, readFullSize, show } from './helpers.js';
 
 const origins = (v: { origins: readonly number[] }): string => v.origins.join(' ');
 const asnOrg = (v: { asn: number; org: string }): string => `AS${v.asn} ${v.org}`;
@@ -206,19 +204,7 @@ describe('iptoasn and asmap (context only)', () => {
   });
 });
 
-describe.skipIf(!HAVE_FULL_SIZE)('routing feeds, full size', () => {
-  it('pfx2as: 5045 MOAS prefixes; 8.8.8.0/24 from AS15169', async () => {
-    const f = await timed('pfx2as parse (998k lines)', () => readFullSize<PrefixesFound<OriginsValue>>('routeviews-pfx2as'));
-    expect(f.prefixes.filter((p) => p.value.origins.length > 1).length).toBe(5045);
-    expect(show([f.prefixes.find((p) => p.start === 0x08080800n && p.length === 24)!], origins)).toEqual(['8.8.8.0/24 15169']);
-  });
-
-  it('RIS IPv6: 270,345 rows, of which the default route (47) and rows under 10 peers (39,550) are left out', async () => {
-    const f = await timed('riswhois parse (270k rows)', () => readFullSize<RisFound>('ris-whois-ipv6'));
-    expect(f.rows).toBe(270_345);
-    expect(f.skipped).toBe(47 + 39_550);
-  });
-
+describe('the ASN table, full size (npm package)', () => {
   it('ip-location-db ASN (npm): the one overlap of the package is clipped, not lost; lookups', async () => {
     const r4 = await timed('ip-location-db v4 ranges (412k lines)', () => readFullSize<AsnRangesFound>('ip-location-db-asn-ipv4'));
     // The package's README warns of known bugs: this is the one overlap.
@@ -237,19 +223,5 @@ describe.skipIf(!HAVE_FULL_SIZE)('routing feeds, full size', () => {
     };
     expect(hit(0x08080808n)).toBe('AS15169 Google LLC');
     expect(hit(0x01010101n)).toBe('AS13335 Cloudflare, Inc.');
-  });
-
-  it('the feeds-folder copy of the ASN table is the npm package file', () => {
-    const pkg = fileURLToPath(new URL('../../node_modules/@ip-location-db/asn/asn-ipv4.csv', import.meta.url));
-    if (!existsSync(pkg)) return;
-    expect(Buffer.compare(readFileSync(pkg), Buffer.from(fullSizeBytes('bgp/ip-location-db-asn-ipv4.csv')))).toBe(0);
-  });
-
-  it('iptoasn IPv6: every one of the 152,385 lines is a range or a skipped AS0 row; the asmap', async () => {
-    const ip2 = await readFullSize<PrefixesFound<unknown> & { skipped: number }>('iptoasn-ipv6');
-    expect(ip2.skipped + 104_441).toBe(152_385);
-    const am = await timed('asmap decoded parse (449k lines)', () => readFullSize<PrefixesFound<{ asn: number }>>('asmap'));
-    expect(am.prefixes.filter((p) => p.version === 4).length).toBe(356_045);
-    expect(new Set(am.prefixes.map((p) => p.value.asn)).size).toBe(89_879);
   });
 });

@@ -4,11 +4,9 @@ import { gzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { parseCidr } from '../../src/feeds/read/cidr.js';
 import { unpackFeed } from '../../src/feeds/read/compression.js';
-import type { OriginsValue } from '../../src/feeds/routing/pfx2as.js';
 import { buildRoaIndex, parseRpkiJson, validateOrigin, validateOriginNaive } from '../../src/feeds/routing/rpki.js';
 import type { Roa, RoasFound, RoutePrefix } from '../../src/feeds/routing/rpki.js';
-import type { PrefixesFound } from '../../src/feeds/types.js';
-import { HAVE_FULL_SIZE, enc, fixtureBytes, readFixture, readFullSize } from './helpers.js';
+import { enc, fixtureBytes, readFixture } from './helpers.js';
 
 function route(cidr: string): RoutePrefix {
   const p = parseCidr(cidr);
@@ -135,46 +133,5 @@ describe('validateOrigin equals a naive scan over all ROAs (property)', () => {
     );
     // The generators reach every outcome often.
     for (const n of Object.values(seen)) expect(n).toBeGreaterThan(100);
-  });
-});
-
-describe.skipIf(!HAVE_FULL_SIZE)('rpki-client VRP export, full size', () => {
-  it('723,524 unique VRPs: 580,367 IPv4 + 143,157 IPv6; validates the pfx2as table', async () => {
-    let t0 = performance.now();
-    const set = await readFullSize<RoasFound>('rpki-vrps');
-    console.log(`rpki parse (bunzip2 + JSON + 723k VRPs): ${(performance.now() - t0).toFixed(0)} ms`);
-    expect(set.duplicates).toBe(0);
-    expect(set.roas.filter((r) => r.version === 4).length).toBe(580_367);
-    expect(set.roas.filter((r) => r.version === 6).length).toBe(143_157);
-    t0 = performance.now();
-    const index = buildRoaIndex(set.roas);
-    console.log(`rpki index build: ${(performance.now() - t0).toFixed(0)} ms`);
-    expect(validateOrigin(index, route('1.1.1.0/24'), 13335)).toBe('valid');
-    expect(validateOrigin(index, route('8.8.8.0/24'), 15169)).toBe('valid');
-
-    const table = (await readFullSize<PrefixesFound<OriginsValue>>('routeviews-pfx2as')).prefixes;
-    const counts = { valid: 0, invalid: 0, 'not-found': 0 };
-    t0 = performance.now();
-    for (const p of table) {
-      const o = p.value.origins;
-      // A MOAS prefix is valid when any of its origins is (each origin is a separate route).
-      let best: 'valid' | 'invalid' | 'not-found' = 'not-found';
-      for (const asn of o) {
-        const v = validateOrigin(index, p, asn);
-        if (v === 'valid') {
-          best = v;
-          break;
-        }
-        best = v;
-      }
-      counts[best]++;
-    }
-    console.log(`rpki: validated ${table.length} pfx2as routes in ${(performance.now() - t0).toFixed(0)} ms:`, counts);
-    expect(counts.valid).toBeGreaterThan(counts.invalid);
-    // Spot-check the index against the naive scan on a spread of real routes.
-    for (let i = 0; i < table.length; i += 25_000) {
-      const p = table[i]!;
-      expect(validateOrigin(index, p, p.value.origins[0]!)).toBe(validateOriginNaive(set.roas, p, p.value.origins[0]!));
-    }
   });
 });

@@ -3,7 +3,7 @@ import { FEEDS, feedById } from '../../src/feeds/registry.js';
 import type { AsnsFound, Prefix, PrefixFeed } from '../../src/feeds/types.js';
 import { az0Brand } from '../../src/feeds/vpn.js';
 import type { VpnValue } from '../../src/feeds/vpn.js';
-import { HAVE_FULL_SIZE, cidr, readFixture, readFullSize } from './helpers.js';
+import { cidr, readFixture, readFullSize } from './helpers.js';
 
 type Vpn = PrefixFeed<VpnValue>;
 const branded = (p: Prefix<VpnValue>): string => `${cidr(p)} ${p.value.brand ?? '-'}`;
@@ -107,16 +107,7 @@ describe('broad lists', () => {
   });
 });
 
-describe.skipIf(!HAVE_FULL_SIZE)('VPN lists, full size', () => {
-  it('az0: the one rejected line is the 1.2.3.4 placeholder; brands counted', async () => {
-    const r = await readFullSize<Vpn>('az0-vpn');
-    expect(r.rejected).toEqual([{ feed: 'az0-vpn', line: 2, message: 'placeholder address 1.2.3.4, not a VPN server' }]);
-    const brands = new Map<string, number>();
-    for (const p of r.prefixes) brands.set(p.value.brand ?? '-', (brands.get(p.value.brand ?? '-') ?? 0) + 1);
-    expect(brands.get('Private Internet Access')).toBe(16962);
-    expect(brands.get('NordVPN')).toBe(8075);
-  });
-
+describe('VPN lists, full size (vendored copies)', () => {
   it('x4bnet IPv4 holds the iCloud relay range 172.224.226.0/27 (to be overridden by the relay list)', async () => {
     const r = await readFullSize<Vpn>('x4bnet-vpn-ipv4');
     const start = (172n << 24n) | (224n << 16n) | (226n << 8n);

@@ -2,15 +2,19 @@
  * The report `ipintel build` prints: per source, entries read, rejected lines
  * grouped by reason (with the first line of each) and the data date; then
  * the snapshot's ranges, size, build time, and its load time and memory
- * measured in a fresh process, beside the targets of issue #3.
+ * measured in a fresh process, beside the targets of issue #3; then which
+ * feeds kept their last good copy, what --save-feeds wrote, and the sources
+ * already older than their refresh interval.
  *
  * @module
  */
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import type { BuildReport } from '@ipintel/builder';
+import type { BuildReport, SaveReport } from '@ipintel/builder';
 import { renderQuality } from '../info/quality.js';
+import { freshness } from '@ipintel/core';
+import { freshnessLines } from '../freshness.js';
 
 /** Targets of issue #3, printed beside the measured figures. */
 const TARGETS = { fileMB: 40, buildS: 90, loadMs: 300, rssMB: 150 };
@@ -27,8 +31,8 @@ process.stdout.write(JSON.stringify({ loadMs: ms, rssMB: process.memoryUsage().r
   return JSON.parse(r.stdout) as { loadMs: number; rssMB: number };
 }
 
-/** The summary as text lines (`load` is measureLoad's answer). */
-export function buildSummary(report: BuildReport, load: { loadMs: number; rssMB: number } | null): string {
+/** The summary as text lines (`load` is measureLoad's answer; staleness is judged at `now`). */
+export function buildSummary(report: BuildReport, load: { loadMs: number; rssMB: number } | null, now = Date.now()): string {
   const out: string[] = ['', 'source                              status     entries  rejected  data date'];
   for (const r of report.reports) {
     const date = r.source?.data_date ?? '-';
@@ -42,7 +46,13 @@ export function buildSummary(report: BuildReport, load: { loadMs: number; rssMB:
       else byReason.set(key, { n: 1, line: d.line });
     }
     for (const [msg, e] of byReason) out.push(`    ${e.n} x ${msg} (first at line ${e.line})`);
+    if (r.failure !== undefined) out.push(`    the fresh copy failed (${r.failure.code}): ${r.failure.message}; its last good copy was used`);
   }
+  const kept = report.reports.filter((r) => r.status === 'kept');
+  if (kept.length > 0) {
+    out.push('', `kept       ${kept.length} feed(s) failed and kept their last good copy (older data date above): ${kept.map((r) => r.id).join(', ')}`);
+  }
+  if (report.saved !== undefined) out.push(...savedLines(report.saved));
   const mb = report.bytes / 1048576;
   out.push(
     '',
@@ -57,5 +67,15 @@ export function buildSummary(report: BuildReport, load: { loadMs: number; rssMB:
   const orgs = new Map(report.quality.labels.isp.top.map((a) => [a.asn, a.org]));
   for (const l of Object.values(report.quality.labels)) for (const a of l.top) orgs.set(a.asn, a.org);
   out.push('', renderQuality(report.quality, report.conflicts, (asn) => orgs.get(asn) ?? '').trimEnd());
+  out.push('', ...freshnessLines(freshness({ build_date: report.buildDate, sources: report.sources }, now), report.sources.length));
   return `${out.join('\n')}\n`;
+}
+
+/** What --save-feeds wrote, and what it did not (a folder with a manifest carries only its listed files). */
+function savedLines(saved: SaveReport): string[] {
+  const out = [`saved      ${saved.written.length} file(s) to ${saved.dir}${saved.manifest && saved.written.length > 0 ? ' (sources.json and SOURCES.md updated)' : ''}`];
+  if (saved.skipped.length > 0) {
+    out.push(`           not written (${saved.skipped.length}): ${saved.skipped.map((x) => `${x.id} (${x.reason})`).join('; ')}`);
+  }
+  return out;
 }

@@ -35,15 +35,21 @@ export function buildOptions(args: ParsedArgs): Options {
   const feeds = stringFlag(args, 'feeds');
   const mirror = stringFlag(args, 'mirror');
   const timeout = stringFlag(args, 'timeout');
+  const save = stringFlag(args, 'save-feeds');
   if (feeds !== undefined && fetch) throw new UsageError('choose one of --feeds and --fetch', 'build');
-  if ((mirror !== undefined || timeout !== undefined) && !fetch) throw new UsageError('--mirror and --timeout go with --fetch', 'build');
+  if ((mirror !== undefined || timeout !== undefined || save !== undefined) && !fetch) {
+    throw new UsageError('--mirror, --timeout and --save-feeds go with --fetch', 'build');
+  }
   const options: Options = { out: resolve(stringFlag(args, 'out') ?? defaultOut()) };
   if (feeds !== undefined) options.feeds = resolve(feeds);
   if (fetch) {
     options.fetch = {
       ...(mirror === undefined ? {} : { mirror }),
       ...(timeout === undefined ? {} : { timeoutMs: parseSeconds(timeout, '--timeout', 'build') }),
+      // The folder of the previous save holds each feed's last good copy.
+      ...(save === undefined ? {} : { lastGood: resolve(save) }),
     };
+    if (save !== undefined) options.saveFeeds = resolve(save);
   }
   const date = stringFlag(args, 'build-date');
   if (date !== undefined) options.buildDate = parseIsoDate(date, '--build-date', 'build');
@@ -62,25 +68,31 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
   try {
     report = await builder.buildSnapshot(options);
   } catch (e) {
-    throw new CliError(`failed: ${(e as Error).message}`, 1);
+    const hint = options.fetch !== undefined && options.saveFeeds === undefined && (e as { feed?: unknown }).feed !== undefined
+      ? ' (with --save-feeds DIR a feed that fails is read from its last good copy in DIR)'
+      : '';
+    throw new CliError(`failed: ${(e as Error).message}${hint}`, 1);
   } finally {
     if (tty) io.stderr.write('\r\x1b[K');
   }
-  if (!quiet) await writeAsync(io.stdout, buildSummary(report, measureLoad(report.out)));
+  if (!quiet) await writeAsync(io.stdout, buildSummary(report, measureLoad(report.out), (io.now ?? Date.now)()));
   return EXIT_OK;
 }
 
 export const buildCommand: Command = {
   summary: 'Compile the public feeds into a snapshot file.',
-  usage: 'ipintel build [--feeds DIR | --fetch [--mirror URL] [--timeout SECONDS]] [--out PATH] [flags]',
+  usage: 'ipintel build [--feeds DIR | --fetch [--save-feeds DIR] [--mirror URL] [--timeout SECONDS]] [--out PATH] [flags]',
   details: [
     'Compiles public feeds into a snapshot. Geo and ASN always come from the npm data packages',
     '(DB-IP City Lite, ip-location-db ASN); every other signal from the feeds found in DIR (laid',
     'out like shared/feeds) or downloaded. The output file is replaced atomically, and only when',
     'the build succeeded; a source that shrank by more than half since the last build fails it.',
+    'With --fetch --save-feeds DIR the downloaded files are written to DIR (laid out like a feeds',
+    'folder; only the files its sources.json lists, when it has one), and a feed whose download',
+    'fails is read from its last good copy in DIR: the summary names it and its older date stays.',
     'Exit code 0 when built, 1 when the build failed (the last snapshot stays), 2 for a usage error.',
   ].join('\n'),
-  examples: ['ipintel build --feeds ../shared/feeds --out data/world.ipintel', 'ipintel build --fetch --timeout 120'],
+  examples: ['ipintel build --feeds data/feeds --out world.ipintel', 'ipintel build --fetch --save-feeds feeds --timeout 120'],
   spec: {
     name: 'build',
     positionals: { min: 0, max: 0, name: '' },
@@ -89,6 +101,7 @@ export const buildCommand: Command = {
       fetch: { type: 'boolean', description: 'Download every feed from its official URL.' },
       mirror: { type: 'string', value: 'URL', description: 'With --fetch: download <URL>/<feed path> instead.' },
       timeout: { type: 'string', value: 'SECONDS', description: 'With --fetch: per-feed timeout (default 60).' },
+      'save-feeds': { type: 'string', value: 'DIR', description: 'With --fetch: write the downloads to DIR; a feed that fails is read from DIR.' },
       out: { type: 'string', value: 'PATH', description: 'Output file (default: $IPINTEL_SNAPSHOT, else the @ipintel/data package\'s world.ipintel, where open() looks).' },
       'build-date': { type: 'string', value: 'ISO', description: 'Build date to record (default $SOURCE_DATE_EPOCH, else the newest source date).' },
       'attribution-url': { type: 'string', value: 'URL', description: 'Link carried in every result\'s "attribution".' },

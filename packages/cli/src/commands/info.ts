@@ -6,6 +6,7 @@
  * @module
  */
 import { statSync } from 'node:fs';
+import { freshness } from '@ipintel/core';
 import { qualityReport } from '@ipintel/core/internal';
 import { HELP_FLAG, stringFlag, type ParsedArgs } from '../args.js';
 import { EXIT_OK } from '../errors.js';
@@ -23,17 +24,19 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
   const cov = args.flags['no-counts'] === undefined ? coverage(intel) : null;
   const quality = args.flags['quality'] === undefined ? null : qualityReport(intel);
   const note = 'not computed (--no-counts)';
+  const fresh = freshness(intel.info, (io.now ?? Date.now)());
   if (args.flags['json'] !== undefined) {
     const body = {
       snapshot: { path, bytes },
       ...intel.info,
+      freshness: fresh,
       address_counts: cov === null ? null : { ipv6_unit: '/64', signals: cov.signals },
       ...(cov === null ? { address_counts_note: note } : {}),
       ...(quality === null ? {} : { quality: { public_ipv4: quality.public_ipv4, mapped_ipv4: quality.mapped_ipv4, labels: quality.labels } }),
     };
     await writeAsync(io.stdout, `${JSON.stringify(body, null, 2)}\n`);
   } else {
-    await writeAsync(io.stdout, renderInfo(path, bytes, intel.info, cov, note));
+    await writeAsync(io.stdout, renderInfo(path, bytes, intel.info, cov, note, fresh));
     if (quality !== null) await writeAsync(io.stdout, `\n${renderQuality(quality)}`);
   }
   return EXIT_OK;
@@ -44,7 +47,8 @@ export const infoCommand: Command = {
   usage: 'ipintel info [--snapshot PATH] [--json] [--no-counts] [--quality]',
   details: [
     'Prints the snapshot path and size, format version, build date, attribution URL, index',
-    'sizes, every source (id, publisher, data date, entry count, licence) and, per signal, how',
+    'sizes, every source (id, publisher, data date, refresh interval, entry count, licence), the',
+    "snapshot's age and the sources older than their refresh interval (judged now), per signal how",
     'many IPv4 addresses and IPv6 /64 blocks carry it; the signals it has no source for.',
     '--quality adds the quality report: each connection type and signal as a share of public',
     'IPv4 (address-weighted), its top ASNs, and the limits a world-scale build must stay within.',

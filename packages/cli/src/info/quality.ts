@@ -7,7 +7,7 @@
  * @module
  */
 import { QUALITY_LABELS, QUALITY_LIMITS, WORLD_SCALE_IPV4, type QualityReport } from '@ipintel/core/internal';
-import { table } from './render.js';
+import { table } from '../text-table.js';
 
 /** An ASN conflict as the builder reports it. */
 export interface ConflictRow {

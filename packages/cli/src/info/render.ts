@@ -4,27 +4,21 @@
  *
  * @module
  */
-import type { SnapshotInfo } from '@ipintel/core';
+import type { Freshness, SnapshotInfo } from '@ipintel/core';
+import { ageText, freshnessLines } from '../freshness.js';
+import { table } from '../text-table.js';
 import type { Coverage } from './coverage.js';
 
 const num = (n: number): string => n.toLocaleString('en-US', { maximumFractionDigits: n < 10 ? 3 : 0 });
 /** IPv6 /64 counts reach 2^64: past a trillion, scientific notation reads better than 20 digits. */
 const num6 = (n: number): string => (n >= 1e12 ? n.toExponential(3) : num(n));
 
-/** Left-aligned text columns, right-aligned number columns. */
-export function table(head: readonly string[], rows: readonly (readonly string[])[], numeric: readonly boolean[]): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: readonly string[]): string =>
-    `  ${r.map((c, i) => (numeric[i] === true ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ')}`.trimEnd();
-  return [line(head), ...rows.map(line)].join('\n');
-}
-
-export function renderInfo(path: string, bytes: number, info: SnapshotInfo, cov: Coverage | null, covNote: string): string {
+export function renderInfo(path: string, bytes: number, info: SnapshotInfo, cov: Coverage | null, covNote: string, fresh: Freshness): string {
   const c = info.counts;
   const out = [
     `Snapshot     ${path} (${num(bytes)} bytes)`,
     `Format       version ${info.format_version}`,
-    `Built        ${info.build_date}`,
+    `Built        ${info.build_date} (${ageText(fresh.snapshot_age_s)} ago)`,
     `Attribution  ${info.attribution_url}`,
     `RPKI         ${info.has_rpki ? 'ROA set included' : 'no ROA set (rpki is "unknown")'}`,
     `Missing      ${info.unavailable.length === 0 ? 'none: every signal has a source' : `no source for ${info.unavailable.join(', ')} (evidence "unavailable")`}`,
@@ -37,12 +31,13 @@ export function renderInfo(path: string, bytes: number, info: SnapshotInfo, cov:
   else {
     out.push(
       table(
-        ['id', 'publisher', 'data date', 'entries', 'licence'],
-        info.sources.map((s) => [s.id, s.publisher, s.data_date ?? '-', num(s.entries), s.licence]),
-        [false, false, false, true, false],
+        ['id', 'publisher', 'data date', 'refresh', 'entries', 'licence'],
+        info.sources.map((s) => [s.id, s.publisher, s.data_date ?? '-', s.refresh ?? '-', num(s.entries), s.licence]),
+        [false, false, false, false, true, false],
       ),
     );
   }
+  out.push('', ...freshnessLines(fresh, info.sources.length));
   out.push('', 'Addresses per signal');
   if (cov === null) out.push(`  ${covNote}`);
   else {

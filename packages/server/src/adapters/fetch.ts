@@ -57,7 +57,7 @@ export async function readFetchBody(request: Request, limit: number): Promise<Ui
  * A Fetch-API handler serving the API.
  *
  * @example
- * const api = createFetchHandler({ snapshot: 'data/default.ipintel' });
+ * const api = createFetchHandler({ snapshot: './world.ipintel' });
  * const res = await api(new Request('http://x/v1/check?ip=8.8.8.8', { headers: { 'x-api-key': key } }));
  */
 export function createFetchHandler(options: FetchHandlerOptions = {}): FetchHandler {

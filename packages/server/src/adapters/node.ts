@@ -155,7 +155,7 @@ function lingerOnClose(socket: Socket): void {
  * A Node request handler serving the API.
  *
  * @example
- * const api = createNodeHandler({ basePath: '/ipintel', snapshot: 'data/default.ipintel', store: 'sqlite:./ipintel.sqlite' });
+ * const api = createNodeHandler({ basePath: '/ipintel', store: 'sqlite:./ipintel.sqlite' });
  * http.createServer((req, res) => api(req, res, () => { res.statusCode = 404; res.end(); })).listen(3000);
  */
 export function createNodeHandler(options: AppOptions & { readonly app?: App } = {}): NodeHandler {

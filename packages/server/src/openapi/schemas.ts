@@ -141,6 +141,8 @@ export const SCHEMAS: Record<string, Schema> = {
       build_date: nstr,
       format_version: { type: ['integer', 'null'] },
       loaded_at: nstr,
+      age_s: { type: ['integer', 'null'], description: 'Seconds since the build date, at the server clock.' },
+      stale_sources: { type: 'array', items: str, description: 'Sources older than their refresh interval (data date + interval before now).' },
     }),
     store: obj({ kind: str, status: { type: 'string', enum: ['ok', 'unavailable'] } }),
   }),

@@ -1,10 +1,11 @@
 /**
  * Unmetered routes: GET /healthz (no key: snapshot and store status, 503 when
- * either is missing, for load balancers), GET /attribution, GET
+ * either is missing, for load balancers; the snapshot's age and stale sources), GET /attribution, GET
  * /v1/openapi.json. Query parameters are ignored here (probes add their own).
  *
  * @module
  */
+import { freshness, type SnapshotInfo } from '@ipintel/core';
 import type { AppContext } from '../context.js';
 import { problem } from '../http/problem.js';
 import { header, json, type ApiRequest, type ApiResponse } from '../http/types.js';
@@ -26,6 +27,16 @@ async function storeStatus(app: AppContext): Promise<'ok' | 'unavailable'> {
   }
 }
 
+/**
+ * The snapshot's age and its sources older than their refresh interval, at
+ * the server's clock (core's freshness()). Informational: stale data does not
+ * make the server unhealthy (a load balancer must not drop it for that).
+ */
+function ages(info: SnapshotInfo, now: number): { age_s: number; stale_sources: string[] } {
+  const f = freshness(info, now);
+  return { age_s: f.snapshot_age_s, stale_sources: f.stale.map((s) => s.id) };
+}
+
 export async function healthRoute(app: AppContext): Promise<ApiResponse> {
   const intel = app.snapshot.current;
   const store = await storeStatus(app);
@@ -34,12 +45,13 @@ export async function healthRoute(app: AppContext): Promise<ApiResponse> {
     status: ok ? 'ok' : 'unavailable',
     snapshot:
       intel === undefined
-        ? { loaded: false, build_date: null, format_version: null, loaded_at: null }
+        ? { loaded: false, build_date: null, format_version: null, loaded_at: null, age_s: null, stale_sources: [] }
         : {
             loaded: true,
             build_date: intel.info.build_date,
             format_version: intel.info.format_version,
             loaded_at: new Date(app.snapshot.loadedAt ?? 0).toISOString(),
+            ...ages(intel.info, app.now()),
           },
     store: { kind: app.store.kind, status: store },
   });

@@ -59,16 +59,18 @@ export function versionDate(version: string): string | null {
 /**
  * A zone-less ISO time as Google and Apple write `creationTime`
  * (`2026-08-21T14:45:42.000000`), read as UTC (the files carry no zone; Google
- * generates them in UTC), to ISO UTC without the fraction.
+ * generates them in UTC), to ISO UTC without the fraction. A space for the
+ * `T` and a ` UTC` suffix are read too (ThreatFox: `2026-08-22 16:05:11 UTC`).
  *
  * @example
  * isoFromZonelessUtc('2026-08-21T14:45:42.000000') // => '2026-08-21T14:45:42Z'
+ * isoFromZonelessUtc('2026-08-22 16:05:11 UTC')    // => '2026-08-22T16:05:11Z'
  */
 export function isoFromZonelessUtc(text: unknown): string | null {
   if (typeof text !== 'string') return null;
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?Z?$/.exec(text.trim());
+  const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:Z| UTC)?$/.exec(text.trim());
   if (!m) return null;
-  return checked(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!), m);
+  return utcIso(+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -96,6 +98,21 @@ export function isoFromRfc5322(text: string): string | null {
 }
 
 /**
+ * A C `ctime` date in UTC as DShield writes `updated:` (`Wed Jan 17 22:00:15
+ * 2018 UTC`; the day may be space-padded) to ISO UTC.
+ *
+ * @example
+ * isoFromCtimeUtc('Tue Jan  2 04:21:21 2024 UTC') // => '2024-01-02T04:21:21Z'
+ */
+export function isoFromCtimeUtc(text: string): string | null {
+  const m = /^[A-Z][a-z]{2} ([A-Z][a-z]{2}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})(?: UTC| GMT)?$/.exec(text.trim());
+  if (!m) return null;
+  const month = MONTHS.indexOf(m[1]!);
+  if (month < 0) return null;
+  return utcIso(+m[6]!, month + 1, +m[2]!, +m[3]!, +m[4]!, +m[5]!);
+}
+
+/**
  * The ISO timestamp of a `# Last updated: 2026-08-22T16:25:09.973Z` header
  * line (the idleadmin/ThreatFeed mirror's fetch time), kept as written;
  * null when no comment has that form.
@@ -108,15 +125,10 @@ export function lastUpdatedComment(comments: readonly { readonly text: string }[
   return null;
 }
 
-/** Rejects impossible calendar fields that `Date.UTC` would roll over (Feb 30). */
-function checked(ms: number, m: RegExpExecArray): string | null {
-  const d = new Date(ms);
-  const same =
-    d.getUTCMonth() === +m[2]! - 1 &&
-    d.getUTCDate() === +m[3]! &&
-    d.getUTCHours() === +m[4]! &&
-    d.getUTCMinutes() === +m[5]! &&
-    d.getUTCSeconds() === +m[6]!;
-  if (!Number.isFinite(ms) || !same) return null;
-  return d.toISOString().replace('.000Z', 'Z');
+/** ISO UTC of calendar fields (month 1-12), or null for impossible ones that `Date.UTC` would roll over (Feb 30). */
+function utcIso(y: number, mo: number, d: number, h: number, mi: number, sec: number): string | null {
+  const t = new Date(Date.UTC(y, mo - 1, d, h, mi, sec));
+  const same = t.getUTCMonth() === mo - 1 && t.getUTCDate() === d && t.getUTCHours() === h && t.getUTCMinutes() === mi && t.getUTCSeconds() === sec;
+  if (!Number.isFinite(t.getTime()) || !same) return null;
+  return t.toISOString().replace('.000Z', 'Z');
 }

@@ -9,12 +9,20 @@
  * AS number in the field becomes an origin, in field order, without
  * repeats. Gzip is detected by its magic, so a plain copy reads as well.
  *
+ * `--fetch` starts at CAIDA's directory listing and walks its year and
+ * month folders to the newest `routeviews-rv2-<date>-<time>.pfx2as.gz`. A
+ * routing table is never read as empty: a listing or error page fetched in
+ * its place reads no prefix and is a `feed_format` error, a file without a
+ * line `feed_empty` (the registry's rule for every feed), so a failed
+ * download can never make every address "not announced".
+ *
  * @module
  */
 import { defineFeed } from '../declare.js';
 import { unpackFeed, gzipHeader } from '../read/compression.js';
 import { hostMask, parseAddressValue } from '../read/cidr.js';
 import { compactDate } from '../read/dates.js';
+import { newestInListing } from '../read/links.js';
 import { MAX_ASN, parseUint } from '../read/numbers.js';
 import { eachLine, excerpt, feedText } from '../read/text.js';
 import type { Diagnostic, Prefix, PrefixesFound } from '../types.js';
@@ -112,8 +120,11 @@ export const ROUTEVIEWS_PFX2AS = defineFeed({
   use: 'build',
   origin: 'feeds',
   path: 'bgp/routeviews-rv2-20240406-1200.pfx2as.gz',
-  // A directory listing of year/month folders: fetching it needs a locator (issue 8).
-  download: { url: 'https://publicdata.caida.org/datasets/routing/routeviews-prefix2as/' },
+  // A directory listing of year/month folders: the locator walks down to the newest file.
+  download: {
+    url: 'https://publicdata.caida.org/datasets/routing/routeviews-prefix2as/',
+    locate: newestInListing(/^routeviews-rv2-(\d{8}-\d{4})\.pfx2as\.gz$/, 'routeviews-rv2-<date>-<time>.pfx2as.gz'),
+  },
   copyDate: '2024-04-06T12:00:00Z',
   parse: parsePfx2as,
 });

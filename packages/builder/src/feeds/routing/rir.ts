@@ -201,15 +201,21 @@ export function parseDelegated(data: Uint8Array, feed: string): RirFound {
 // ---------------------------------------------------------------------------
 // Declarations
 
-const rir = (id: string, registry: string, path: string, url: string, use: 'build' | 'context', note?: string) =>
+const RIR_TERMS = 'RIR statistics, published for public reuse (NRO); attribution requested';
+
+const rir = (
+  id: string, registry: string, path: string, url: string, use: 'build' | 'context',
+  opts: { note?: string; licence?: string; redistributable?: boolean } = {},
+) =>
   defineFeed({
     id,
     publisher: `${registry} (NRO delegated statistics)`,
     url,
-    licence: 'RIR statistics, published for public reuse (NRO); attribution requested',
+    licence: opts.licence ?? RIR_TERMS,
     attribution_required: true,
     evidence: 'authoritative',
-    ...(note !== undefined ? { note } : {}),
+    ...(opts.note !== undefined ? { note: opts.note } : {}),
+    ...(opts.redistributable !== undefined ? { redistributable: opts.redistributable } : {}),
     format: 'NRO delegated(-extended) statistics: version line, summaries, registry|cc|type|start|value|date|status records',
     refresh: '1d',
     role: 'allocation',
@@ -221,21 +227,32 @@ const rir = (id: string, registry: string, path: string, url: string, use: 'buil
   });
 
 /**
- * RIR delegation files. ARIN is missing (see SOURCES.md "Gaps"); the RIPE
- * file is a truncated copy, kept for parser tests only; the old LACNIC
+ * RIR delegation files. ARIN's and the complete RIPE NCC file are build
+ * sources that the repository does not carry (the team's collection has no
+ * copy; RIPE NCC reserves its rights): `--fetch` downloads them. The
+ * truncated RIPE copy is kept for parser tests only; the old LACNIC
  * extended file is superseded by the newer standard one for lookups.
  */
 export const RIR_FEEDS = [
   rir('rir-afrinic', 'AFRINIC', 'rir/delegated-afrinic-extended-latest', 'https://ftp.afrinic.net/pub/stats/afrinic/delegated-afrinic-extended-latest', 'build'),
   rir('rir-apnic', 'APNIC', 'rir/delegated-apnic-latest', 'https://ftp.apnic.net/stats/apnic/delegated-apnic-latest', 'build'),
+  rir('rir-arin', 'ARIN', 'rir/delegated-arin-extended-latest', 'https://ftp.arin.net/pub/stats/arin/delegated-arin-extended-latest', 'build'),
   rir('rir-lacnic', 'LACNIC', 'rir/delegated-lacnic-latest', 'https://ftp.lacnic.net/pub/stats/lacnic/delegated-lacnic-latest', 'build'),
+  rir(
+    'rir-ripencc',
+    'RIPE NCC',
+    'rir/delegated-ripencc-extended-latest',
+    'https://ftp.ripe.net/pub/stats/ripencc/delegated-ripencc-extended-latest',
+    'build',
+    { licence: 'RIPE NCC statistics; RIPE NCC reserves its rights (not redistributed: downloaded by --fetch)', redistributable: false },
+  ),
   rir(
     'rir-lacnic-extended',
     'LACNIC',
     'rir/delegated-lacnic-extended-20240208.gz',
     'https://ftp.lacnic.net/pub/stats/lacnic/delegated-lacnic-extended-latest',
     'context',
-    'superseded by the newer standard LACNIC file',
+    { note: 'superseded by the newer standard LACNIC file' },
   ),
   rir(
     'rir-ripencc-partial',
@@ -243,6 +260,6 @@ export const RIR_FEEDS = [
     'rir/PARTIAL-delegated-ripencc-extended-20260720.gz',
     'https://ftp.ripe.net/pub/stats/ripencc/delegated-ripencc-extended-latest',
     'context',
-    'truncated copy: parser tests only',
+    { note: 'truncated copy: parser tests only' },
   ),
 ];

