@@ -23,6 +23,7 @@ describe('the web page routes', () => {
       ['/', /^text\/html/],
       ['/page/page.js', /^text\/javascript/],
       ['/page/page.css', /^text\/css/],
+      ['/page/icon.svg', /^image\/svg\+xml/],
       ['/page/world.json', /^application\/json/],
       ['/page/client.json', /^application\/json/],
     ];

@@ -7,6 +7,7 @@
  *   /                  index.html
  *   /page/page.js      the script (a file, so the CSP can forbid inline script)
  *   /page/page.css     the style sheet
+ *   /page/icon.svg     the tab's icon (else browsers ask for /favicon.ico, a 404)
  *   /page/world.json   the offline world map (page/world-map.ts)
  *   /page/client.json  {ip, demo_quota, max_batch}: the caller's address as this server
  *                      sees it (after trustProxy), for the "My address" button
@@ -40,6 +41,7 @@ const FILES: Readonly<Record<string, readonly [string, string]>> = {
   '/': ['index.html', 'text/html; charset=utf-8'],
   '/page/page.js': ['page.js', 'text/javascript; charset=utf-8'],
   '/page/page.css': ['page.css', 'text/css; charset=utf-8'],
+  '/page/icon.svg': ['icon.svg', 'image/svg+xml'],
 };
 
 const GENERATED = ['/page/world.json', '/page/client.json'];
