@@ -42,6 +42,11 @@ export default tseslint.config(
     },
   },
   {
+    // The web page's script runs in browsers, not Node.
+    files: ['packages/server/src/page/**/*.js'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     files: ['**/*.ts'],
     extends: [tseslint.configs.recommended],
     // `const { omitted, ...rest } = x` is how a key is left out of a copy.

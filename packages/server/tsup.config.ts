@@ -1,3 +1,4 @@
+import { cpSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
@@ -7,4 +8,8 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
+  // The web page's static files (routes/page.ts reads them from dist/page next to the bundle).
+  onSuccess: async () => {
+    cpSync('src/page', 'dist/page', { recursive: true, filter: (f) => !f.endsWith('.ts') });
+  },
 });

@@ -108,6 +108,7 @@ describe('ipintel serve: flags', () => {
       ['--log-level', 'loud'],
       ['extra'],
       ['--port', '1', '--port', '2'],
+      ['--demo-quota', '0'],
       ['--no-rate-limit=yes'],
       ['--headers-timeout', '0'],
       ['--request-timeout', 'later'],
@@ -200,6 +201,28 @@ describe('ipintel serve: running', () => {
     expect(tooMany.status).toBe(431);
     s.stop('SIGTERM');
     expect(await s.done).toBe(0);
+  });
+
+  it('--demo-quota serves keyless lookups and the page at /; --no-page turns the page off', async () => {
+    expect(startOptions(parseArgs(['--demo-quota', '25', '--no-page'], serveCommand.spec), {})).toMatchObject({ demoQuota: 25, page: false });
+    const s = startServe(['--port', '0', '--store', `sqlite:${join(dir, 'demo.sqlite')}`, '--snapshot', writeSnapshot(trickyModel()), '--log-level', 'silent', '--demo-quota', '1']);
+    const url = await s.url();
+    const page = await fetch(`${url}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(await page.text()).toContain('page/page.js');
+    const first = await fetch(`${url}/v1/check?ip=8.8.8.8`);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('ratelimit-limit')).toBe('1');
+    expect((await fetch(`${url}/v1/check?ip=8.8.8.8`)).status).toBe(429);
+    s.stop('SIGTERM');
+    expect(await s.done).toBe(0);
+    const off = startServe(['--port', '0', '--store', `sqlite:${join(dir, 'nopage.sqlite')}`, '--snapshot', writeSnapshot(trickyModel()), '--log-level', 'silent', '--no-page']);
+    const offUrl = await off.url();
+    expect((await fetch(`${offUrl}/`)).status).toBe(404);
+    expect((await fetch(`${offUrl}/v1/check?ip=8.8.8.8`)).status).toBe(401);
+    off.stop('SIGTERM');
+    expect(await off.done).toBe(0);
   });
 
   it('SIGTERM stops it too, with exit 0', async () => {

@@ -20,6 +20,7 @@ import { resolvePlans, type Plan } from './plans.js';
 import { methodsOf, route, splitUrl } from './routes/router.js';
 import { clientAddressResolver, type TrustProxy } from './http/client-address.js';
 import { corsPolicy } from './http/cors.js';
+import { demoPlan as demoPlanOf } from './demo.js';
 import { SnapshotHolder } from './snapshot/holder.js';
 import { defaultStoreSpec, openStoreSync } from './store/open.js';
 import { StoreUnavailableError, type Store } from './store/types.js';
@@ -77,6 +78,14 @@ export interface AppOptions {
    * client is the connection's peer. See http/client-address.ts.
    */
   readonly trustProxy?: TrustProxy;
+  /**
+   * Lookups per client address per UTC day served without a key (an IPv6 client counts per
+   * /64); default none: every lookup needs a key. A request that presents a key is judged by
+   * it. See demo.ts.
+   */
+  readonly demoQuota?: number;
+  /** Serve the web page at `/` (default true). See routes/page.ts. */
+  readonly page?: boolean;
 }
 
 export interface App {
@@ -112,6 +121,7 @@ export function createApp(options: AppOptions = {}): App {
   const problemTypeBase = options.problemTypeBase ?? DEFAULT_PROBLEM_TYPE_BASE;
   const cors = corsPolicy(options.corsOrigins, problemTypeBase);
   const clientOf = clientAddressResolver(options.trustProxy);
+  const demoPlan = demoPlanOf(options.demoQuota);
 
   const ownStore = options.store === undefined || typeof options.store === 'string';
   let storeDown = false;
@@ -173,6 +183,8 @@ export function createApp(options: AppOptions = {}): App {
     logger,
     problemTypeBase,
     publicBase,
+    demoPlan,
+    page: options.page ?? true,
   };
 
   // Decided once: a disabled access log costs the request path nothing.

@@ -27,6 +27,10 @@ export interface AppContext {
   readonly problemTypeBase: string;
   /** Public base URL plus mount path, for links (`''` when unknown). */
   readonly publicBase: string;
+  /** The plan of keyless requests (AppOptions.demoQuota), or undefined when a key is required (demo.ts). */
+  readonly demoPlan: Plan | undefined;
+  /** Whether `/` serves the web page (AppOptions.page). */
+  readonly page: boolean;
 }
 
 /** Per-request facts for the access log, filled in by the routes. */

@@ -80,6 +80,13 @@ export const SERVE_FLAGS: readonly ServeFlag[] = [
     spec: { value: 'HOPS|ADDRS', description: 'Proxies whose X-Forwarded-For names the client: a number of hops, or addresses, CIDR blocks, loopback, private, comma-separated (default none).' },
     read: (t, f) => (/^\d+$/.test(t) ? parseCount(t, f, 'serve', 0) : parseList(t, f, 'serve')),
   }),
+  row({
+    flag: 'demo-quota',
+    field: 'demoQuota',
+    spec: { value: 'N', description: 'Lookups per client address per day served without a key (IPv6 per /64), for the web page at / (default none: a key is required).' },
+    read: count,
+  }),
+  row({ flag: 'no-page', field: 'page', set: false, spec: { description: 'Do not serve the web page at / (the API is unchanged).' } }),
   row({ flag: 'headers-timeout', field: 'headersTimeoutMs', spec: { value: 'D', description: 'Time to receive a request\'s headers, then 408 (default 10s).' }, read: timeout }),
   row({ flag: 'request-timeout', field: 'requestTimeoutMs', spec: { value: 'D', description: 'Time to receive a whole request, then 408 (default 30s).' }, read: timeout }),
   row({ flag: 'keep-alive-timeout', field: 'keepAliveTimeoutMs', spec: { value: 'D', description: 'How long an idle keep-alive connection is kept (default 5s).' }, read: timeout }),
@@ -155,7 +162,8 @@ export const serveCommand: Command = {
   usage: 'ipintel serve [--port N] [--host ADDR] [--snapshot PATH] [--store SPEC] [flags]',
   details: [
     'Serves the HTTP API (GET /v1/check, POST /v1/check/batch, /healthz, /attribution,',
-    '/v1/openapi.json) until Ctrl-C or SIGTERM, then answers the requests in flight and exits 0.',
+    '/v1/openapi.json) and a web page at / until Ctrl-C or SIGTERM, then answers the requests',
+    'in flight and exits 0.',
     'A replaced snapshot file is loaded without a restart (also on SIGHUP). Access logs go to',
     'stdout as JSON lines; messages for the operator go to stderr. Exit code 1 when the server',
     'cannot start (port taken, bad store), 2 for a usage error. D is a duration: 60 (seconds),',
@@ -164,6 +172,7 @@ export const serveCommand: Command = {
   examples: [
     'ipintel keys create --plan free        # prints the key once',
     'ipintel serve --port 8080',
+    'ipintel serve --demo-quota 50          # the page at / works without a key, 50 lookups/day per address',
     'curl -H "x-api-key: ipi_live_..." "http://localhost:8080/v1/check?ip=8.8.8.8"',
   ],
   spec: {

@@ -1,7 +1,8 @@
 /**
  * The metered pipeline every lookup route runs through:
  *
- *   1. authenticate the key (401/403; 503 when the store is down)
+ *   1. authenticate the key (401/403; 503 when the store is down), or, for a
+ *      request without one, take the caller's demo quota when there is one (demo.ts)
  *   2. do the work: parse, validate, look up (4xx; 503 without a snapshot)
  *   3. count: one atomic store call takes a rate token and adds the lookups
  *      that succeeded (0 for an error answer) if the quota allows all of them;
@@ -16,6 +17,7 @@ import { authenticate, missingKeyDetail, presentedKey } from '../auth.js';
 import type { AppContext, RequestLog } from '../context.js';
 import { problem, ProblemError } from '../http/problem.js';
 import type { ApiRequest, ApiResponse } from '../http/types.js';
+import { demoCaller } from '../demo.js';
 import { periodAt } from '../plans.js';
 
 /** What the work step produced: a body and the lookups it holds, or a problem. */
@@ -38,8 +40,10 @@ export async function metered(
 ): Promise<ApiResponse> {
   const now = app.now();
   const presented = presentedKey(req, query.tokenAllowed ? query.params : undefined);
+  // No key: the demo quota of the caller's address when the server offers one (demo.ts).
+  const demo = presented === undefined && app.demoPlan !== undefined ? demoCaller(app.demoPlan, req.remoteAddress) : undefined;
   // Real time, not the injectable clock: the store's waits are bounded in real time.
-  const { key, plan } = await authenticate(presented, app, now, missingKeyDetail(query.params), Date.now() + app.storeTimeoutMs);
+  const { key, plan } = demo === undefined ? await authenticate(presented, app, now, missingKeyDetail(query.params), Date.now() + app.storeTimeoutMs) : { key: demo, plan: demo.plan };
   rc.keyId = key.id;
   let outcome: Outcome;
   try {

@@ -10,6 +10,7 @@ import { problem } from '../http/problem.js';
 import type { ApiRequest, ApiResponse } from '../http/types.js';
 import { batchRoute, checkRoute, thirdpartyRoute } from './lookup.js';
 import { attributionRoute, healthRoute, openApiRoute } from './meta.js';
+import { isPagePath, pageRoute } from './page.js';
 
 /** Whether `path` is one of the /thirdparty alias shapes: /thirdparty[/json], /thirdparty/{ip}[/json]. */
 function isThirdparty(path: string): boolean {
@@ -30,6 +31,7 @@ export function methodsOf(path: string): string | undefined {
     case '/v1/openapi.json':
       return 'GET, HEAD';
   }
+  if (isPagePath(path)) return 'GET, HEAD';
   return isThirdparty(path) ? 'GET' : undefined;
 }
 
@@ -61,5 +63,6 @@ export function route(ctx: AppContext, req: ApiRequest, rc: RequestLog): ApiResp
     case '/v1/openapi.json':
       return openApiRoute(ctx);
   }
+  if (isPagePath(path)) return pageRoute(ctx, req, path);
   return thirdpartyRoute(ctx, req, path, query, rc);
 }
