@@ -25,3 +25,4 @@ export {
   type QualityLabel,
   type QualityReport,
 } from './quality.js';
+export { csvCell } from './result/csv.js';

@@ -10,14 +10,15 @@
  * row. ::ffff:0:0/96 (IPv4-mapped) has no IPv6 rows: `check()` answers those
  * addresses from the IPv4 rows (and ClickHouse stores IPv4 keys there).
  *
- * Cells follow RFC 4180 as batch's CSV does: quoted when they hold `,`, `"`,
- * CR or LF (with `"` doubled); booleans are true/false; lists are joined
- * with `;`. Null is an empty cell and an empty text is `""`, so that loaders
+ * Cells follow the rule of every CSV ipintel writes (core's csvCell, as
+ * `ipintel batch` writes them): RFC 4180 quoting, booleans true/false, lists
+ * joined with `;`, null an empty cell and an empty text `""`, so loaders
  * that tell them apart (DuckDB, ClickHouse) read NULL and '' back.
  *
  * @module
  */
 import type { IpIntel } from '@ipintel/core';
+import { csvCell } from '@ipintel/core/internal';
 import { formatIPv4, formatIPv6 } from '@ipintel/core/writer';
 import { forEachCidr } from './cidr.js';
 import { prepare, type ExportOptions } from './options.js';
@@ -32,23 +33,6 @@ export interface CsvExport {
   readonly rows: number;
   readonly records: number;
   readonly ranges: { readonly v4: number; readonly v6: number };
-}
-
-const NEEDS_QUOTES = /[",\r\n]/;
-
-/** A scalar's text: strings as they are, numbers and booleans as in JSON, anything else as JSON. */
-function scalarText(v: unknown): string {
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return JSON.stringify(v) ?? '';
-}
-
-/** One value as a CSV cell. */
-export function csvCell(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (Array.isArray(value)) return csvCell(value.map((v: unknown) => (v === null || v === undefined ? '' : scalarText(v))).join(';'));
-  const s = scalarText(value);
-  return s === '' ? '""' : NEEDS_QUOTES.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
 const MAPPED_FIRST = Uint32Array.of(0, 0, 0xffff, 0);

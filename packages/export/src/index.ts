@@ -8,7 +8,7 @@
  * @module
  */
 export { exportMmdb, DATABASE_TYPE, type MmdbExport } from './mmdb/export.js';
-export { exportCsv, csvCell, CSV_RANGE_COLUMNS, type CsvExport } from './csv.js';
+export { exportCsv, CSV_RANGE_COLUMNS, type CsvExport } from './csv.js';
 export { exportToFile, type ExportFormat, type ExportSummary } from './file.js';
 export { exportableFields, signalNames, NOT_EXPORTED, NUMBER_TYPES, type ExportField, type MmdbNumberType } from './fields.js';
 export { sampleResult } from './project.js';

@@ -12,7 +12,7 @@
  * @module
  */
 import { SUB_TABLE_BIT } from './format.js';
-import type { IndexArrays } from './lookup.js';
+import { id24, type IndexArrays } from './lookup.js';
 
 /**
  * Ranges of one family: range i starts at `starts[w*i .. w*i+w)` (w = 1
@@ -24,11 +24,6 @@ export interface FlatRanges {
   readonly words: 1 | 4;
   readonly starts: Uint32Array;
   readonly leaves: Uint32Array;
-}
-
-function id24(b: Uint8Array, i: number): number {
-  const j = 3 * i;
-  return b[j]! | (b[j + 1]! << 8) | (b[j + 2]! << 16);
 }
 
 /** Every IPv4 range, in address order. */
