@@ -3,6 +3,7 @@
  * stderr text, optional TTY flags, stdin from a string or buffer.
  */
 import { Readable, Writable } from 'node:stream';
+import { runCli } from '../src/cli.js';
 import type { CliIo, InStream, OutStream } from '../src/io.js';
 
 export interface Captured {
@@ -32,4 +33,11 @@ export function captureIo(opts: { stdin?: string | Buffer; stdoutTTY?: boolean; 
   const stdin = Readable.from(opts.stdin === undefined ? [] : [Buffer.from(opts.stdin)]) as Readable & InStream;
   if (opts.stdinTTY === true) stdin.isTTY = true;
   return { io: { stdout: out.stream, stderr: err.stream, stdin }, stdout: out.text, stderr: err.text };
+}
+
+/** Runs `ipintel batch - --snapshot SNAP ...args` in-process on `input`: exit code, stdout, stderr. */
+export async function runBatch(snap: string, input: string | Buffer, args: readonly string[] = [], opts: Omit<Parameters<typeof captureIo>[0], 'stdin'> = {}) {
+  const c = captureIo({ ...opts, stdin: input });
+  const code = await runCli(['batch', '-', '--snapshot', snap, ...args], c.io);
+  return { code, out: c.stdout(), err: c.stderr() };
 }
