@@ -4,7 +4,7 @@
  *
  * It is a sink at the end of the usual pipeline, so the per-row hot loop is
  * untouched (and --jobs still spreads the checks over threads): the run
- * renders NDJSON rows of the summary's columns only (SUMMARY_COLUMNS, no
+ * renders NDJSON rows of the summary's columns only (summaryColumns, no
  * `ip`), so every address of the same answer gives the same row text, and
  * the sink counts row texts. Each distinct row is parsed once at the end and
  * its count added to each dimension. Error rows are counted by the run
@@ -17,17 +17,15 @@
  * @module
  */
 import { Writable } from 'node:stream';
-import { NATIVE_COLUMNS } from './columns.js';
 
-/** The flattened columns the summary reads (batch renders rows of these only). */
-export const SUMMARY_COLUMNS: readonly string[] = [
-  'geo.country_code',
-  'geo.country',
-  'network.asn',
-  'network.as_org',
-  ...NATIVE_COLUMNS.filter((c) => c.startsWith('signals.')),
-  'risk.level',
-];
+/**
+ * The flattened columns the summary reads (batch renders rows of these
+ * only): country, ASN, connection type, the boolean signals named, risk
+ * level. No `ip`: every address with the same answer renders the same text.
+ */
+export function summaryColumns(signalNames: readonly string[]): string[] {
+  return ['geo.country_code', 'geo.country', 'network.asn', 'network.as_org', 'signals.connection_type', ...signalNames.map((s) => `signals.${s}`), 'risk.level'];
+}
 
 export interface Count {
   readonly count: number;

@@ -14,7 +14,7 @@ import { CIDR_LIMIT, CIDR_LIMIT_MAX, CidrExpander } from '../batch/cidr.js';
 import { selectColumns } from '../batch/columns.js';
 import { GREP_LINES } from '../batch/grep.js';
 import { mapLines, type LineMap } from '../batch/lines.js';
-import { renderSummary, SUMMARY_COLUMNS, SummarySink } from '../batch/summary.js';
+import { renderSummary, summaryColumns, SummarySink } from '../batch/summary.js';
 import { RowTemplate, type OutputKind, type RenderOptions } from '../batch/template.js';
 import { runBatch } from '../batch/run.js';
 import { CliError, EXIT_INVALID_INPUT, EXIT_IO, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, UsageError } from '../errors.js';
@@ -107,16 +107,19 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
   const format = (stringFlag(args, 'format') ?? 'native') as ResultFormat;
   const output = summary === null ? ((stringFlag(args, 'output') ?? 'ndjson') as OutputKind) : 'ndjson';
   const fieldsFlag = stringFlag(args, 'fields');
-  // --summary renders NDJSON rows of the columns it counts, into a counting sink (batch/summary.ts).
-  const fields = summary !== null ? SUMMARY_COLUMNS : fieldsFlag === undefined ? undefined : selectColumns(format, fieldsFlag);
-  const render: RenderOptions = { format, output, fields };
+  const fields = fieldsFlag === undefined ? undefined : selectColumns(format, fieldsFlag);
   const jobs = parseJobs(stringFlag(args, 'jobs'));
   const path = snapshotPath(stringFlag(args, 'snapshot'));
   const input = openInput(args.positionals[0], io);
-  const template = new RowTemplate(render);
   const intel = openSnapshot(path);
   const warning = missingSourcesWarning('batch', intel);
   if (warning !== null) io.stderr.write(warning);
+  // --summary renders NDJSON rows of the columns it counts into a counting sink (batch/summary.ts);
+  // the boolean signals are named from a result of this snapshot, so the counts follow the result shape.
+  const sample = resultForLeaf(intel, 0, '0.0.0.0', 4);
+  const signalNames = Object.entries(sample.signals).filter(([, v]) => typeof v === 'boolean').map(([k]) => k);
+  const render: RenderOptions = { format, output, fields: summary !== null ? summaryColumns(signalNames) : fields };
+  const template = new RowTemplate(render);
   const sink = summary === null ? null : new SummarySink();
   // SIGINT/SIGTERM: finish the rows in hand, close the output, exit 130/143 (issue 11 row 14).
   let caught: StopSignal | undefined;
@@ -153,10 +156,7 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
     );
   }
   if (sink !== null && summary !== null) {
-    // Boolean signals are named from a result of this snapshot: the counts follow the result shape.
-    const sample = resultForLeaf(intel, 0, '0.0.0.0', 4);
-    const names = Object.entries(sample.signals).filter(([, v]) => typeof v === 'boolean').map(([k]) => k);
-    const s = sink.summary(result.rows, result.invalid, names);
+    const s = sink.summary(result.rows, result.invalid, signalNames);
     await writeAsync(io.stdout, summary.json ? `${JSON.stringify(s, null, 2)}\n` : renderSummary(s, summary.top));
   }
   if (result.interrupted) {
