@@ -13,6 +13,7 @@ export default defineConfig({
       { find: /^@ipintel\/core$/, replacement: src('core/src/index.ts') },
       { find: /^@ipintel\/builder$/, replacement: src('builder/src/index.ts') },
       { find: /^@ipintel\/server$/, replacement: src('server/src/index.ts') },
+      { find: /^@ipintel\/export$/, replacement: src('export/src/index.ts') },
       { find: /^@ipintel\/testkit\/random$/, replacement: src('testkit/src/random.ts') },
       { find: /^@ipintel\/testkit$/, replacement: src('testkit/src/index.ts') },
     ],

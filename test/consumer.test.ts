@@ -10,7 +10,8 @@
  * - `npx ipintel check 8.8.8.8` prints the same answer;
  * - the builder's and server's inputs are not installed: `ipintel build`
  *   says it needs @ipintel/builder (exit 5) instead of pulling 190 MB of
- *   build-time data for a user who only checks addresses;
+ *   build-time data for a user who only checks addresses; `ipintel export`
+ *   likewise names @ipintel/export;
  * - every tarball carries a LICENSE and its package metadata.
  *
  * The installed size is printed (the README reports it).
@@ -22,7 +23,7 @@ import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, tempDir } from '@ipintel/testkit';
 
-const PUBLISHED = ['core', 'data', 'cli', 'builder', 'server'] as const;
+const PUBLISHED = ['core', 'data', 'cli', 'builder', 'server', 'export'] as const;
 const INSTALLED = ['core', 'data', 'cli'] as const;
 const { dir } = tempDir('ipintel-consumer-');
 const packs = join(dir, 'packs');
@@ -99,7 +100,27 @@ describe('the packed packages in an empty project', () => {
     const r = run(['npx', '--no-install', 'ipintel', 'build', '--out', join(dir, 'x.ipintel')]);
     expect(r.status).toBe(5);
     expect(r.stderr).toMatch(/@ipintel\/builder/);
+    const e = run(['npx', '--no-install', 'ipintel', 'export', '--out', join(dir, 'x.mmdb')]);
+    expect(e.status).toBe(5);
+    expect(e.stderr).toMatch(/@ipintel\/export/);
   });
+
+  it('with @ipintel/export installed, npx ipintel export writes an MMDB file', () => {
+    // Its own project: the main one must stay without the optional peers.
+    const proj = join(dir, 'exporter');
+    execFileSync('mkdir', ['-p', proj]);
+    writeFileSync(join(proj, 'package.json'), JSON.stringify({ name: 'exporter', version: '1.0.0', private: true }));
+    const fflate = readdirSync(packs).find((f) => f.startsWith('fflate-'))!;
+    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', ...[...INSTALLED, 'export'].map((p) => tarballs[p]!), join(packs, fflate)], {
+      cwd: proj,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const out = join(proj, 'tor.mmdb');
+    const r = run(['npx', '--no-install', 'ipintel', 'export', '--out', out, '--fields', 'signals.is_tor', '--signals', 'is_tor'], proj);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^wrote .*tor\.mmdb: /);
+    expect(readFileSync(out).includes(Buffer.from('\xab\xcd\xefMaxMind.com', 'latin1'))).toBe(true);
+  }, 300_000);
 
   it('without the data package, open() names both ways to get a snapshot', () => {
     // A project with core (and fflate) but not the data package.

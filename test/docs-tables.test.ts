@@ -14,6 +14,10 @@ import { COLUMNS } from '../packages/core/src/snapshot/format.js';
 import { EVIDENCE_ROLES } from '../packages/builder/src/build/roles.js';
 import { PROBLEMS } from '../packages/server/src/http/problem.js';
 import { DEFAULT_LIMITS } from '../packages/server/src/http/server-limits.js';
+import { exportableFields, NUMBER_TYPES, sampleResult } from '../packages/export/src/index.js';
+import { loadSnapshot } from '../packages/core/src/index.js';
+import { encodeSnapshot } from '../packages/core/src/writer.js';
+import { modelFromPrefixes } from '@ipintel/testkit';
 import { code, diff, tableUnder } from './markdown.js';
 
 describe('docs tables match the code', () => {
@@ -76,6 +80,18 @@ describe('docs tables match the code', () => {
     const docs = new Map(tableUnder('scoring.md', 'When a snapshot has no source for a signal: `unavailable`').map(([k, roles]) => [code(k!), roles!]));
     const source = new Map(Object.entries(EVIDENCE_ROLES).map(([k, roles]) => [k, roles.join(', ')]));
     expect(diff('evidence roles (docs/scoring.md vs builder/src/build/roles.ts)', docs, source)).toBe('');
+  });
+
+  it('docs/export.md "Keys": every exported field with its MMDB type (exportableFields, NUMBER_TYPES)', () => {
+    const sample = sampleResult(loadSnapshot(encodeSnapshot(modelFromPrefixes([], [], 1))));
+    const numbers = NUMBER_TYPES as Readonly<Record<string, string>>;
+    // Nullable fields are text unless NUMBER_TYPES says they are numbers.
+    const typeOf = (name: string, v: unknown): string =>
+      numbers[name] ?? (typeof v === 'boolean' ? 'boolean' : Array.isArray(v) ? 'array of utf8_string' : 'utf8_string');
+    const source = new Map(exportableFields(sample).map((f) => [f.name, typeOf(f.name, (sample as unknown as Record<string, Record<string, unknown>>)[f.group]![f.key])]));
+    expect(source.size).toBeGreaterThan(30);
+    const docs = new Map(tableUnder('export.md', 'Keys').map(([name, type]) => [code(name!), type!]));
+    expect(diff('exported fields (docs/export.md vs export/src/fields.ts)', docs, source)).toBe('');
   });
 
   it('reports a disagreement as a readable diff', () => {

@@ -5,10 +5,10 @@
  *
  * - core imports none of our packages, and no Node built-in from the
  *   portable entry (packages/core/test/package.test.ts checks the built file too);
- * - builder and server import core only, never each other;
- * - the CLI may import core, builder, server (and a future data package), but
- *   builder and server only as types or by dynamic import, so check, batch
- *   and info never load them;
+ * - builder, server and export import core only, never each other;
+ * - the CLI may import core, builder, server, export (and the data package),
+ *   but builder, server and export only as types or by dynamic import, so
+ *   check, batch and info never load them;
  * - testkit is dev-only: no package's src imports it, and it is only ever a
  *   devDependency;
  * - no file reaches into another package by a relative path;
@@ -25,12 +25,13 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   '@ipintel/core': [],
   '@ipintel/builder': ['@ipintel/core'],
   '@ipintel/server': ['@ipintel/core'],
-  ipintel: ['@ipintel/core', '@ipintel/builder', '@ipintel/server', '@ipintel/data'],
+  '@ipintel/export': ['@ipintel/core'],
+  ipintel: ['@ipintel/core', '@ipintel/builder', '@ipintel/server', '@ipintel/export', '@ipintel/data'],
   '@ipintel/testkit': ['@ipintel/core'],
   '@ipintel/data': [],
 };
 /** Packages the CLI must load lazily (type-only or dynamic imports). */
-const LAZY_IN_CLI = ['@ipintel/builder', '@ipintel/server'];
+const LAZY_IN_CLI = ['@ipintel/builder', '@ipintel/server', '@ipintel/export'];
 const DEV_ONLY = '@ipintel/testkit';
 /**
  * Packages a package may list in package.json without importing them: core
@@ -48,7 +49,7 @@ interface Pkg {
 }
 
 function packages(root: string): Pkg[] {
-  return ['core', 'builder', 'server', 'cli', 'testkit', 'data'].map((d) => {
+  return ['core', 'builder', 'server', 'export', 'cli', 'testkit', 'data'].map((d) => {
     const dir = join(root, 'packages', d);
     const json = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
     return { name: json.name, dir, deps: json.dependencies ?? {}, devDeps: json.devDependencies ?? {} };

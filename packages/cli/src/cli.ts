@@ -5,9 +5,9 @@
  * exit code (see errors.ts). main.ts calls it with the process's streams;
  * tests call it with in-memory ones.
  *
- * `build`, `serve` and `keys` are CLI commands like the others (their flags,
- * help and errors live here); they load @ipintel/builder or @ipintel/server
- * only when they run (commands/load.ts).
+ * `build`, `serve`, `keys` and `export` are CLI commands like the others
+ * (their flags, help and errors live here); they load @ipintel/builder,
+ * @ipintel/server or @ipintel/export only when they run (commands/load.ts).
  *
  * @module
  */
@@ -15,6 +15,7 @@ import { parseArgs } from './args.js';
 import { batchCommand } from './commands/batch.js';
 import { buildCommand } from './commands/build.js';
 import { checkCommand } from './commands/check.js';
+import { exportCommand } from './commands/export.js';
 import { commandHelp, type Command } from './commands/command.js';
 import { infoCommand } from './commands/info.js';
 import { keysCommand } from './commands/keys.js';
@@ -27,6 +28,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   check: checkCommand,
   batch: batchCommand,
   info: infoCommand,
+  export: exportCommand,
   build: buildCommand,
   serve: serveCommand,
   keys: keysCommand,

@@ -10,7 +10,7 @@ import { runCli } from '../src/cli.js';
 import { batchHooks } from '../src/commands/batch.js';
 import { ensureBundle } from './bundle.js';
 import { parseCsv } from './csv.js';
-import { captureIo } from './io.js';
+import { captureIo, runBatch } from './io.js';
 import { prng, trickyModel, writeSnapshot } from './snapshots.js';
 
 let snap: string;
@@ -23,11 +23,7 @@ afterEach(() => {
   for (const k of Object.keys(batchHooks) as (keyof typeof batchHooks)[]) delete batchHooks[k];
 });
 
-async function batch(input: string | Buffer, args: string[] = [], opts: Omit<Parameters<typeof captureIo>[0], 'stdin'> = {}) {
-  const c = captureIo({ ...opts, stdin: input });
-  const code = await runCli(['batch', '-', '--snapshot', snap, ...args], c.io);
-  return { code, out: c.stdout(), err: c.stderr() };
-}
+const batch = (input: string | Buffer, args: string[] = [], opts: Omit<Parameters<typeof captureIo>[0], 'stdin'> = {}) => runBatch(snap, input, args, opts);
 
 /** Addresses covering every leaf of the tricky snapshot, both families, the v4 fast path and the general path. */
 const SAMPLE = ['8.8.8.8', '8.8.4.4', '1.1.1.1', '1.2.3.4', '1.9.9.9', '10.0.0.1', '0.0.0.0', '255.255.255.255', '2001:db8::1', '2001:DB8:0:0::2', '::ffff:1.2.3.4', '2a00::1', 'fe80::1', '::'];

@@ -31,6 +31,8 @@ export async function ensureBundle(): Promise<TestBundle> {
   const h = createHash('sha256');
   hashTree(join(cliDir, 'src'), h);
   hashTree(coreSrc, h);
+  // This file too: a change to the bundle's options (what stays external) makes a new bundle.
+  h.update(readFileSync(fileURLToPath(import.meta.url)));
   const dir = join(tmpdir(), `ipintel-cli-bundle-${h.digest('hex').slice(0, 16)}`);
   const bundle = { dir, main: join(dir, 'main.js'), worker: join(dir, 'batch-worker.js') };
   if (existsSync(bundle.main) && existsSync(bundle.worker)) return bundle;
@@ -45,7 +47,7 @@ export async function ensureBundle(): Promise<TestBundle> {
     target: 'node20',
     tsconfig: join(cliDir, 'tsconfig.json'),
     noExternal: [/^@ipintel\/core/, /^fflate/],
-    external: ['@ipintel/builder', '@ipintel/server'],
+    external: ['@ipintel/builder', '@ipintel/server', '@ipintel/export'],
     banner: { js: '#!/usr/bin/env node' },
     outExtension: () => ({ js: '.js' }),
     silent: true,

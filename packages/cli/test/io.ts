@@ -3,6 +3,7 @@
  * stderr text, optional TTY flags, stdin from a string or buffer.
  */
 import { Readable, Writable } from 'node:stream';
+import { runCli } from '../src/cli.js';
 import type { CliIo, InStream, OutStream } from '../src/io.js';
 
 export interface Captured {
@@ -33,4 +34,11 @@ export function captureIo(opts: { stdin?: string | Buffer; stdoutTTY?: boolean; 
   if (opts.stdinTTY === true) stdin.isTTY = true;
   const now = opts.now;
   return { io: { stdout: out.stream, stderr: err.stream, stdin, ...(now !== undefined ? { now: () => now } : {}) }, stdout: out.text, stderr: err.text };
+}
+
+/** Runs `ipintel batch - --snapshot SNAP ...args` in-process on `input`: exit code, stdout, stderr. */
+export async function runBatch(snap: string, input: string | Buffer, args: readonly string[] = [], opts: Omit<Parameters<typeof captureIo>[0], 'stdin'> = {}) {
+  const c = captureIo({ ...opts, stdin: input });
+  const code = await runCli(['batch', '-', '--snapshot', snap, ...args], c.io);
+  return { code, out: c.stdout(), err: c.stderr() };
 }

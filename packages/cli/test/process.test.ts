@@ -102,15 +102,20 @@ describe('ipintel as a process', () => {
     expect(none.stderr).toMatch(/^ipintel check: no snapshot at /);
   });
 
-  // The bundle lives in the temp dir, where neither @ipintel/builder nor @ipintel/server resolves:
-  // exactly an install without them.
-  it('without @ipintel/builder and @ipintel/server installed: check works, build/serve/keys exit 5, their help works', async () => {
+  // The bundle lives in the temp dir, where neither @ipintel/builder, @ipintel/server nor @ipintel/export
+  // resolves: exactly an install without them.
+  it('without @ipintel/builder, @ipintel/server and @ipintel/export installed: check works, build/serve/keys/export exit 5, their help works', async () => {
     expect((await runNode([bundle.main, 'check', '1.1.1.1', '--snapshot', tricky])).code).toBe(0);
     // Explicit paths: with no data package here either, the default snapshot path would be a usage error first.
-    for (const argv of [['build', '--quiet', '--out', join(dir, 'never.ipintel')], ['serve', '--port', '0', '--snapshot', tricky], ['keys', 'list']]) {
+    for (const argv of [
+      ['build', '--quiet', '--out', join(dir, 'never.ipintel')],
+      ['serve', '--port', '0', '--snapshot', tricky],
+      ['keys', 'list'],
+      ['export', '--out', join(dir, 'never.mmdb'), '--snapshot', tricky],
+    ]) {
       const r = await runNode([bundle.main, ...argv]);
       expect(r.code, argv.join(' ')).toBe(5);
-      expect(r.stderr).toMatch(new RegExp(`^ipintel ${argv[0]}: "ipintel ${argv[0]}" is unavailable: @ipintel/(builder|server) could not be loaded \\(`));
+      expect(r.stderr).toMatch(new RegExp(`^ipintel ${argv[0]}: "ipintel ${argv[0]}" is unavailable: @ipintel/(builder|server|export) could not be loaded \\(`));
       const h = await runNode([bundle.main, argv[0]!, '--help']);
       expect(h.code).toBe(0);
       expect(h.stdout).toContain(`Usage: ipintel ${argv[0]}`);

@@ -11,7 +11,7 @@ import { IPV6_CANONICAL, isV4Mapped, parseIPv4, parseIPv6, rejectionReason } fro
 import { toThirdParty } from './result/thirdparty.js';
 import { ARRAY_OF, checkDecoded, decodeSnapshot, type DecodedSnapshot, type Inflate } from './snapshot/decode.js';
 import { COLUMNS, type ColumnName, type SnapshotMeta } from './snapshot/format.js';
-import { RangeIndex } from './snapshot/lookup.js';
+import { RangeIndex, type IndexArrays } from './snapshot/lookup.js';
 import { currentUtcDay, utcDayOf } from './clock.js';
 import { RecordTables } from './snapshot/tables.js';
 import type {
@@ -88,6 +88,8 @@ export const INTERNAL: unique symbol = Symbol.for('ipintel.internal');
 /** What `@ipintel/core/internal` reads of a loaded snapshot (see internal.ts). */
 export interface IntelInternals {
   readonly index: RangeIndex;
+  /** The index columns, for walking every range (snapshot/walk.ts). */
+  readonly arrays: IndexArrays;
   readonly leafCount: number;
   /** Record ids of a leaf into out[0..2]: geo row, network row, signal set. */
   records(leaf: number, out: Uint32Array): void;
@@ -128,7 +130,7 @@ export class IpIntel {
   constructor(decoded: DecodedSnapshot, options: LoadOptions = {}) {
     this.decoded = decoded;
     const c = decoded.columns;
-    this.index = new RangeIndex({
+    const arrays: IndexArrays = {
       v4Offsets: c['v4.offsets'],
       v4Low: c['v4.low'],
       v4Leaf: c['v4.leaf'],
@@ -139,7 +141,8 @@ export class IpIntel {
       v6Sub: c['v6.sub'],
       v6SubW: c['v6.subw'],
       v6SubLeaf: c['v6.subleaf'],
-    });
+    };
+    this.index = new RangeIndex(arrays);
     this.tables = new RecordTables(decoded);
     this.leafIds = c['leaf.ids'];
     this.leafCount = c['leaf.ids'].length / 3;
@@ -167,6 +170,7 @@ export class IpIntel {
     });
     const internals: IntelInternals = {
       index: this.index,
+      arrays,
       leafCount: this.leafCount,
       records: (leaf, out) => this.records(leaf, out),
       assemble: (leaf, ip, version) => this.assemble(leaf, ip, version),

@@ -10,7 +10,8 @@
  *
  * @module
  */
-export { leafCount, leafCoverage, leafOfIPv4, leafRecords, resultForLeaf } from './leaves.js';
+export { flatRanges, leafCount, leafCoverage, leafOfIPv4, leafRecords, resultForLeaf } from './leaves.js';
+export type { FlatRanges } from './snapshot/walk.js';
 export {
   QUALITY_LABELS,
   QUALITY_LIMITS,
@@ -24,3 +25,4 @@ export {
   type QualityLabel,
   type QualityReport,
 } from './quality.js';
+export { csvCell } from './result/csv.js';

@@ -6,6 +6,7 @@
  */
 import { IpIntelError } from './errors.js';
 import { INTERNAL, type IntelInternals, type IpIntel } from './intel.js';
+import { flatRanges4, flatRanges6, type FlatRanges } from './snapshot/walk.js';
 import type { CheckResult } from './types.js';
 
 const of = (intel: IpIntel): IntelInternals => intel[INTERNAL] as IntelInternals;
@@ -55,4 +56,17 @@ export function resultForLeaf(intel: IpIntel, leaf: number, ip: string, version:
 /** Number of leaves (valid ids are 0..leafCount-1). */
 export function leafCount(intel: IpIntel): number {
   return of(intel).leafCount;
+}
+
+/**
+ * Every range of one family, in address order, with its leaf: the whole
+ * index as flat arrays (see {@link FlatRanges}; IPv6 sub-tables spliced in).
+ * One pass over the index columns; for exporters, not for lookups.
+ *
+ * @example
+ * const r = flatRanges(intel, 4); r.starts[0] // => 0 (range 0 starts at 0.0.0.0), leaf r.leaves[0]
+ */
+export function flatRanges(intel: IpIntel, version: 4 | 6): FlatRanges {
+  const x = of(intel);
+  return version === 4 ? flatRanges4(x.arrays) : flatRanges6(x.arrays);
 }

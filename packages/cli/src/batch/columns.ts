@@ -14,7 +14,7 @@
  * @module
  */
 import type { Evidence, Geo, Network, ResultFormat, Risk, Signals } from '@ipintel/core';
-import { UsageError } from '../errors.js';
+import { expandFields } from '../fields.js';
 
 const GEO = ['country', 'country_code', 'region', 'city', 'latitude', 'longitude', 'timezone'] as const;
 const NETWORK = [
@@ -75,22 +75,5 @@ export function allColumns(format: ResultFormat): readonly string[] {
  * lists the valid names for an unknown one.
  */
 export function selectColumns(format: ResultFormat, list: string): string[] {
-  const all = allColumns(format);
-  const out: string[] = [];
-  for (const raw of list.split(',')) {
-    const name = raw.trim();
-    if (name === '') continue;
-    const group = all.filter((c) => c.startsWith(`${name}.`));
-    const hits = all.includes(name) ? [name] : group;
-    if (hits.length === 0) {
-      const groups = [...new Set(all.filter((c) => c.includes('.')).map((c) => c.slice(0, c.indexOf('.'))))];
-      throw new UsageError(
-        `unknown field ${JSON.stringify(name)} for --format ${format}; fields: ${all.join(', ')}; groups: ${groups.join(', ')}`,
-        'batch',
-      );
-    }
-    for (const h of hits) if (!out.includes(h)) out.push(h);
-  }
-  if (out.length === 0) throw new UsageError('--fields lists no field', 'batch');
-  return out;
+  return expandFields(allColumns(format), list, 'batch', ` for --format ${format}`);
 }

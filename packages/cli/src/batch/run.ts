@@ -64,6 +64,12 @@ export interface BatchRunOptions {
   readonly autoParallelBytes?: number | undefined;
   /** Resolves when the run should stop early (a signal): see the module comment. */
   readonly stop?: Promise<unknown>;
+  /**
+   * Rewrites the input's lines before they are cut into blocks (CIDR
+   * expansion, --grep: lines.ts); `cutLast` says whether the input's last
+   * line was cut by an interruption.
+   */
+  readonly lines?: (input: AsyncIterable<Uint8Array>, cutLast: () => boolean) => AsyncIterable<Uint8Array>;
 }
 
 export interface BatchSummary {
@@ -82,6 +88,14 @@ export interface BatchSummary {
 }
 
 class OutputClosed extends Error {}
+
+/** The input, telling `count` the size of each chunk as it passes. */
+async function* countBytes(input: AsyncIterable<Uint8Array | string>, count: (n: number) => void): AsyncGenerator<Uint8Array | string> {
+  for await (const chunk of input) {
+    count(typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length);
+    yield chunk;
+  }
+}
 
 export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
   const cores = availableParallelism();
@@ -130,8 +144,10 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
   let invalid = 0;
   let firstInvalid: BatchSummary['firstInvalid'] = null;
   let bytesRead = 0;
+  /** Input bytes read (before any line rewriting), and those of the blocks written: progress is in input bytes. */
+  let inputRead = 0;
   let bytesDone = 0;
-  const queue: { result: Promise<BlockResult>; size: number }[] = [];
+  const queue: { result: Promise<BlockResult>; inputEnd: number }[] = [];
 
   const drainOne = async (): Promise<void> => {
     const head = queue.shift()!;
@@ -147,7 +163,7 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
     lines += r.lines;
     rows += r.rows;
     invalid += r.invalid;
-    bytesDone += head.size;
+    bytesDone = head.inputEnd;
     progress?.update(rows, bytesDone);
   };
 
@@ -157,7 +173,8 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
   const input = o.stop === undefined ? o.input : untilStopped(o.input, o.stop.then(() => void (interrupted = true)));
   try {
     await write(o.output === 'json' ? '[' : o.header);
-    const blocks = readBlocks(dropLeadingBom(input), blockBytes, {
+    const text = dropLeadingBom(countBytes(input, (n) => (inputRead += n)));
+    const blocks = readBlocks(o.lines === undefined ? text : o.lines(text, () => interrupted), blockBytes, {
       alloc: (n) => inputs.take(n),
       onRead: (n) => (bytesRead += n),
       dropLastLine: () => interrupted,
@@ -166,11 +183,11 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
       // 1. Auto mode on a stream: go parallel once the input proves large.
       if (!parallel && !autoFailed && o.jobs === 'auto' && cores > 1 && bytesRead >= autoBytes) goParallel();
       // 2. Submit; a rejection is observed when its turn comes (no unhandled rejection meanwhile).
-      //    The size is taken first: a worker's block is transferred (its view is then empty).
-      const size = block.length;
+      //    The input read so far is taken for the progress bar (rewritten lines differ in size).
+      const inputEnd = inputRead;
       const result = executor.run(block);
       result.catch(() => undefined);
-      queue.push({ result, size });
+      queue.push({ result, inputEnd });
       // 3. One event-loop turn per block: worker replies and write callbacks (which
       //    hand buffers back for reuse) are seen before the next block is placed.
       await new Promise<void>((resolve) => setImmediate(resolve));

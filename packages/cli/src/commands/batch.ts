@@ -7,13 +7,18 @@
  */
 import { createReadStream, fstatSync, statSync } from 'node:fs';
 import type { ResultFormat } from '@ipintel/core';
+import { resultForLeaf } from '@ipintel/core/internal';
 import { HELP_FLAG, stringFlag, type ParsedArgs } from '../args.js';
 import { BlockProcessor } from '../batch/block.js';
+import { CIDR_LIMIT, CIDR_LIMIT_MAX, CidrExpander } from '../batch/cidr.js';
 import { selectColumns } from '../batch/columns.js';
+import { GREP_LINES } from '../batch/grep.js';
+import { mapLines, type LineMap } from '../batch/lines.js';
+import { renderSummary, summaryColumns, SummarySink } from '../batch/summary.js';
 import { RowTemplate, type OutputKind, type RenderOptions } from '../batch/template.js';
 import { runBatch } from '../batch/run.js';
 import { CliError, EXIT_INVALID_INPUT, EXIT_IO, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, UsageError } from '../errors.js';
-import { interruption, isTTY, type CliIo, type InStream, type StopSignal } from '../io.js';
+import { interruption, isTTY, writeAsync, type CliIo, type InStream, type StopSignal } from '../io.js';
 import { missingSourcesWarning, openSnapshot, SNAPSHOT_FLAG, snapshotPath } from '../snapshot.js';
 import type { Command } from './command.js';
 
@@ -72,28 +77,60 @@ function parseJobs(v: string | undefined): number | 'auto' {
   return n;
 }
 
+/** A whole number from..to, or a usage error naming the flag. */
+function parseCount(v: string, flag: string, from: number, to: number): number {
+  const n = Number(v);
+  if (!/^[0-9]+$/.test(v) || n < from || n > to) throw new UsageError(`${flag} must be a whole number ${from.toLocaleString('en-US')}..${to.toLocaleString('en-US')} (got ${JSON.stringify(v)})`, 'batch');
+  return n;
+}
+
+/** What --summary changes, checked against the flags it cannot go with. */
+function summaryMode(args: ParsedArgs): { readonly json: boolean; readonly top: number } | null {
+  const top = stringFlag(args, 'top');
+  if (args.flags['summary'] === undefined) {
+    if (top !== undefined) throw new UsageError('--top goes with --summary', 'batch');
+    return null;
+  }
+  const output = stringFlag(args, 'output');
+  if (output !== undefined && output !== 'json') throw new UsageError('--summary prints a table, or JSON with --output json (not ndjson or csv)', 'batch');
+  for (const f of ['fields', 'format'] as const) if (stringFlag(args, f) !== undefined) throw new UsageError(`--summary counts native results: --${f} does not go with it`, 'batch');
+  return { json: output === 'json', top: top === undefined ? 10 : parseCount(top, '--top', 1, 1_000_000) };
+}
+
 async function run(args: ParsedArgs, io: CliIo): Promise<number> {
+  const summary = summaryMode(args);
+  const grep = args.flags['grep'] !== undefined;
+  const limitFlag = stringFlag(args, 'cidr-limit');
+  if (grep && limitFlag !== undefined) throw new UsageError('--cidr-limit does not go with --grep (which finds addresses, not CIDR blocks)', 'batch');
+  const cidr = grep ? null : new CidrExpander(limitFlag === undefined ? CIDR_LIMIT : parseCount(limitFlag, '--cidr-limit', 1, CIDR_LIMIT_MAX));
+  const lineMap: LineMap = grep ? GREP_LINES : cidr!;
   const format = (stringFlag(args, 'format') ?? 'native') as ResultFormat;
-  const output = (stringFlag(args, 'output') ?? 'ndjson') as OutputKind;
+  const output = summary === null ? ((stringFlag(args, 'output') ?? 'ndjson') as OutputKind) : 'ndjson';
   const fieldsFlag = stringFlag(args, 'fields');
-  const render: RenderOptions = { format, output, fields: fieldsFlag === undefined ? undefined : selectColumns(format, fieldsFlag) };
+  const fields = fieldsFlag === undefined ? undefined : selectColumns(format, fieldsFlag);
   const jobs = parseJobs(stringFlag(args, 'jobs'));
   const path = snapshotPath(stringFlag(args, 'snapshot'));
   const input = openInput(args.positionals[0], io);
-  const template = new RowTemplate(render);
   const intel = openSnapshot(path);
   const warning = missingSourcesWarning('batch', intel);
   if (warning !== null) io.stderr.write(warning);
+  // --summary renders NDJSON rows of the columns it counts into a counting sink (batch/summary.ts);
+  // the boolean signals are named from a result of this snapshot, so the counts follow the result shape.
+  const sample = resultForLeaf(intel, 0, '0.0.0.0', 4);
+  const signalNames = Object.entries(sample.signals).filter(([, v]) => typeof v === 'boolean').map(([k]) => k);
+  const render: RenderOptions = { format, output, fields: summary !== null ? summaryColumns(signalNames) : fields };
+  const template = new RowTemplate(render);
+  const sink = summary === null ? null : new SummarySink();
   // SIGINT/SIGTERM: finish the rows in hand, close the output, exit 130/143 (issue 11 row 14).
   let caught: StopSignal | undefined;
   const interrupt = interruption(io);
   const stop = interrupt.signal.then((signal) => {
     caught = signal;
   });
-  const summary = await runBatch({
+  const result = await runBatch({
     input: input.stream,
     totalBytes: input.size,
-    out: io.stdout,
+    out: sink ?? io.stdout,
     err: io.stderr,
     output,
     header: template.header(),
@@ -107,19 +144,33 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
     blockBytes: batchHooks.blockBytes,
     autoParallelBytes: batchHooks.autoParallelBytes,
     stop,
+    lines: (text, cutLast) => mapLines(text, lineMap, cutLast),
   }).finally(() => interrupt.dispose());
-  if (summary.interrupted || summary.stopped) input.close();
-  if (summary.interrupted) {
-    io.stderr.write(`ipintel batch: stopped by ${caught} after ${summary.rows.toLocaleString('en-US')} rows; the output is complete up to there\n`);
+  if (result.interrupted || result.stopped || cidr?.tooLarge != null) input.close();
+  if (cidr?.tooLarge != null) {
+    const { text, size } = cidr.tooLarge;
+    throw new UsageError(
+      `${text} holds ${size.toLocaleString('en-US')} addresses, more than --cidr-limit ${cidr.limit.toLocaleString('en-US')} ` +
+        `(the output stops before it, after ${result.rows.toLocaleString('en-US')} rows): raise --cidr-limit (at most ${CIDR_LIMIT_MAX.toLocaleString('en-US')}) or split the block`,
+      'batch',
+    );
+  }
+  if (sink !== null && summary !== null) {
+    const s = sink.summary(result.rows, result.invalid, signalNames);
+    await writeAsync(io.stdout, summary.json ? `${JSON.stringify(s, null, 2)}\n` : renderSummary(s, summary.top));
+  }
+  if (result.interrupted) {
+    io.stderr.write(`ipintel batch: stopped by ${caught} after ${result.rows.toLocaleString('en-US')} rows; the output is complete up to there\n`);
     return caught === 'SIGTERM' ? EXIT_SIGTERM : EXIT_SIGINT;
   }
   // The reader went away (`| head`): stop quietly, as other filters do.
-  if (summary.stopped) return EXIT_OK;
-  if (summary.invalid > 0) {
-    const first = summary.firstInvalid!;
+  if (result.stopped) return EXIT_OK;
+  if (result.invalid > 0) {
+    const first = result.firstInvalid!;
+    const expanded = cidr !== null && cidr.blocks > 0 ? ' (line numbers count each address of an expanded CIDR block as a line)' : '';
     io.stderr.write(
-      `ipintel batch: ${summary.invalid.toLocaleString('en-US')} of ${summary.rows.toLocaleString('en-US')} rows were not IP addresses ` +
-        `(first: line ${first.line}: ${first.message})\n`,
+      `ipintel batch: ${result.invalid.toLocaleString('en-US')} of ${result.rows.toLocaleString('en-US')} rows were not IP addresses ` +
+        `(first: line ${first.line}: ${first.message})${expanded}\n`,
     );
     return EXIT_INVALID_INPUT;
   }
@@ -127,8 +178,9 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
 }
 
 export const batchCommand: Command = {
-  summary: 'Check many addresses, one per line, from a file or stdin (streaming).',
-  usage: 'ipintel batch [FILE|-] [--output ndjson|csv|json] [--fields LIST] [--format native|thirdparty] [--jobs N|auto] [--snapshot PATH]',
+  summary: 'Check many addresses, one per line, from a file or stdin (streaming); or count them (--summary).',
+  usage:
+    'ipintel batch [FILE|-] [--output ndjson|csv|json] [--fields LIST] [--format native|thirdparty] [--summary [--top N]] [--grep] [--cidr-limit N] [--jobs N|auto] [--snapshot PATH]',
   details: [
     'Reads FILE, or stdin when FILE is "-" or absent. One address per line; space, tab and CR',
     'around it are trimmed (as check trims an argument), nothing else; blank lines and lines',
@@ -138,10 +190,19 @@ export const batchCommand: Command = {
     'row was answered, 1 when some were invalid; on Ctrl-C / SIGTERM the rows read so far are',
     'finished and the output closed (a JSON array included), exit 130 / 143.',
     '',
+    'A line that is a CIDR block (10.0.0.0/24, 2001:db8::/120; host bits zero) gives one row per',
+    'address in it, in order. A block larger than --cidr-limit (default 65,536 addresses: a /16',
+    'of IPv4, a /112 of IPv6) stops the run before it (the rows before are written) with a usage',
+    'error, exit 2. --grep instead takes the addresses written anywhere in each line (log lines:',
+    'IPv4, IPv6, with :port or [brackets]), one row each; lines without one give no row.',
+    '',
     'Outputs: ndjson (one JSON object per line), csv (header + flattened columns such as',
     'geo.country_code and risk.score; risk.reasons joined with ";"), json (one array, streamed).',
     '--fields selects flattened columns (a group name such as "geo" selects all of its columns);',
     'with ndjson/json the rows become flat objects keyed by column name.',
+    '--summary prints counts instead of rows: per country, ASN, connection type, signal and risk',
+    'level, as tables (the --top N entries of each, default 10) or, with --output json, as one',
+    'JSON object with every entry.',
     'A progress bar with rate and ETA is drawn on stderr when it is a terminal.',
     '--jobs N: N threads check lines (the main thread and N-1 workers); auto = 1 for inputs',
     'under ~3 MB (about 200,000 lines), else one per core.',
@@ -151,14 +212,21 @@ export const batchCommand: Command = {
     'ipintel batch ips.txt --output csv --fields ip,geo.country_code,risk.score > out.csv',
     'cat ips.txt | ipintel batch - --format thirdparty --output json   # one JSON array',
     'ipintel batch big.txt --jobs 4 --output csv > out.csv     # four threads',
+    'echo 192.0.2.0/28 | ipintel batch                          # 16 rows, one per address',
+    'ipintel batch access.log --grep --summary                 # who is in this log?',
+    'ipintel batch ips.txt --summary --output json | jq .countries',
   ],
   spec: {
     name: 'batch',
     positionals: { min: 0, max: 1, name: 'FILE' },
     flags: {
-      output: { type: 'string', value: 'KIND', choices: ['ndjson', 'csv', 'json'], description: 'Output format (default ndjson).' },
+      output: { type: 'string', value: 'KIND', choices: ['ndjson', 'csv', 'json'], description: 'Output format (default ndjson; with --summary: a table, or json).' },
       fields: { type: 'string', value: 'LIST', description: 'Comma-separated flattened columns or groups to output (default: all).' },
       format: { type: 'string', value: 'SHAPE', choices: ['native', 'thirdparty'], description: 'Result shape (default native).' },
+      summary: { type: 'boolean', description: 'Print counts per country, ASN, connection type, signal and risk level instead of rows.' },
+      top: { type: 'string', value: 'N', description: 'With --summary: entries per table (default 10; JSON has all).' },
+      grep: { type: 'boolean', description: 'Take the addresses written anywhere in each line (logs), one row each.' },
+      'cidr-limit': { type: 'string', value: 'N', description: `Largest CIDR block expanded, in addresses (default ${CIDR_LIMIT.toLocaleString('en-US')}, at most ${CIDR_LIMIT_MAX.toLocaleString('en-US')}).` },
       jobs: { type: 'string', value: 'N', description: 'Threads that check lines: a number, or auto (default: 1 for small inputs, else one per core).' },
       snapshot: SNAPSHOT_FLAG,
       'no-progress': { type: 'boolean', description: 'Do not draw the progress bar on a terminal.' },

@@ -1,7 +1,8 @@
 /**
- * Loading the package behind `build` (@ipintel/builder) or `serve`/`keys`
- * (@ipintel/server), only when that command runs: `check`, `batch` and
- * `info` never load them and keep working when they are missing or broken.
+ * Loading the package behind `build` (@ipintel/builder), `serve`/`keys`
+ * (@ipintel/server) or `export` (@ipintel/export), only when that command
+ * runs: `check`, `batch` and `info` never load them and keep working when
+ * they are missing or broken.
  * A package that fails to load is reported as "unavailable" (exit 5).
  *
  * The imports are literal (bundlers keep them external: they are
@@ -30,5 +31,14 @@ export async function loadServer(command: string): Promise<typeof import('@ipint
     return await import('@ipintel/server');
   } catch (e) {
     throw unavailable(command, '@ipintel/server', e);
+  }
+}
+
+/** @ipintel/export, for `export`. Throws CliError (exit 5) when it cannot be loaded. */
+export async function loadExport(command: string): Promise<typeof import('@ipintel/export')> {
+  try {
+    return await import('@ipintel/export');
+  } catch (e) {
+    throw unavailable(command, '@ipintel/export', e);
   }
 }

@@ -40,7 +40,7 @@ export interface IndexArrays {
 }
 
 /** The 24-bit id at index i of a 3-bytes-per-entry column. */
-function id24(b: Uint8Array, i: number): number {
+export function id24(b: Uint8Array, i: number): number {
   const j = 3 * i;
   return b[j]! | (b[j + 1]! << 8) | (b[j + 2]! << 16);
 }

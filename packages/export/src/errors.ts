@@ -1,0 +1,25 @@
+/**
+ * The one error type of @ipintel/export: a code a caller can branch on and
+ * a message meant for a person.
+ *
+ * @module
+ */
+
+export type ExportErrorCode =
+  /** A field name that no exported field has. */
+  | 'unknown_field'
+  /** A signal name that is not a boolean signal of the result. */
+  | 'unknown_signal'
+  /** An option of the wrong type or out of range. */
+  | 'invalid_option'
+  /** The data does not fit the format (an MMDB over 4 GiB, a map over 16 million entries). */
+  | 'too_large';
+
+export class ExportError extends Error {
+  override readonly name = 'ExportError';
+  readonly code: ExportErrorCode;
+  constructor(code: ExportErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}

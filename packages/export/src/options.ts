@@ -1,0 +1,41 @@
+/**
+ * The options every export takes, checked once: which fields, and which
+ * signals an address must carry to be kept.
+ *
+ * @module
+ */
+import type { CheckResult, IpIntel } from '@ipintel/core';
+import { ExportError } from './errors.js';
+import { checkSignals, exportableFields, selectFields, type ExportField } from './fields.js';
+import { projectLeaves, sampleResult, type Projection } from './project.js';
+
+export interface ExportOptions {
+  /** Exact field names (`geo.country_code`); default: every exportable field. */
+  readonly fields?: readonly string[];
+  /**
+   * Boolean signals (`is_tor`, `recent_abuse`, ...): keep only the addresses
+   * where at least one is true; the others get no record. Default: keep all.
+   */
+  readonly signals?: readonly string[];
+}
+
+export interface Resolved {
+  readonly fields: readonly ExportField[];
+  readonly signals: readonly string[] | null;
+  readonly sample: CheckResult;
+}
+
+export function resolveOptions(intel: IpIntel, options: ExportOptions = {}): Resolved {
+  if (options === null || typeof options !== 'object') throw new ExportError('invalid_option', 'options must be an object');
+  const sample = sampleResult(intel);
+  const all = exportableFields(sample);
+  const fields = options.fields === undefined ? all : selectFields(all, options.fields);
+  const signals = options.signals === undefined ? null : checkSignals(sample, options.signals);
+  return { fields, signals, sample };
+}
+
+/** Options checked and every leaf projected onto its record. */
+export function prepare(intel: IpIntel, options?: ExportOptions): Resolved & Projection {
+  const r = resolveOptions(intel, options);
+  return { ...r, ...projectLeaves(intel, r.fields, r.signals) };
+}
