@@ -2,15 +2,17 @@
  * Authentication: which key a request presents, and whether it may be served.
  *
  * Where the key is read: the `x-api-key` header, else `Authorization: Bearer`.
- * The `/thirdparty` alias routes also take `?token=` (as the provider whose
- * layout they answer in does); no other route does, so a request can never be
- * authenticated by a parameter its route then refuses as unknown. The access
- * log never sees the key (log.ts).
+ * The `/thirdparty` alias routes also take `?token=` and HTTP Basic with the
+ * key as the user name and an empty password (`curl -u KEY:`), as the provider
+ * whose layout they answer in does; no other route does, so a request can
+ * never be authenticated by a parameter its route then refuses as unknown.
+ * The access log never sees the key (log.ts).
  *
  * @module
  */
 import type { ApiRequest } from './http/types.js';
 import { header } from './http/types.js';
+import { basicAuthKey } from './http/basic-auth.js';
 import { ProblemError } from './http/problem.js';
 import { keyState } from './keys/manage.js';
 import { keyId, keyMatches } from './keys/secret.js';
@@ -22,14 +24,20 @@ const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="ipintel"' };
 
 /**
  * The key presented by a request, or undefined. `tokenQuery` is the query of
- * a route that takes `?token=` (the /thirdparty aliases), else undefined: a
- * `token` parameter elsewhere is no key (and the missing-key answer says why).
+ * a route that takes `?token=` and Basic credentials (the /thirdparty aliases),
+ * else undefined: a `token` parameter elsewhere is no key (and the missing-key
+ * answer says why). Malformed Basic credentials throw 401 invalid_api_key.
  */
 export function presentedKey(req: ApiRequest, tokenQuery: URLSearchParams | undefined): string | undefined {
   const h = header(req, 'x-api-key');
   if (h !== undefined && h !== '') return h.trim();
   const auth = header(req, 'authorization');
   if (auth !== undefined && auth.length > 7 && auth.slice(0, 7).toLowerCase() === 'bearer ') return auth.slice(7).trim();
+  if (tokenQuery !== undefined && auth !== undefined && auth.length >= 5 && auth.slice(0, 5).toLowerCase() === 'basic') {
+    const key = basicAuthKey(auth.slice(5));
+    if (typeof key !== 'string') throw new ProblemError('invalid_api_key', key.malformed, WWW_AUTHENTICATE);
+    return key;
+  }
   const token = tokenQuery?.get('token');
   return token === null || token === undefined || token === '' ? undefined : token;
 }

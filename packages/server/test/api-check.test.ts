@@ -135,7 +135,7 @@ describe('authentication', () => {
 describe('routing', () => {
   it('404 for unknown paths, 405 with Allow for wrong methods', async () => {
     expectProblem(await call(h.app, '/v2/check?ip=8.8.8.8', { key }), 404, 'not_found');
-    expectProblem(await call(h.app, '/thirdparty/8.8.8.8/city', { key }), 404, 'not_found');
+    expectProblem(await call(h.app, '/thirdparty/8.8.8.8/hostname', { key }), 404, 'not_found');
     const post = await call(h.app, '/v1/check?ip=8.8.8.8', { key, method: 'POST' });
     expectProblem(post, 405, 'method_not_allowed');
     expect(post.headers['allow']).toBe('GET');

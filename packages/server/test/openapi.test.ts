@@ -75,6 +75,22 @@ describe('OpenAPI document', () => {
     expect(await conforms(h.app, '/v1/check/batch', '/v1/check/batch', { ...k, body: '[', headers: { 'content-type': 'application/json' } })).toBe(400);
   });
 
+  it('validates the /thirdparty field and batch routes', async () => {
+    const k2 = await h.key('test');
+    const k = { key: k2 };
+    expect(await conforms(h.app, '/thirdparty/{ip}/{field}', '/thirdparty/8.8.8.8/country', k)).toBe(200);
+    expect(await conforms(h.app, '/thirdparty/{ip}/{field}', '/thirdparty/8.8.8.8/privacy', k)).toBe(200);
+    expect(await conforms(h.app, '/thirdparty/{ip}/{field}', '/thirdparty/x/city', k)).toBe(400);
+    expect(await conforms(h.app, '/thirdparty/{field}', '/thirdparty/privacy', { ...k, remoteAddress: '8.8.8.8' })).toBe(200);
+    expect(await conforms(h.app, '/thirdparty/{ip}/{field}', '/thirdparty/8.8.8.8/hostname')).toBe(404);
+    const paths = ['8.8.8.8', '8.8.8.8/country', '10.0.0.1/bogon', '8.8.8.8/privacy', 'x', '8.8.8.8/hostname', 'city'];
+    expect(await conforms(h.app, '/thirdparty/batch', '/thirdparty/batch', { ...k, body: paths })).toBe(200);
+    expect(await conforms(h.app, '/thirdparty/batch', '/thirdparty/batch', { ...k, body: Array(1001).fill('x') })).toBe(413);
+    expect(await conforms(h.app, '/thirdparty/batch', '/thirdparty/batch', { ...k, body: '{}', headers: { 'content-type': 'application/json' } })).toBe(400);
+    expect(await conforms(h.app, '/thirdparty/batch', '/thirdparty/batch', { ...k, body: 'x', headers: { 'content-type': 'image/png' } })).toBe(415);
+    expect(await conforms(h.app, '/thirdparty/batch', '/thirdparty/batch', { headers: { authorization: 'Basic !' }, body: [] })).toBe(401);
+  });
+
   it('validates the service routes', async () => {
     expect(await conforms(h.app, '/healthz', '/healthz')).toBe(200);
     expect(await conforms(h.app, '/attribution', '/attribution', { headers: { accept: 'application/json' } })).toBe(200);

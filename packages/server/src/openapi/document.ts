@@ -5,6 +5,8 @@
  * @module
  */
 import { PROBLEMS, type ProblemCode } from '../http/problem.js';
+import { THIRDPARTY_MAX_BATCH } from '../routes/thirdparty-batch.js';
+import { FIELD_NAMES } from '../routes/thirdparty-fields.js';
 import { SCHEMAS } from './schemas.js';
 
 type Obj = Record<string, unknown>;
@@ -42,12 +44,15 @@ const AUTH_PROBLEMS: ProblemCode[] = ['missing_api_key', 'invalid_api_key', 'key
 const LOOKUP_RESULT = { anyOf: [schemaRef('CheckResult'), schemaRef('ThirdPartyResult')] };
 const KEYED = [{ ApiKey: [] }, { Bearer: [] }];
 
+const THIRDPARTY_SECURITY = [...KEYED, { Token: [] }, { Basic: [] }];
+const IP_PARAM = { name: 'ip', in: 'path', required: true, schema: { type: 'string' } };
+
 const thirdparty = (withIp: boolean, summary: string): Obj => ({
   get: {
     summary,
     tags: ['lookup'],
-    security: [...KEYED, { Token: [] }],
-    parameters: withIp ? [{ name: 'ip', in: 'path', required: true, schema: { type: 'string' } }] : [],
+    security: THIRDPARTY_SECURITY,
+    parameters: withIp ? [IP_PARAM] : [],
     responses: {
       '200': { description: 'The result in the thirdparty layout.', headers: RATE_HEADERS, content: jsonOf(schemaRef('ThirdPartyResult')) },
       ...problems(['invalid_ip', 'missing_ip', 'invalid_query', ...AUTH_PROBLEMS]),
@@ -55,8 +60,27 @@ const thirdparty = (withIp: boolean, summary: string): Obj => ({
   },
 });
 
+/** GET of one field (`{field}` one of FIELD_NAMES, `privacy/{key}` included): plain text, `privacy` as JSON. */
+const thirdpartyField = (withIp: boolean, fields: readonly string[]): Obj => ({
+  get: {
+    summary: `One field of the thirdparty result${withIp ? '' : " for the caller's own address"} (one lookup): its value and a newline as text ("" when the data lacks it; bogon and anycast "false"), privacy as JSON.`,
+    tags: ['lookup'],
+    security: THIRDPARTY_SECURITY,
+    parameters: [...(withIp ? [IP_PARAM] : []), { name: 'field', in: 'path', required: true, schema: { type: 'string', enum: fields } }],
+    responses: {
+      '200': {
+        description: 'The field.',
+        headers: RATE_HEADERS,
+        content: { 'text/plain': { schema: { type: 'string' } }, ...jsonOf(schemaRef('ThirdPartyPrivacy')) },
+      },
+      ...problems(['invalid_ip', 'missing_ip', 'invalid_query', 'not_found', ...AUTH_PROBLEMS]),
+    },
+  },
+});
+
 /** The document; `server` is the public base URL ('' for relative). */
 export function openApiDocument(server: string): Obj {
+  const fields = FIELD_NAMES;
   return {
     openapi: '3.1.0',
     info: {
@@ -99,6 +123,27 @@ export function openApiDocument(server: string): Obj {
       '/thirdparty/{ip}/json': thirdparty(true, 'Check one IP, thirdparty layout (migration alias).'),
       '/thirdparty/{ip}': thirdparty(true, 'Same as /thirdparty/{ip}/json.'),
       '/thirdparty/json': thirdparty(false, "Check the caller's own address, thirdparty layout."),
+      '/thirdparty/{ip}/{field}': thirdpartyField(true, fields),
+      '/thirdparty/{field}': thirdpartyField(false, fields),
+      '/thirdparty/batch': {
+        post: {
+          summary: `Up to ${THIRDPARTY_MAX_BATCH} paths ({ip}, {ip}/json, {ip}/{field}) as a JSON array or one a line; answers an object keyed by path. One lookup per key holding a result; ?filter=1 drops (and does not count) keys without one.`,
+          tags: ['lookup'],
+          security: THIRDPARTY_SECURITY,
+          parameters: [{ name: 'filter', in: 'query', required: false, schema: { type: 'string', enum: ['1', '0', 'true', 'false', ''] } }],
+          requestBody: {
+            required: true,
+            content: {
+              ...jsonOf({ type: 'array', maxItems: THIRDPARTY_MAX_BATCH, items: { type: 'string' } }),
+              'text/plain': { schema: { type: 'string', description: 'One path a line.' } },
+            },
+          },
+          responses: {
+            '200': { description: 'Answers by path.', headers: RATE_HEADERS, content: jsonOf(schemaRef('ThirdPartyBatchResponse')) },
+            ...problems(['invalid_body', 'invalid_query', 'batch_too_large', 'body_too_large', 'unsupported_media_type', 'method_not_allowed', ...AUTH_PROBLEMS]),
+          },
+        },
+      },
       '/attribution': {
         get: {
           summary: 'Data sources, licences and links of the snapshot in service (HTML or JSON by Accept).',
@@ -132,6 +177,7 @@ export function openApiDocument(server: string): Obj {
         ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Key of the form ipi_live_<32 characters>.' },
         Bearer: { type: 'http', scheme: 'bearer' },
         Token: { type: 'apiKey', in: 'query', name: 'token', description: 'Only on the /thirdparty routes.' },
+        Basic: { type: 'http', scheme: 'basic', description: 'Only on the /thirdparty routes: the key as the user name, an empty password (curl -u KEY:).' },
       },
       headers: {
         'RateLimit-Limit': { description: "The key's quota for the current period.", schema: { type: 'integer' } },

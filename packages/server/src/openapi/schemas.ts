@@ -93,6 +93,11 @@ export const SCHEMAS: Record<string, Schema> = {
     risk: ref('Risk'),
     attribution: { ...str, description: 'Link to the data attributions.' },
   }),
+  ThirdPartyPrivacy: obj(
+    { vpn: bool, proxy: bool, tor: bool, relay: bool, hosting: bool, service: str },
+    undefined,
+    { description: '`service`: the relay provider, else the VPN operator, else the datacenter provider, else "".' },
+  ),
   ThirdPartyResult: obj(
     {
       ip: str,
@@ -104,7 +109,7 @@ export const SCHEMAS: Record<string, Schema> = {
       timezone: str,
       bogon: { type: 'boolean', enum: [true], description: 'Present only for a non-public address.' },
       anycast: { type: 'boolean', enum: [true], description: 'Present only for an anycast address.' },
-      privacy: obj({ vpn: bool, proxy: bool, tor: bool, relay: bool, hosting: bool, service: str }),
+      privacy: ref('ThirdPartyPrivacy'),
     },
     ['ip', 'privacy'],
     { description: 'Compatibility layout (format=thirdparty). Fields the data lacks are omitted.' },
@@ -113,6 +118,19 @@ export const SCHEMAS: Record<string, Schema> = {
     ip: { ...str, description: 'The element as given (a non-string element as its JSON text).' },
     error: obj({ code: { type: 'string', enum: ['invalid_ip'] }, message: str }),
   }),
+  ThirdPartyBatchResponse: {
+    type: 'object',
+    description: 'Each path of the request as a key (a path given twice is one key); the value is the whole result, the field value ("" when the data lacks it), or an error in place.',
+    additionalProperties: {
+      anyOf: [
+        ref('ThirdPartyResult'),
+        str,
+        bool,
+        ref('ThirdPartyPrivacy'),
+        obj({ error: obj({ code: { type: 'string', enum: ['invalid_ip', 'missing_ip', 'not_found'] }, message: str }) }),
+      ],
+    },
+  },
   BatchRequest: obj(
     {
       ips: { type: 'array', maxItems: 100, items: { type: 'string' }, description: 'At most 100 addresses; answers come in this order.' },

@@ -1,12 +1,12 @@
 /**
- * The lookup routes: `GET /v1/check`, `POST /v1/check/batch`, and the
- * compatibility aliases `GET /thirdparty/{ip}[/json]` (thirdparty layout;
- * key also as Bearer or `?token=`; `/thirdparty/json` answers for the caller's
- * own address). Each runs through the metered pipeline (metered.ts).
+ * The native lookup routes: `GET /v1/check` and `POST /v1/check/batch`, and
+ * the two steps every lookup route shares (the snapshot in service, one
+ * checked address). Each runs through the metered pipeline (metered.ts); the
+ * /thirdparty alias routes are in thirdparty.ts and thirdparty-batch.ts.
  *
  * @module
  */
-import { IpIntelError, type IpIntel, type ResultFormat } from '@ipintel/core';
+import { IpIntelError, type IpIntel, type ResultFormat, type ThirdPartyResult } from '@ipintel/core';
 import { MAX_BATCH, type AppContext, type RequestLog } from '../context.js';
 import { ProblemError } from '../http/problem.js';
 import { jsonPreview, resultJson } from '../http/serialize.js';
@@ -14,19 +14,34 @@ import type { ApiRequest, ApiResponse } from '../http/types.js';
 import { metered, type Outcome } from './metered.js';
 import { parseFormat, readJsonBody, strictQuery } from './params.js';
 
-function intelOf(app: AppContext): IpIntel {
+/** The snapshot in service; 503 snapshot_unavailable before the first one loads. */
+export function intelOf(app: AppContext): IpIntel {
   const intel = app.snapshot.current;
   if (intel === undefined) throw new ProblemError('snapshot_unavailable', 'no IP data snapshot is loaded yet; retry shortly', { 'retry-after': '5' });
   return intel;
 }
 
-function checkOne(intel: IpIntel, ip: string, format: ResultFormat): Outcome {
+/** One address checked in the thirdparty layout; invalid_ip as a 400 problem. */
+export function checkThirdparty(intel: IpIntel, ip: string): ThirdPartyResult {
+  try {
+    return intel.check(ip, { format: 'thirdparty' });
+  } catch (e) {
+    throw asProblem(e);
+  }
+}
+
+/** One address checked: its answer as one lookup; invalid_ip as a 400 problem. */
+export function checkOne(intel: IpIntel, ip: string, format: ResultFormat): Outcome {
   try {
     return { body: resultJson(intel.check(ip, { format })), n: 1 };
   } catch (e) {
-    if (e instanceof IpIntelError && e.code === 'invalid_ip') throw new ProblemError('invalid_ip', e.message);
-    throw e;
+    throw asProblem(e);
   }
+}
+
+/** core's invalid_ip as the API's 400 problem; anything else unchanged. */
+function asProblem(e: unknown): unknown {
+  return e instanceof IpIntelError && e.code === 'invalid_ip' ? new ProblemError('invalid_ip', e.message) : e;
 }
 
 const CHECK_PARAMS = ['ip', 'format'] as const;
@@ -86,29 +101,5 @@ export function batchRoute(app: AppContext, req: ApiRequest, query: string, rc: 
       }
     });
     return { body: `{"results":[${results.join(',')}]}`, n };
-  });
-}
-
-/** GET /thirdparty, /thirdparty/json, /thirdparty/{ip}, /thirdparty/{ip}/json (the router checked the shape): thirdparty layout. */
-export function thirdpartyRoute(app: AppContext, req: ApiRequest, path: string, query: string, rc: RequestLog): Promise<ApiResponse> {
-  // rest: [''] | ['', 'json'] | ['', ip] | ['', ip, 'json']
-  const rest = path.slice('/thirdparty'.length).split('/');
-  const segment = rest.length === 1 || (rest.length === 2 && rest[1] === 'json') ? '' : rest[1]!;
-  const params = new URLSearchParams(query);
-  return metered(app, req, { params, tokenAllowed: true }, rc, () => {
-    strictQuery(params, ['token']);
-    let ip: string;
-    if (segment === '') {
-      const own = req.remoteAddress;
-      if (own === undefined || own === '') throw new ProblemError('missing_ip', 'the caller\'s address is not known here; put the IP in the path: /thirdparty/8.8.8.8/json');
-      ip = own;
-    } else {
-      try {
-        ip = decodeURIComponent(segment);
-      } catch {
-        throw new ProblemError('invalid_ip', `${JSON.stringify(segment.slice(0, 64))} is not a valid IP address: bad percent-encoding`);
-      }
-    }
-    return checkOne(intelOf(app), ip, 'thirdparty');
   });
 }

@@ -20,8 +20,8 @@ import type { ApiRequest, ApiResponse } from '../http/types.js';
 import { demoCaller } from '../demo.js';
 import { periodAt } from '../plans.js';
 
-/** What the work step produced: a body and the lookups it holds, or a problem. */
-export type Outcome = { readonly body: string; readonly n: number } | { readonly problem: ProblemError };
+/** What the work step produced: a body (JSON unless `contentType` says otherwise) and the lookups it holds, or a problem. */
+export type Outcome = { readonly body: string; readonly n: number; readonly contentType?: string } | { readonly problem: ProblemError };
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -88,7 +88,7 @@ export async function metered(
     return p.headers['connection'] === 'close' ? { ...res, close: true } : res;
   }
   rc.lookups = n;
-  limits['content-type'] = JSON_TYPE;
+  limits['content-type'] = outcome.contentType ?? JSON_TYPE;
   limits['cache-control'] = 'no-store';
   return { status: 200, headers: limits, body: outcome.body };
 }

@@ -56,16 +56,25 @@ export async function readJsonBody(req: ApiRequest, limit: number): Promise<unkn
       { 'accept-post': 'application/json' },
     );
   }
+  const text = await readTextBody(req, limit);
+  if (text.trim() === '') throw new ProblemError('invalid_body', 'the body is empty; send {"ips": [...]}');
+  return parseJsonText(text);
+}
+
+/** Reads a body of at most `limit` bytes as UTF-8 text, whatever its type; throws 413 or 400 problems. */
+export async function readTextBody(req: ApiRequest, limit: number): Promise<string> {
   const declared = Number(header(req, 'content-length'));
   const bytes = declared > limit ? null : req.readBody === undefined ? new Uint8Array(0) : await req.readBody(limit);
   if (bytes === null) throw new BodyTooLarge(limit);
-  let text: string;
   try {
-    text = utf8.decode(bytes);
+    return utf8.decode(bytes);
   } catch {
     throw new ProblemError('invalid_body', 'the body is not valid UTF-8');
   }
-  if (text.trim() === '') throw new ProblemError('invalid_body', 'the body is empty; send {"ips": [...]}');
+}
+
+/** JSON.parse with a 400 invalid_body problem for bad JSON. */
+export function parseJsonText(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {

@@ -8,15 +8,19 @@
 import type { AppContext, RequestLog } from '../context.js';
 import { problem } from '../http/problem.js';
 import type { ApiRequest, ApiResponse } from '../http/types.js';
-import { batchRoute, checkRoute, thirdpartyRoute } from './lookup.js';
+import { batchRoute, checkRoute } from './lookup.js';
 import { attributionRoute, healthRoute, openApiRoute } from './meta.js';
 import { isPagePath, pageRoute } from './page.js';
+import { thirdpartyBatchRoute } from './thirdparty-batch.js';
+import { parseThirdpartyPath, unknownFieldDetail } from './thirdparty-fields.js';
+import { thirdpartyRoute } from './thirdparty.js';
 
-/** Whether `path` is one of the /thirdparty alias shapes: /thirdparty[/json], /thirdparty/{ip}[/json]. */
-function isThirdparty(path: string): boolean {
-  if (path !== '/thirdparty' && !path.startsWith('/thirdparty/')) return false;
-  const rest = path.slice('/thirdparty'.length).split('/');
-  return rest.length <= 2 || (rest.length === 3 && rest[2] === 'json');
+const THIRDPARTY = '/thirdparty';
+const THIRDPARTY_BATCH = '/thirdparty/batch';
+
+/** The part of `path` after `/thirdparty` when it is under the alias, else undefined. */
+function thirdpartyRest(path: string): string | undefined {
+  return path === THIRDPARTY || path.startsWith(`${THIRDPARTY}/`) ? path.slice(THIRDPARTY.length) : undefined;
 }
 
 /** The methods `path` answers (as an Allow header value), or undefined when there is no such endpoint. */
@@ -25,6 +29,7 @@ export function methodsOf(path: string): string | undefined {
     case '/v1/check':
       return 'GET';
     case '/v1/check/batch':
+    case THIRDPARTY_BATCH:
       return 'POST';
     case '/healthz':
     case '/attribution':
@@ -32,7 +37,8 @@ export function methodsOf(path: string): string | undefined {
       return 'GET, HEAD';
   }
   if (isPagePath(path)) return 'GET, HEAD';
-  return isThirdparty(path) ? 'GET' : undefined;
+  const rest = thirdpartyRest(path);
+  return rest !== undefined && parseThirdpartyPath(rest) !== undefined ? 'GET' : undefined;
 }
 
 /** Splits a request URL into path and query (without the `?`). */
@@ -45,8 +51,10 @@ export function route(ctx: AppContext, req: ApiRequest, rc: RequestLog): ApiResp
   const { path, query } = splitUrl(req.url);
   const allow = methodsOf(path);
   if (allow === undefined) {
+    const rest = thirdpartyRest(path);
+    const fieldDetail = rest === undefined ? undefined : unknownFieldDetail(rest);
     const shown = path.length > 128 ? `${path.slice(0, 128)}…` : path;
-    return problem('not_found', `no such endpoint: ${shown}; see /v1/openapi.json`, {}, ctx.problemTypeBase);
+    return problem('not_found', fieldDetail ?? `no such endpoint: ${shown}; see /v1/openapi.json`, {}, ctx.problemTypeBase);
   }
   if (!allow.split(', ').includes(req.method)) {
     return problem('method_not_allowed', `${req.method.slice(0, 16)} is not allowed here; allowed: ${allow}`, { allow }, ctx.problemTypeBase);
@@ -62,7 +70,10 @@ export function route(ctx: AppContext, req: ApiRequest, rc: RequestLog): ApiResp
       return attributionRoute(ctx, req);
     case '/v1/openapi.json':
       return openApiRoute(ctx);
+    case THIRDPARTY_BATCH:
+      return thirdpartyBatchRoute(ctx, req, query, rc);
   }
   if (isPagePath(path)) return pageRoute(ctx, req, path);
-  return thirdpartyRoute(ctx, req, path, query, rc);
+  // methodsOf admitted it: a GET route of the alias.
+  return thirdpartyRoute(ctx, req, parseThirdpartyPath(thirdpartyRest(path)!)!, query, rc);
 }

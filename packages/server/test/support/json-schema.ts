@@ -1,7 +1,7 @@
 /**
  * A small JSON Schema validator, the subset the OpenAPI document uses: type
- * (one or a list, with integer), properties, required, additionalProperties:
- * false, items, enum, anyOf, minimum, maximum, maxItems and $ref to
+ * (one or a list, with integer), properties, required, additionalProperties
+ * (false or a schema), items, enum, anyOf, minimum, maximum, maxItems and $ref to
  * `#/components/...`. Returns the list of violations (empty when valid).
  */
 type Schema = Record<string, unknown>;
@@ -52,6 +52,7 @@ export function validate(root: Schema, schema: Schema, value: unknown, at = '$')
     for (const [k, v] of Object.entries(obj)) {
       if (props[k] !== undefined) errors.push(...validate(root, props[k], v, `${at}.${k}`));
       else if (schema['additionalProperties'] === false) errors.push(`${at}: unexpected property ${k}`);
+      else if (typeof schema['additionalProperties'] === 'object') errors.push(...validate(root, schema['additionalProperties'] as Schema, v, `${at}.${k}`));
     }
   }
   return errors;
