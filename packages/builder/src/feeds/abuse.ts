@@ -153,7 +153,8 @@ export const ABUSE_FEEDS = [
     'Proofpoint ET Open terms', ONE_IP,
   ),
   mirrored(
-    'abuse-threatfox', 'abuse/threatfox-ips.txt', 'abuse.ch ThreatFox', 'https://threatfox.abuse.ch/export/', 'CC0 (abuse.ch)', 'IPs only (ports of the IP:port IOCs stripped) plus a header line',
+    'abuse-threatfox', 'abuse/threatfox-ips.txt', 'abuse.ch ThreatFox', 'https://threatfox.abuse.ch/export/',
+    'abuse.ch Terms of Use (2025-11-04): free for not-for-profit use, commercial use needs a Spamhaus subscription; exports need an Auth-Key', 'IPs only (ports of the IP:port IOCs stripped) plus a header line',
     {
       parse: parseThreatfox,
       format: "the publisher's ip:port CSV export (# banner, quoted records); the mirror's copy: one IP per line",
