@@ -1,6 +1,6 @@
 // Shared helpers for the benchmarks: a seeded PRNG, address generators, timing.
 import { createRequire } from 'node:module';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 
 // The seeded generator lives in the shared test kit (built by `pnpm build`, which `pnpm bench` runs
 // first): the same seed gives the same inputs in the tests, the benchmarks and the verify tool.
@@ -86,22 +86,62 @@ function format6(x) {
   return bestAt < 0 ? hex(g) : `${hex(g.slice(0, bestAt))}::${hex(g.slice(bestAt + bestLen))}`;
 }
 
-/** Runs `fn(i)` for i in [0, n) `rounds` times after a warm-up; returns the best rate per second. */
-export function rate(n, fn, rounds = 3) {
-  for (let i = 0; i < Math.min(n, 200_000); i++) fn(i);
-  let best = 0;
-  for (let r = 0; r < rounds; r++) {
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) fn(i);
-    const s = Number(process.hrtime.bigint() - t0) / 1e9;
-    best = Math.max(best, n / s);
+/**
+ * A permutation of 0..n-1 (seeded), to give the same addresses in another order.
+ */
+export function shuffled(n, seed) {
+  const rnd = prng(seed);
+  const p = new Uint32Array(n);
+  for (let i = 0; i < n; i++) p[i] = i;
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    const x = p[i];
+    p[i] = p[j];
+    p[j] = x;
   }
+  return p;
+}
+
+/**
+ * Rates per second of several contenders on the same n inputs, given in
+ * `orders` different orders: `fns[name](i, o)` handles input i of order o.
+ * Each contender first runs once over order 0 (a warm-up that fills its
+ * caches, as a long-running process would have them), then `rounds` timed
+ * rounds alternate between the contenders and between orders 1..orders-1:
+ * a cache filled in one order is read in another, as with real traffic,
+ * rather than in the order it was built (which would turn random reads into
+ * nearly sequential ones), and a burst of load from other processes hits
+ * every contender alike. The best round of each counts. A round is timed in
+ * the CPU time of this process (user + system), not wall time: on a machine
+ * shared with other work, wall time also counts the time the thread waited
+ * for a core.
+ */
+export function rates(fns, n, { rounds = 6, orders = 3 } = {}) {
+  let sink = 0;
+  for (const f of Object.values(fns)) for (let i = 0; i < n; i++) sink += f(i, 0) ? 1 : 0;
+  const best = {};
+  for (let r = 0; r < rounds; r++) {
+    const o = orders > 1 ? 1 + (r % (orders - 1)) : 0;
+    for (const [name, f] of Object.entries(fns)) {
+      const c0 = process.cpuUsage();
+      for (let i = 0; i < n; i++) sink += f(i, o) ? 1 : 0;
+      const c = process.cpuUsage(c0);
+      const secs = (c.user + c.system) / 1e6;
+      best[name] = Math.max(best[name] ?? 0, n / Math.max(secs, 1e-6));
+    }
+  }
+  if (sink === 0.5) console.log(''); // keeps the loops' results alive
   return best;
 }
 
 export function machine() {
   const c = cpus();
   return `${c[0]?.model ?? 'unknown CPU'}, ${c.length} cores, Node ${process.version}`;
+}
+
+/** The 1-minute load average, rounded (how busy the shared machine was). */
+export function load() {
+  return loadavg()[0].toFixed(1);
 }
 
 export function fmt(x) {

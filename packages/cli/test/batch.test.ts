@@ -193,6 +193,31 @@ describe('ipintel batch: JSON outputs', () => {
     expect(r.out.endsWith('\n]\n')).toBe(true);
   });
 
+  it('keeps order across staged groups: IPv4 runs longer than a group, broken by IPv6, bad and skipped lines', async () => {
+    const rnd = prng(11);
+    const v4 = randomIps(3000, 5);
+    const lines: string[] = [];
+    for (let i = 0; i < v4.length; i++) {
+      lines.push(v4[i]!);
+      const x = rnd();
+      if (x < 0.004) lines.push('2001:db8::7');
+      else if (x < 0.008) lines.push('not-an-ip');
+      else if (x < 0.012) lines.push('# comment', '');
+    }
+    const answer = (ip: string): unknown => {
+      try {
+        return JSON.parse(JSON.stringify(intel.check(ip)));
+      } catch (e) {
+        return { ip, error: { code: 'invalid_ip', message: (e as Error).message } };
+      }
+    };
+    const rows = lines.filter((l) => l !== '' && !l.startsWith('#'));
+    const json = await batch(lines.join('\n'), ['--output', 'json']);
+    expect(JSON.parse(json.out)).toEqual(rows.map(answer));
+    const nd = await batch(lines.join('\n'));
+    expect(nd.out.trimEnd().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual(rows.map(answer));
+  });
+
   it('json of no rows is []', async () => {
     expect((await batch('# nothing\n\n', ['--output', 'json'])).out).toBe('[]\n');
     expect((await batch('', ['--output', 'ndjson'])).out).toBe('');

@@ -13,9 +13,13 @@ import { ARRAY_OF, checkDecoded, decodeSnapshot, type DecodedSnapshot, type Infl
 import { COLUMNS, type ColumnName, type SnapshotMeta } from './snapshot/format.js';
 import { RangeIndex, type IndexArrays } from './snapshot/lookup.js';
 import { currentUtcDay, utcDayOf } from './clock.js';
-import { RecordTables } from './snapshot/tables.js';
+import { RecordTables, type PairParts } from './snapshot/tables.js';
+
+/** Addresses per stage of checkBatch (see checkGroup). */
+const BATCH_STAGE = 256;
 import type {
   BatchError,
+  Geo,
   CheckOptions,
   CheckResult,
   MatchInfo,
@@ -91,8 +95,8 @@ export interface IntelInternals {
   /** The index columns, for walking every range (snapshot/walk.ts). */
   readonly arrays: IndexArrays;
   readonly leafCount: number;
-  /** Record ids of a leaf into out[0..2]: geo row, network row, signal set. */
-  records(leaf: number, out: Uint32Array): void;
+  /** Record ids of a leaf into out[at..at+2]: geo row, network row, signal set. */
+  records(leaf: number, out: Uint32Array, at: number): void;
   /** The native result of a leaf, with the given address text. */
   assemble(leaf: number, ip: string, version: 4 | 6): CheckResult;
 }
@@ -116,6 +120,12 @@ export class IpIntel {
   private readonly pairNet: Uint32Array;
   private readonly pairSig: Uint32Array;
   private readonly scratch = new Uint32Array(4);
+  /** checkBatch's per-stage scratch (reused: a batch allocates only its results). */
+  private readonly batchAddrs = new Uint32Array(BATCH_STAGE);
+  private readonly batchLeaves = new Uint32Array(BATCH_STAGE);
+  private readonly batchIsV4 = new Uint8Array(BATCH_STAGE);
+  private readonly batchPairs = new Array<PairParts | undefined>(BATCH_STAGE);
+  private readonly batchGeos = new Array<Geo | undefined>(BATCH_STAGE);
   /** Today's UTC day: the shared cheap clock, or the caller's clock read on every call. */
   private readonly today: () => number;
   private readonly attribution: string;
@@ -131,9 +141,8 @@ export class IpIntel {
     this.decoded = decoded;
     const c = decoded.columns;
     const arrays: IndexArrays = {
-      v4Offsets: c['v4.offsets'],
-      v4Low: c['v4.low'],
-      v4Leaf: c['v4.leaf'],
+      v4Dir: c['v4.dir'],
+      v4Blk: c['v4.blk'],
       v6W0: c['v6.w0'],
       v6Groups: c['v6.groups'],
       v6W1: c['v6.w1'],
@@ -158,7 +167,7 @@ export class IpIntel {
       attribution_url: this.attribution,
       sources: Object.freeze(m.sources.map((s) => Object.freeze({ ...s }))),
       counts: Object.freeze({
-        ipv4_ranges: c['v4.low'].length,
+        ipv4_ranges: decoded.ranges4,
         ipv6_ranges: c['v6.w1'].length + c['v6.subleaf'].length / 3,
         leaves: c['leaf.ids'].length / 3,
         geo_records: c['geo.country_code'].length,
@@ -172,7 +181,7 @@ export class IpIntel {
       index: this.index,
       arrays,
       leafCount: this.leafCount,
-      records: (leaf, out) => this.records(leaf, out),
+      records: (leaf, out, at) => this.records(leaf, out, at),
       assemble: (leaf, ip, version) => this.assemble(leaf, ip, version),
     };
     this[INTERNAL] = internals;
@@ -215,17 +224,58 @@ export class IpIntel {
     if (ips === null || typeof ips !== 'object' || typeof (ips as unknown as Record<symbol, unknown>)[Symbol.iterator] !== 'function') {
       throw new IpIntelError('invalid_input', `checkBatch expects an iterable of strings, got ${quoteInput(ips)}`);
     }
-    const out: (CheckResult | ThirdPartyResult | BatchError)[] = [];
-    for (const ip of ips) {
-      try {
-        const r = this.checkNative(ip as string);
-        out.push(format === 'native' ? r : toThirdParty(r));
-      } catch (e) {
-        if (!(e instanceof IpIntelError)) throw e;
-        out.push({ ip: echoOf(ip), error: e.toJSON() });
-      }
-    }
+    const list: readonly unknown[] = Array.isArray(ips) ? ips : Array.from(ips);
+    const out = new Array<CheckResult | ThirdPartyResult | BatchError>(list.length);
+    for (let g = 0; g < list.length; g += BATCH_STAGE) this.checkGroup(list, g, Math.min(list.length, g + BATCH_STAGE), format, out);
     return out;
+  }
+
+  /**
+   * checkBatch over list[from, to): in stages, so that the memory reads of
+   * independent addresses overlap (docs/design.md): 1. parse the IPv4
+   * strings, 2. all their index lookups (lookupMany), 3. all their answer
+   * slots, 4. the results in order; anything else takes check()'s path.
+   */
+  private checkGroup(list: readonly unknown[], from: number, to: number, format: ResultFormat, out: unknown[]): void {
+    const addrs = this.batchAddrs;
+    const leaves = this.batchLeaves;
+    const pairs = this.batchPairs;
+    const geos = this.batchGeos;
+    const ids = this.leafIds;
+    const n = to - from;
+    for (let j = 0; j < n; j++) {
+      const ip = list[from + j];
+      const a = typeof ip === 'string' ? parseIPv4(ip) : -1;
+      addrs[j] = a < 0 ? 0 : a;
+      this.batchIsV4[j] = a < 0 ? 0 : 1;
+    }
+    this.index.v4.lookupMany(addrs, leaves, 0, n);
+    const today = this.today();
+    for (let j = 0; j < n; j++) {
+      if (this.batchIsV4[j] === 0) continue;
+      const k = 3 * leaves[j]!;
+      const hi = ids[k + 2]!;
+      pairs[j] = this.tables.pairParts(ids[k + 1]! | ((hi >>> 8) << 16), today);
+      geos[j] = this.tables.geo(ids[k]! | ((hi & 0xff) << 16));
+    }
+    for (let j = 0; j < n; j++) {
+      const ip = list[from + j];
+      const p = pairs[j];
+      let r: CheckResult;
+      if (p !== undefined) r = this.result(geos[j]!, p, ip as string, 4);
+      else {
+        try {
+          r = this.checkNative(ip as string);
+        } catch (e) {
+          if (!(e instanceof IpIntelError)) throw e;
+          out[from + j] = { ip: echoOf(ip), error: e.toJSON() };
+          continue;
+        }
+      }
+      out[from + j] = format === 'native' ? r : toThirdParty(r);
+      pairs[j] = undefined;
+      geos[j] = undefined;
+    }
   }
 
   /**
@@ -238,7 +288,7 @@ export class IpIntel {
   match(ip: string): MatchInfo {
     const a = parseAddress(ip);
     const x = addressToBigInt(a);
-    const [start, end] = a.version === 4 ? this.index.bounds4(this.index.rangeOf4(a.value)) : this.index.bounds6(a.words);
+    const [start, end] = a.version === 4 ? this.index.bounds4(a.value) : this.index.bounds6(a.words);
     const bits = a.version === 4 ? 32 : 128;
     const len = blockWithin(bits, x, start, end);
     const first = x - (x % (1n << BigInt(bits - len)));
@@ -269,13 +319,13 @@ export class IpIntel {
   }
 
   /** Record ids of a leaf (see IntelInternals.records); the caller checks the range. */
-  private records(leaf: number, out: Uint32Array): void {
+  private records(leaf: number, out: Uint32Array, at: number): void {
     const ids = this.leafIds;
     const hi = ids[3 * leaf + 2]!;
     const pair = ids[3 * leaf + 1]! | ((hi >>> 8) << 16);
-    out[0] = ids[3 * leaf]! | ((hi & 0xff) << 16);
-    out[1] = this.pairNet[pair]!;
-    out[2] = this.pairSig[pair]!;
+    out[at] = ids[3 * leaf]! | ((hi & 0xff) << 16);
+    out[at + 1] = this.pairNet[pair]!;
+    out[at + 2] = this.pairSig[pair]!;
   }
 
   private checkNative(ip: string): CheckResult {
@@ -298,12 +348,16 @@ export class IpIntel {
     const ids = this.leafIds;
     const j = 3 * leaf;
     const hi = ids[j + 2]!;
-    // 2. The shared, frozen parts: one cached object per pair (network + signals + evidence + risk).
+    // 2. The shared, frozen parts: one cached object per pair (network + signals + evidence + risk), one per geo row.
     const parts = this.tables.pairParts(ids[j + 1]! | ((hi >>> 8) << 16), this.today());
+    return this.result(this.tables.geo(ids[j]! | ((hi & 0xff) << 16)), parts, ip, version);
+  }
+
+  private result(geo: Geo, parts: PairParts, ip: string, version: 4 | 6): CheckResult {
     return {
       ip,
       version,
-      geo: this.tables.geo(ids[j]! | ((hi & 0xff) << 16)),
+      geo,
       network: parts.network,
       signals: parts.signals,
       evidence: parts.evidence,

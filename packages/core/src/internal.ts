@@ -10,7 +10,7 @@
  *
  * @module
  */
-export { flatRanges, leafCount, leafCoverage, leafOfIPv4, leafRecords, resultForLeaf } from './leaves.js';
+export { flatRanges, leafCount, leafCoverage, leafOfIPv4, leafRecords, leafRecordsMany, lookupMany, resultForLeaf } from './leaves.js';
 export type { FlatRanges } from './snapshot/walk.js';
 export {
   QUALITY_LABELS,

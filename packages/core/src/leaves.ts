@@ -27,6 +27,24 @@ export function leafOfIPv4(intel: IpIntel, addr: number): number {
 }
 
 /**
+ * Raw index lookups for many IPv4 addresses at once: the leaf id of
+ * `addrs[i]` (unsigned 32-bit numbers) into `out[i]`, the same answers as
+ * {@link leafOfIPv4}. Faster per address: the work is done in stages over
+ * groups of addresses, so the memory reads of independent addresses overlap.
+ * Throws `invalid_input` unless both are Uint32Arrays and `out` is at least
+ * as long as `addrs`.
+ *
+ * @example
+ * const out = new Uint32Array(addrs.length); lookupMany(intel, addrs, out);
+ */
+export function lookupMany(intel: IpIntel, addrs: Uint32Array, out: Uint32Array): void {
+  if (!(addrs instanceof Uint32Array) || !(out instanceof Uint32Array) || out.length < addrs.length) {
+    throw new IpIntelError('invalid_input', 'lookupMany expects a Uint32Array of addresses and a Uint32Array at least as long for the leaf ids');
+  }
+  of(intel).index.v4.lookupMany(addrs, out, 0, addrs.length);
+}
+
+/**
  * The record ids of a leaf, for callers that cache work per record (the
  * CLI's batch writer caches serialised parts by id): out[0] geo row, out[1]
  * network row, out[2] signal set. Throws `invalid_input` for a leaf out of range.
@@ -34,7 +52,20 @@ export function leafOfIPv4(intel: IpIntel, addr: number): number {
 export function leafRecords(intel: IpIntel, leaf: number, out: Uint32Array): void {
   const x = of(intel);
   checkLeaf(x, leaf);
-  x.records(leaf, out);
+  x.records(leaf, out, 0);
+}
+
+/**
+ * {@link leafRecords} for `leaves[0, n)`: the ids of leaf `leaves[j]` into
+ * `out[3j .. 3j+2]`. One call for a group of leaves, so that their reads
+ * overlap (the CLI's batch writer stages its rows this way). Throws
+ * `invalid_input` for a leaf out of range or an `out` too short.
+ */
+export function leafRecordsMany(intel: IpIntel, leaves: Uint32Array, n: number, out: Uint32Array): void {
+  const x = of(intel);
+  if (!(Number.isInteger(n) && n >= 0 && n <= leaves.length && out.length >= 3 * n)) throw new IpIntelError('invalid_input', 'leafRecordsMany: n or out does not fit');
+  for (let j = 0; j < n; j++) if (leaves[j]! >= x.leafCount) checkLeaf(x, leaves[j]!);
+  for (let j = 0; j < n; j++) x.records(leaves[j]!, out, 3 * j);
 }
 
 /**

@@ -134,6 +134,26 @@ describe('checkBatch()', () => {
     );
   });
 
+  it('equals check() element-wise across its stages of 256 (long mixed batches, both formats)', () => {
+    const element = fc.oneof({ weight: 8, arbitrary: fc.ipV4() }, fc.ipV6(), fc.string({ maxLength: 8 }), fc.constantFrom(null, 42, '::ffff:8.8.8.8'));
+    fc.assert(
+      fc.property(fc.array(element, { minLength: 200, maxLength: 700 }), fc.constantFrom('native' as const, 'thirdparty' as const), (ips, format) => {
+        const out = intel.checkBatch(ips, { format });
+        expect(out).toHaveLength(ips.length);
+        ips.forEach((ip, i) => {
+          let want: unknown;
+          try {
+            want = intel.check(ip as string, { format });
+          } catch (e) {
+            want = { ip: ip === null ? 'null' : String(ip), error: (e as IpIntelError).toJSON() };
+          }
+          expect(out[i]).toEqual(want);
+        });
+      }),
+      { numRuns: 15 },
+    );
+  });
+
   it('throws only for a call that is wrong as a whole', () => {
     expect(() => intel.checkBatch(42 as never)).toThrow(/iterable/);
     expect(() => intel.checkBatch(['8.8.8.8'], { format: 'csv' as never })).toThrow(/format/);

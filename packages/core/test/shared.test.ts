@@ -34,12 +34,12 @@ describe('sharing a snapshot between threads', () => {
 
   it('refuses a shared object whose columns are missing, mistyped or break an invariant', () => {
     const shared = intel.share();
-    const without = { meta: shared.meta, columns: { ...shared.columns, 'v4.low': undefined as never } };
-    expect(() => fromShared(without)).toThrow(/v4\.low/);
-    const mistyped = { meta: shared.meta, columns: { ...shared.columns, 'v4.low': new Uint32Array(4) } };
+    const without = { meta: shared.meta, columns: { ...shared.columns, 'v4.blk': undefined as never } };
+    expect(() => fromShared(without)).toThrow(/v4\.blk/);
+    const mistyped = { meta: shared.meta, columns: { ...shared.columns, 'v4.blk': new Uint32Array(4) } };
     expect(() => fromShared(mistyped)).toThrow(IpIntelError);
-    const leaf = new Uint8Array((shared.columns['v4.leaf'] as Uint8Array).length).fill(0xff);
-    expect(() => fromShared({ meta: shared.meta, columns: { ...shared.columns, 'v4.leaf': leaf } })).toThrow(/v4\.leaf/);
+    const dir = new Uint32Array((shared.columns['v4.dir'] as Uint32Array).length).fill(0x7fffff);
+    expect(() => fromShared({ meta: shared.meta, columns: { ...shared.columns, 'v4.dir': dir } })).toThrow(/v4\.dir/);
     expect(() => fromShared(null as never)).toThrow(/share\(\)/);
   });
 });

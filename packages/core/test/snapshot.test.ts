@@ -67,6 +67,11 @@ describe('snapshot loading', () => {
     );
   });
 
+  it('refuses an older format version with snapshot_version, saying how to get a readable file', () => {
+    expect(errorCode(withHeader(good, (dv) => dv.setUint16(8, format.SNAPSHOT_VERSION - 1, true)))).toBe('snapshot_version');
+    expect(() => loadSnapshot(withHeader(good, (dv) => dv.setUint16(8, 1, true)))).toThrow(/version 1 is older .* rebuild/);
+  });
+
   it('refuses a newer format version or unknown flags with snapshot_version', () => {
     expect(errorCode(withHeader(good, (dv) => dv.setUint16(8, format.SNAPSHOT_VERSION + 1, true)))).toBe('snapshot_version');
     expect(errorCode(withHeader(good, (dv) => dv.setUint16(10, 0x8001, true)))).toBe('snapshot_version');
@@ -89,7 +94,7 @@ describe('snapshot loading', () => {
     const metaLen = dv.getUint32(32, true);
     const meta = JSON.parse(new TextDecoder().decode(file.subarray(36, 36 + metaLen)));
     const blobs = file.slice(36 + metaLen);
-    const col = meta.columns['v4.leaf'];
+    const col = meta.columns['v4.dir'];
     expect(col.deflate).toBe(false);
     new DataView(blobs.buffer).setUint32(col.offset, 999, true); // a leaf id beyond the table
     col.checksum = murmur3(blobs.subarray(col.offset, col.offset + col.stored));
@@ -105,7 +110,7 @@ describe('snapshot loading', () => {
     odv.setUint32(24, murmur3(out.subarray(32, 36 + metaBytes.length)), true);
     odv.setUint32(28, murmur3(out.subarray(0, 28)), true);
     expect(errorCode(out)).toBe('snapshot_corrupt');
-    expect(() => loadSnapshot(out)).toThrow(/v4\.leaf/);
+    expect(() => loadSnapshot(out)).toThrow(/v4\.dir/);
   });
 
   it('reports info from the meta', () => {

@@ -31,6 +31,19 @@ import {
   type ColumnRef,
   type SnapshotMeta,
 } from './format.js';
+import {
+  firstAbove16,
+  firstAbove24,
+  firstAbove32,
+  firstAbove8,
+  firstBadGroup,
+  firstBadLeaf,
+  firstBadLeaf6,
+  firstBadStart,
+  firstBadSubTable,
+  firstDecrease32,
+} from './checks.js';
+import { checkV4 } from './v4-index.js';
 
 /** Inflates one deflate-raw column to exactly `rawSize` bytes (lets Node pass its native zlib). */
 export type Inflate = (stored: Uint8Array, rawSize: number) => Uint8Array;
@@ -46,6 +59,8 @@ type Columns = { [K in ColumnName]: (typeof COLUMNS)[K] extends 'u8'
 export interface DecodedSnapshot {
   readonly meta: SnapshotMeta;
   readonly columns: Columns;
+  /** IPv4 ranges (runs of one answer), counted while checking the index. */
+  readonly ranges4: number;
 }
 
 const defaultInflate: Inflate = (stored, rawSize) => inflateSync(stored, { out: new Uint8Array(rawSize) });
@@ -145,29 +160,17 @@ function require(ok: boolean, why: string, at: string): void {
 }
 
 function allBelow(a: Uint32Array | Uint8Array, limit: number, name: string, allowNullString = false): void {
-  let bad = -1;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    if (x >= limit && !(allowNullString && x === NULL_STRING)) bad = x;
-  }
-  if (bad >= 0) throw corrupt(`${name} holds ${bad}, out of range (< ${limit})`, name);
-}
-
-/** Every 24-bit id (3 little-endian bytes each) is below `limit`. */
-function ids24Below(b: Uint8Array, limit: number, name: string): void {
-  let ok = b.length % 3 === 0;
-  for (let j = 0; j < b.length; j += 3) ok = ok && (b[j]! | (b[j + 1]! << 8) | (b[j + 2]! << 16)) < limit;
-  require(ok, `${name} holds an id out of range`, name);
+  // One loop per element type (checks.ts says why).
+  const at = a instanceof Uint32Array ? firstAbove32(a, limit, allowNullString ? NULL_STRING : -1) : firstAbove8(a, limit);
+  if (at >= 0) throw corrupt(`${name} holds ${a[at]}, out of range (< ${limit})`, name);
 }
 
 function nonDecreasing(a: Uint32Array, name: string): void {
-  let ok = true;
-  for (let i = 1; i < a.length; i++) ok = ok && a[i]! >= a[i - 1]!;
-  require(ok, `${name} is not sorted`, name);
+  require(firstDecrease32(a) < 0, `${name} is not sorted`, name);
 }
 
-/** Checks every invariant the lookup and the result assembly rely on. */
-function validate(c: Columns): void {
+/** Checks every invariant the lookup and the result assembly rely on; returns the IPv4 range count. */
+function validate(c: Columns): number {
   const nGeo = c['geo.country_code'].length;
   const nNet = c['net.asn'].length;
   const nSig = c['sig.flags'].length;
@@ -191,10 +194,7 @@ function validate(c: Columns): void {
     require(c[n].length === nSig, `${n} has the wrong length`, n);
   }
   for (const n of ['geo.country_code', 'geo.timezone'] as const) {
-    let ok = true;
-    const a = c[n];
-    for (let i = 0; i < a.length; i++) ok = ok && (a[i]! < nStr || a[i] === NULL_STRING16);
-    require(ok, `${n} holds a string id out of range`, n);
+    require(firstAbove16(c[n], nStr, NULL_STRING16) < 0, `${n} holds a string id out of range`, n);
   }
   for (const n of [
     'geo.region', 'geo.city', 'net.as_org',
@@ -206,29 +206,11 @@ function validate(c: Columns): void {
   allBelow(c['sig.connection_type'], CONNECTION_CODES.length, 'sig.connection_type');
   allBelow(c['sig.connection_evidence'], EVIDENCE_CODES.length, 'sig.connection_evidence');
   require(c['pair.sig'].length === nPair, 'pair columns differ in length', 'pair.sig');
-  const lids = c['leaf.ids'];
-  let leafIdsOk = true;
-  for (let i = 0; i < nLeaf; i++) {
-    const hi = lids[3 * i + 2]!;
-    leafIdsOk = leafIdsOk && (lids[3 * i]! | ((hi & 0xff) << 16)) < nGeo && (lids[3 * i + 1]! | ((hi >>> 8) << 16)) < nPair;
-  }
-  require(leafIdsOk, 'a leaf refers past the geo or pair table', 'leaf.ids');
+  require(firstBadLeaf(c['leaf.ids'], nGeo, nPair) < 0, 'a leaf refers past the geo or pair table', 'leaf.ids');
   allBelow(c['pair.net'], nNet, 'pair.net');
   allBelow(c['pair.sig'], nSig, 'pair.sig');
-  // 2. IPv4 index: 65537 offsets ending at the range count, low parts increasing within each /16.
-  const o4 = c['v4.offsets'];
-  const low = c['v4.low'];
-  require(o4.length === 65537 && o4[0] === 0 && o4[65536] === low.length, 'IPv4 offsets do not match the ranges', 'v4.offsets');
-  require(low.length > 0 && low[0] === 0, 'IPv4 ranges must start at 0.0.0.0', 'v4.low');
-  nonDecreasing(o4, 'v4.offsets');
-  let increasing = true;
-  for (let b = 0; b < 65536; b++) {
-    const end = o4[b + 1]!;
-    for (let i = o4[b]! + 1; i < end; i++) increasing = increasing && low[i]! > low[i - 1]!;
-  }
-  require(increasing, 'IPv4 starts are not increasing', 'v4.low');
-  require(c['v4.leaf'].length === 3 * low.length, 'IPv4 leaf column has the wrong length', 'v4.leaf');
-  ids24Below(c['v4.leaf'], nLeaf, 'v4.leaf');
+  // 2. IPv4 index (v4-index.ts): table entries and blocks.
+  const ranges4 = checkV4(c['v4.dir'], c['v4.blk'], nLeaf);
   // 3. IPv6 index: groups by first word, second words increasing, sub-tables well formed.
   const w0 = c['v6.w0'];
   const groups = c['v6.groups'];
@@ -240,37 +222,18 @@ function validate(c: Columns): void {
 
   require(w0.length > 0 && w0[0] === 0 && groups.length === w0.length + 1, 'IPv6 groups are malformed', 'v6.groups');
   require(groups[0] === 0 && groups[w0.length] === w1.length && leaf6.length === 3 * w1.length && w1[0] === 0, 'IPv6 ranges must start at ::', 'v6.w1');
-  let wordsOk = true;
-  let groupsOk = true;
-  let startsOk = true;
-  for (let g = 0; g < w0.length; g++) {
-    wordsOk = wordsOk && (g === 0 || w0[g]! > w0[g - 1]!);
-    const end = groups[g + 1]!;
-    groupsOk = groupsOk && end > groups[g]!;
-    for (let i = groups[g]! + 1; i < end; i++) startsOk = startsOk && w1[i]! > w1[i - 1]!;
+  const badGroup = firstBadGroup(w0, groups);
+  if (badGroup >= 0) {
+    throw groups[badGroup + 1]! <= groups[badGroup]! ? corrupt('IPv6 group is empty', 'v6.groups') : corrupt('IPv6 first words are not increasing', 'v6.w0');
   }
-  require(wordsOk, 'IPv6 first words are not increasing', 'v6.w0');
-  require(groupsOk, 'IPv6 group is empty', 'v6.groups');
-  require(startsOk, 'IPv6 starts are not increasing', 'v6.w1');
+  require(firstBadStart(groups, w1) < 0, 'IPv6 starts are not increasing', 'v6.w1');
   const nSub = sub.length - 1;
   require(nSub >= 0 && sub[0] === 0 && 3 * sub[nSub]! === subLeaf.length && 3 * subW.length === 2 * subLeaf.length, 'IPv6 sub-tables are malformed', 'v6.sub');
   nonDecreasing(sub, 'v6.sub');
-  for (let k = 0; k < nSub; k++) {
-    const from = sub[k]!;
-    require(sub[k + 1]! > from && subW[2 * from] === 0 && subW[2 * from + 1] === 0, 'IPv6 sub-table must start at its block', 'v6.sub');
-    for (let j = from + 1; j < sub[k + 1]!; j++) {
-      const a = subW[2 * j]!;
-      const p = subW[2 * j - 2]!;
-      require(a > p || (a === p && subW[2 * j + 1]! > subW[2 * j - 1]!), 'IPv6 sub-table starts are not increasing', 'v6.subw');
-    }
-  }
-  let leavesOk = true;
-  for (let i = 0; i < w1.length; i++) {
-    const l = leaf6[3 * i]! | (leaf6[3 * i + 1]! << 8) | (leaf6[3 * i + 2]! << 16);
-    leavesOk = leavesOk && (l < nLeaf || (l >= SUB_TABLE_BIT && l - SUB_TABLE_BIT < nSub));
-  }
-  require(leavesOk, 'an IPv6 leaf id is out of range', 'v6.leaf');
-  ids24Below(subLeaf, nLeaf, 'v6.subleaf');
+  require(firstBadSubTable(sub, subW) < 0, 'IPv6 sub-table does not start at its block or its starts do not increase', 'v6.subw');
+  require(firstBadLeaf6(leaf6, nLeaf, SUB_TABLE_BIT, nSub) < 0, 'an IPv6 leaf id is out of range', 'v6.leaf');
+  require(subLeaf.length % 3 === 0 && firstAbove24(subLeaf, nLeaf) < 0, 'v6.subleaf holds an id out of range', 'v6.subleaf');
+  return ranges4;
 }
 
 /**
@@ -354,16 +317,16 @@ export function checkDecoded(meta: SnapshotMeta, columns: Readonly<Record<string
     require(col instanceof ARRAY_OF[COLUMNS[name]], `shared column ${name} is missing or has the wrong type`, name);
     out[name] = col as Columns[ColumnName];
   }
-  validate(out as Columns);
-  return { meta, columns: out as Columns };
+  const ranges4 = validate(out as Columns);
+  return { meta, columns: out as Columns, ranges4 };
 }
 
 /** Typed-array views over each column's raw bytes, validated. */
 export function finishSnapshot(prelude: Prelude, raw: ReadonlyMap<ColumnName, Uint8Array>): DecodedSnapshot {
   const columns = {} as Record<ColumnName, Columns[ColumnName]>;
   for (const c of prelude.columns) columns[c.name] = view(c.name, raw.get(c.name)!, c.rawSize);
-  validate(columns as Columns);
-  return { meta: prelude.meta, columns: columns as Columns };
+  const ranges4 = validate(columns as Columns);
+  return { meta: prelude.meta, columns: columns as Columns, ranges4 };
 }
 
 /**

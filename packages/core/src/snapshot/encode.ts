@@ -1,5 +1,5 @@
 /**
- * The snapshot writer: SnapshotModel -> file bytes (format.ts, version 1).
+ * The snapshot writer: SnapshotModel -> file bytes (format.ts, version 2).
  * Deterministic: the same model gives byte-identical output.
  *
  * @module
@@ -39,6 +39,7 @@ import {
   type SnapshotMeta,
 } from './format.js';
 import type { SnapshotModel } from './model.js';
+import { encodeV4 } from './v4-write.js';
 
 export interface EncodeOptions {
   /** Deflate the columns (default true). */
@@ -50,6 +51,8 @@ export interface EncodeOptions {
    * native zlib, which writes the same format several times faster.
    */
   readonly deflate?: (raw: Uint8Array, level: number) => Uint8Array;
+  /** Size of the IPv4 direct table, 2^bits entries, 16..24 (default: 20, or 16 for a small index). For tests. */
+  readonly v4DirBits?: number;
 }
 
 /** Columns smaller than this are stored as they are (deflate would not pay). */
@@ -116,21 +119,6 @@ function pack24(ids: ArrayLike<number>): Uint8Array {
     out[3 * i + 2] = x >>> 16;
   }
   return out;
-}
-
-function encodeV4(r: Ranges<number>): { offsets: Uint32Array; low: Uint16Array; leaf: Uint32Array } {
-  const n = r.starts.length;
-  const offsets = new Uint32Array(65537);
-  const low = new Uint16Array(n);
-  const leaf = new Uint32Array(n);
-  for (let i = 0; i < n; i++) {
-    const s = Number(r.starts[i]!);
-    offsets[(s >>> 16) + 1]!++;
-    low[i] = s & 0xffff;
-    leaf[i] = r.values[i]!;
-  }
-  for (let b = 1; b <= 65536; b++) offsets[b]! += offsets[b - 1]!;
-  return { offsets, low, leaf };
 }
 
 function pushMerged(starts: bigint[], values: number[], start: bigint, value: number): void {
@@ -327,10 +315,9 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
   cols.set('str.bytes', str.bytes);
 
   // 2. The index.
-  const v4 = encodeV4(model.v4);
-  cols.set('v4.offsets', v4.offsets);
-  cols.set('v4.low', v4.low);
-  cols.set('v4.leaf', pack24(v4.leaf));
+  const v4 = options.v4DirBits === undefined ? encodeV4(model.v4) : encodeV4(model.v4, options.v4DirBits);
+  cols.set('v4.dir', v4.dir);
+  cols.set('v4.blk', v4.blk);
   const v6 = encodeV6(model.v6);
   cols.set('v6.w0', v6.w0);
   cols.set('v6.groups', v6.groups);

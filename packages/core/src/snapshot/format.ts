@@ -1,5 +1,5 @@
 /**
- * Constants of the snapshot file format, version 1. Owned by core; the writer
+ * Constants of the snapshot file format, version 2. Owned by core; the writer
  * (encode.ts) and the reader (decode.ts) both import them, and
  * docs/snapshot-format.md describes the same layout in prose.
  *
@@ -26,13 +26,39 @@
  */
 
 export const SNAPSHOT_MAGIC = new Uint8Array([0x49, 0x50, 0x49, 0x4e, 0x54, 0x45, 0x4c, 0x00]); // "IPINTEL\0"
-/** 2: sig.vpn_operator, SIG_ANYCAST, NET_ROUTING_INFERRED and the meta's `unavailable` (version 1 is not read). */
-export const SNAPSHOT_VERSION = 2;
+/**
+ * 2: sig.vpn_operator, SIG_ANYCAST, NET_ROUTING_INFERRED and the meta's `unavailable`;
+ * 3: the IPv4 direct table and blocks (`v4.dir`, `v4.blk`), CRC-32 checksums (issue 13).
+ * Older versions are not read.
+ */
+export const SNAPSHOT_VERSION = 3;
 export const HEADER_SIZE = 32;
 /** Set when the writer deflated columns (each column also says whether it is). */
 export const FLAG_DEFLATE = 1;
 /** Flags this reader understands; any other bit set means a newer writer. */
 export const KNOWN_FLAGS = FLAG_DEFLATE;
+
+/**
+ * The IPv4 index (see snapshot/lookup4.ts and docs/design.md): a direct
+ * table of 2^b entries, one per top-b-bit bucket (b between V4_MIN_DIR_BITS
+ * and V4_MAX_DIR_BITS, given by the table's length). An entry below
+ * V4_BLOCK is the leaf of the whole bucket; otherwise `entry - V4_BLOCK` is
+ * the byte offset in `v4.blk` of the bucket's block:
+ *
+ *   u16 k                   starts inside the bucket after its first address (k >= 1)
+ *   u16 x k                 those starts, as offsets in the bucket, increasing, > 0
+ *   u24 x (k + 1)           leaf of [0, s1), [s1, s2), ..., [sk, bucket end)
+ *
+ * all little-endian, blocks in bucket order with nothing between them.
+ */
+export const V4_BLOCK = 0x80000000;
+/** Smallest table: 2^16 buckets of 2^16 addresses (a block's u16 offsets need buckets of <= 2^16). */
+export const V4_MIN_DIR_BITS = 16;
+export const V4_MAX_DIR_BITS = 24;
+/** Table size the writer picks for a world-sized index (4 MB: stays in the L3 cache). */
+export const V4_DIR_BITS = 20;
+/** Below this many IPv4 ranges the writer uses the smallest table (a tiny snapshot gets a 256 KB one). */
+export const V4_SMALL_INDEX = 65536;
 
 /**
  * Per-range leaf ids are 24-bit, stored as 3 little-endian bytes per range in
@@ -96,9 +122,8 @@ export const COLUMNS = {
   'leaf.ids': 'u16',
   'pair.net': 'u32',
   'pair.sig': 'u32',
-  'v4.offsets': 'u32',
-  'v4.low': 'u16',
-  'v4.leaf': 'u8',
+  'v4.dir': 'u32',
+  'v4.blk': 'u8',
   'v6.w0': 'u32',
   'v6.groups': 'u32',
   'v6.w1': 'u32',

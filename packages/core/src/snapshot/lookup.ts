@@ -3,12 +3,9 @@
  *
  * The builder resolves nesting (longest prefix wins) into a flat list of
  * contiguous ranges covering the whole address space, each with a leaf id.
- * A lookup finds the last range whose start is <= the address.
+ * A lookup finds the range holding the address.
  *
- * IPv4: a 2^16-entry table (`offsets`) gives, per /16, the slice of ranges
- * that start inside it; only the low 16 bits of each start are stored
- * (`low`, Uint16). A lookup is one table read plus a binary search over
- * ~60 entries on average.
+ * IPv4: a direct table and small blocks, in v4-index.ts.
  *
  * IPv6: ranges are keyed by the upper 64 bits. Starts are grouped by their
  * first 32-bit word (`w0`, one entry per distinct word, `groups` = slice of
@@ -24,12 +21,12 @@
  * @module
  */
 import { SUB_TABLE_BIT } from './format.js';
+import { V4Index } from './v4-index.js';
 
 /** Leaf ids are 24-bit: 3 little-endian bytes per range. */
 export interface IndexArrays {
-  readonly v4Offsets: Uint32Array;
-  readonly v4Low: Uint16Array;
-  readonly v4Leaf: Uint8Array;
+  readonly v4Dir: Uint32Array;
+  readonly v4Blk: Uint8Array;
   readonly v6W0: Uint32Array;
   readonly v6Groups: Uint32Array;
   readonly v6W1: Uint32Array;
@@ -57,9 +54,7 @@ export function buildV6Jump(w0: Uint32Array): Uint32Array {
 }
 
 export class RangeIndex {
-  private readonly o4: Uint32Array;
-  private readonly low4: Uint16Array;
-  private readonly leaf4: Uint8Array;
+  readonly v4: V4Index;
   private readonly w0: Uint32Array;
   private readonly groups: Uint32Array;
   private readonly w1: Uint32Array;
@@ -70,9 +65,7 @@ export class RangeIndex {
   private readonly jump6: Uint32Array;
 
   constructor(a: IndexArrays) {
-    this.o4 = a.v4Offsets;
-    this.low4 = a.v4Low;
-    this.leaf4 = a.v4Leaf;
+    this.v4 = new V4Index(a.v4Dir, a.v4Blk);
     this.w0 = a.v6W0;
     this.groups = a.v6Groups;
     this.w1 = a.v6W1;
@@ -83,27 +76,9 @@ export class RangeIndex {
     this.jump6 = buildV6Jump(a.v6W0);
   }
 
-  /** Index of the IPv4 range holding `addr` (an unsigned 32-bit number). */
-  rangeOf4(addr: number): number {
-    // 1. The ranges starting in this /16.
-    const hi = addr >>> 16;
-    const low = addr & 0xffff;
-    const lowArr = this.low4;
-    let l = this.o4[hi]!;
-    let r = this.o4[hi + 1]!;
-    // 2. Last start <= addr; none in the /16 means the range started before it (index l - 1).
-    while (l < r) {
-      const m = (l + r) >>> 1;
-      if (lowArr[m]! <= low) l = m + 1;
-      else r = m;
-    }
-    return l - 1;
-  }
-
-  /** Leaf id of an IPv4 address. */
+  /** Leaf id of an IPv4 address (an unsigned 32-bit number). */
   lookup4(addr: number): number {
-    const i = this.rangeOf4(addr);
-    return id24(this.leaf4, i);
+    return this.v4.leaf(addr);
   }
 
   /** Index of the IPv6 main-table range holding the address whose upper words are (w0, w1). */
@@ -156,21 +131,10 @@ export class RangeIndex {
     return l - 1;
   }
 
-  /** Bounds [start, end] of the IPv4 range `i` (off the hot path). */
-  bounds4(i: number): [bigint, bigint] {
-    return [BigInt(this.start4(i)), i + 1 < this.low4.length ? BigInt(this.start4(i + 1)) - 1n : 0xffffffffn];
-  }
-
-  private start4(i: number): number {
-    // The /16 of range i: last bucket whose offset is <= i.
-    let l = 0;
-    let r = 65536;
-    while (l < r) {
-      const m = (l + r) >>> 1;
-      if (this.o4[m + 1]! <= i) l = m + 1;
-      else r = m;
-    }
-    return l * 65536 + this.low4[i]!;
+  /** Bounds [start, end] of the run of IPv4 addresses around `addr` that share its leaf (off the hot path). */
+  bounds4(addr: number): [bigint, bigint] {
+    const [start, end] = this.v4.bounds(addr);
+    return [BigInt(start), BigInt(end)];
   }
 
   /** Bounds of the IPv6 range holding the address (off the hot path). */
@@ -206,18 +170,7 @@ export class RangeIndex {
    */
   coverage(leaves: number): { v4: Float64Array; v6: Float64Array } {
     const v4 = new Float64Array(leaves);
-    const n4 = this.low4.length;
-    let b = 0;
-    const start4 = (i: number): number => {
-      while (this.o4[b + 1]! <= i) b++;
-      return b * 65536 + this.low4[i]!;
-    };
-    let cur = start4(0);
-    for (let i = 0; i < n4; i++) {
-      const next = i + 1 < n4 ? start4(i + 1) : 4294967296;
-      v4[id24(this.leaf4, i)]! += next - cur;
-      cur = next;
-    }
+    this.v4.coverage(v4);
     // IPv6: sizes are differences of 64-bit positions, taken word by word so that
     // they stay exact (absolute positions near 2^61 would lose their low bits as doubles).
     const v6 = new Float64Array(leaves);
@@ -256,10 +209,6 @@ export class RangeIndex {
       a1 = b1;
     }
     return { v4, v6 };
-  }
-
-  get ranges4(): number {
-    return this.low4.length;
   }
 
   get ranges6(): number {

@@ -4,15 +4,16 @@
  * one lookup (the exporter); off the hot path.
  *
  * Reads the index columns directly (their layout is the file format's, see
- * lookup.ts), so it does not depend on how RangeIndex searches them. IPv6
+ * format.ts), so it does not depend on how RangeIndex searches them. IPv6
  * sub-tables are spliced in: a main range with a sub-table is exactly one
  * /64 block (the writer starts a new main range right after it), so its
  * sub-ranges replace it.
  *
  * @module
  */
-import { SUB_TABLE_BIT } from './format.js';
+import { SUB_TABLE_BIT, V4_BLOCK } from './format.js';
 import { id24, type IndexArrays } from './lookup.js';
+import { u16, u24 } from './v4-index.js';
 
 /**
  * Ranges of one family: range i starts at `starts[w*i .. w*i+w)` (w = 1
@@ -26,19 +27,50 @@ export interface FlatRanges {
   readonly leaves: Uint32Array;
 }
 
-/** Every IPv4 range, in address order. */
+/**
+ * Every IPv4 range, in address order: the pieces of each bucket of the
+ * direct table (a direct entry is one piece; a block's k starts cut its
+ * bucket into k + 1), with equal neighbours merged, so a range that spans
+ * buckets or was cut at a bucket edge comes out as one.
+ */
 export function flatRanges4(a: IndexArrays): FlatRanges {
-  const n = a.v4Low.length;
+  const dir = a.v4Dir;
+  const blk = a.v4Blk;
+  const shift = 32 - Math.log2(dir.length);
+  // 1. Count the merged ranges, 2. write them: two passes instead of a growing array.
+  let n = 0;
+  eachPiece4(dir, blk, shift, () => n++);
   const starts = new Uint32Array(n);
   const leaves = new Uint32Array(n);
-  let bucket = 0;
-  for (let i = 0; i < n; i++) {
-    // The /16 of range i: the bucket whose slice holds i.
-    while (a.v4Offsets[bucket + 1]! <= i) bucket++;
-    starts[i] = ((bucket << 16) | a.v4Low[i]!) >>> 0;
-    leaves[i] = id24(a.v4Leaf, i);
-  }
+  let i = 0;
+  eachPiece4(dir, blk, shift, (start, leaf) => {
+    starts[i] = start;
+    leaves[i++] = leaf;
+  });
   return { words: 1, starts, leaves };
+}
+
+/** Calls `emit(start, leaf)` for every run of one leaf in the IPv4 index, in address order. */
+function eachPiece4(dir: Uint32Array, blk: Uint8Array, shift: number, emit: (start: number, leaf: number) => void): void {
+  let prev = -1;
+  const piece = (start: number, leaf: number): void => {
+    if (leaf === prev) return;
+    prev = leaf;
+    emit(start >>> 0, leaf);
+  };
+  for (let d = 0; d < dir.length; d++) {
+    const base = d * 2 ** shift;
+    const e = dir[d]!;
+    if (e < V4_BLOCK) {
+      piece(base, e);
+      continue;
+    }
+    const o = e - V4_BLOCK;
+    const k = u16(blk, o);
+    const at = o + 2 + 2 * k;
+    piece(base, u24(blk, at));
+    for (let q = 1; q <= k; q++) piece(base + u16(blk, o + 2 * q), u24(blk, at + 3 * q));
+  }
 }
 
 /** Every IPv6 range, in address order, sub-tables spliced in. */

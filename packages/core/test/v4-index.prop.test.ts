@@ -1,0 +1,161 @@
+/**
+ * The IPv4 index (direct table + blocks, snapshot/v4-index.ts) against the
+ * naive longest-prefix scan, for every table size the writer may pick, with
+ * prefix sets dense enough to fill long blocks (the binary-search path) as
+ * well as sparse ones; and its load-time check against damaged columns.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { leafCoverage, leafOfIPv4, lookupMany } from '../src/internal.js';
+import { fromShared, IpIntelError, loadSnapshot } from '../src/portable.js';
+import { bigIntToText, encodeSnapshot, type PrefixEntry } from '../src/writer.js';
+import { modelFromPrefixes, naiveLpm, prefixSetArb, probeAddresses } from '@ipintel/testkit';
+
+fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 40) });
+
+const LEAVES = 12;
+const V4_LENGTHS = [0, 1, 8, 12, 15, 16, 17, 20, 21, 23, 24, 25, 28, 31, 32];
+
+/** Many long prefixes inside one block of 2^span addresses: buckets with dozens of starts (the binary-search path). */
+function denseArb(span: number): fc.Arbitrary<PrefixEntry<number>[]> {
+  return fc
+    .record({
+      base: fc.integer({ min: 0, max: 2 ** (32 - span) - 1 }),
+      parts: fc.array(
+        fc.record({ off: fc.integer({ min: 0, max: 2 ** span - 1 }), length: fc.integer({ min: 32 - span + 4, max: 32 }), value: fc.integer({ min: 1, max: LEAVES - 1 }) }),
+        { minLength: 1, maxLength: 150 },
+      ),
+    })
+    .map(({ base, parts }) =>
+      parts.map((p) => {
+        const size = 2 ** (32 - p.length);
+        const at = base * 2 ** span + p.off;
+        return { start: BigInt(at - (at % size)), length: p.length, value: p.value };
+      }),
+    );
+}
+
+const prefixesArb = fc.oneof(prefixSetArb(32, V4_LENGTHS, LEAVES), denseArb(16), denseArb(12));
+
+function load(prefixes: readonly PrefixEntry<number>[], bits: number) {
+  return loadSnapshot(encodeSnapshot(modelFromPrefixes(prefixes, [], LEAVES), { compress: false, v4DirBits: bits }));
+}
+
+describe('IPv4 index vs naive longest-prefix scan', () => {
+  for (const bits of [16, 17, 20]) {
+    it(`table of 2^${bits}: leafOfIPv4, lookupMany and check() give the oracle answer`, () => {
+      fc.assert(
+        fc.property(prefixesArb, fc.array(fc.bigInt({ min: 0n, max: 0xffffffffn }), { maxLength: 40 }), (prefixes, random) => {
+          const intel = load(prefixes, bits);
+          const probes = probeAddresses(32, prefixes, random);
+          const addrs = Uint32Array.from(probes, Number);
+          const many = new Uint32Array(addrs.length);
+          lookupMany(intel, addrs, many);
+          probes.forEach((x, i) => {
+            const want = naiveLpm(32, prefixes, x);
+            expect(leafOfIPv4(intel, Number(x))).toBe(want);
+            expect(many[i]).toBe(want);
+            expect(intel.check(bigIntToText(4, x)).geo.city).toBe(`city-${want}`);
+          });
+        }),
+      );
+    });
+  }
+
+  it('match() on a 2^20 table: the block around the address shares its answer, the block twice as large does not', () => {
+    fc.assert(
+      fc.property(prefixesArb, fc.bigInt({ min: 0n, max: 0xffffffffn }), (prefixes, x) => {
+        const intel = load(prefixes, 20);
+        const m = intel.match(bigIntToText(4, x));
+        const size = 1n << BigInt(32 - m.prefix_length);
+        const first = x - (x % size);
+        const want = naiveLpm(32, prefixes, x);
+        for (const y of probeAddresses(32, prefixes, [first, first + size - 1n])) {
+          if (y >= first && y < first + size) expect(naiveLpm(32, prefixes, y)).toBe(want);
+        }
+        if (m.prefix_length > 0) {
+          const parent = x - (x % (size * 2n));
+          const inParent = probeAddresses(32, prefixes, [parent, parent + size * 2n - 1n]).filter((y) => y >= parent && y < parent + size * 2n);
+          expect(inParent.some((y) => naiveLpm(32, prefixes, y) !== want)).toBe(true);
+        }
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('coverage per leaf is the same whatever the table size, and sums to 2^32', () => {
+    fc.assert(
+      fc.property(prefixesArb, (prefixes) => {
+        const a = leafCoverage(load(prefixes, 16)).v4;
+        const b = leafCoverage(load(prefixes, 20)).v4;
+        expect(Array.from(b)).toEqual(Array.from(a));
+        expect(a.reduce((s, x) => s + x, 0)).toBe(2 ** 32);
+      }),
+      { numRuns: 20 },
+    );
+  });
+
+  it('counts ranges (runs of one answer) the same whatever the table size', () => {
+    fc.assert(
+      fc.property(prefixesArb, (prefixes) => {
+        const model = modelFromPrefixes(prefixes, [], LEAVES);
+        const n = load(prefixes, 16).info.counts.ipv4_ranges;
+        expect(load(prefixes, 20).info.counts.ipv4_ranges).toBe(n);
+        expect(n).toBe(model.v4.starts.length);
+      }),
+      { numRuns: 20 },
+    );
+  });
+
+  it('a 2^24 table (the largest) answers like the oracle', () => {
+    const prefixes: PrefixEntry<number>[] = [
+      { start: 0x08080800n, length: 24, value: 1 },
+      { start: 0x08080880n, length: 25, value: 2 },
+      { start: 0x08080881n, length: 32, value: 3 },
+      { start: 0xc0000000n, length: 2, value: 4 },
+    ];
+    const intel = load(prefixes, 24);
+    for (const x of probeAddresses(32, prefixes)) expect(leafOfIPv4(intel, Number(x))).toBe(naiveLpm(32, prefixes, x));
+  });
+
+  it('the writer refuses a table size outside 16..24 bits', () => {
+    const model = modelFromPrefixes([], [], 2);
+    for (const bits of [15, 25, 20.5]) expect(() => encodeSnapshot(model, { v4DirBits: bits })).toThrow(RangeError);
+  });
+
+  it('lookupMany refuses arguments that are not Uint32Arrays of fitting length', () => {
+    const intel = load([], 16);
+    expect(() => lookupMany(intel, [1, 2] as never, new Uint32Array(2))).toThrow(IpIntelError);
+    expect(() => lookupMany(intel, new Uint32Array(3), new Uint32Array(2))).toThrow(/lookupMany/);
+  });
+});
+
+describe('the load-time check of the IPv4 index', () => {
+  it('refuses a damaged table or block, or else answers only leaves that exist', () => {
+    const prefixes: PrefixEntry<number>[] = Array.from({ length: 40 }, (_, i) => ({ start: BigInt(0x0a000000 + i * 4096 + (i % 7) * 16), length: 28, value: 1 + (i % (LEAVES - 1)) }));
+    const shared = load(prefixes, 16).share();
+    const dir = shared.columns['v4.dir'] as Uint32Array;
+    const blk = shared.columns['v4.blk'] as Uint8Array;
+    fc.assert(
+      fc.property(fc.boolean(), fc.nat(), fc.integer({ min: 1, max: 255 }), (inDir, at, flip) => {
+        const d = dir.slice();
+        const b = blk.slice();
+        if (inDir) new Uint8Array(d.buffer)[at % d.byteLength]! ^= flip;
+        else b[at % b.length]! ^= flip;
+        let intel;
+        try {
+          intel = fromShared({ meta: shared.meta, columns: { ...shared.columns, 'v4.dir': d, 'v4.blk': b } });
+        } catch (e) {
+          expect(e).toBeInstanceOf(IpIntelError);
+          expect((e as IpIntelError).code).toBe('snapshot_corrupt');
+          return;
+        }
+        for (const x of probeAddresses(32, prefixes)) {
+          const leaf = leafOfIPv4(intel, Number(x));
+          expect(Number.isInteger(leaf) && leaf >= 0 && leaf < LEAVES).toBe(true);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
