@@ -36,6 +36,8 @@ import type {
 export interface SharedSnapshot {
   readonly meta: SnapshotMeta;
   readonly columns: Readonly<Record<string, ArrayBufferView>>;
+  /** IPv4 ranges as counted by the sharing side (set by share(); fromShared counts again). */
+  readonly ranges4?: number;
 }
 
 export interface LoadOptions {
@@ -313,7 +315,7 @@ export class IpIntel {
         const Typed = ARRAY_OF[COLUMNS[name]] as unknown as new (b: SharedArrayBuffer) => ArrayBufferView;
         columns[name] = new Typed(sab);
       }
-      this.shared = Object.freeze({ meta: this.decoded.meta, columns: Object.freeze(columns) });
+      this.shared = Object.freeze({ meta: this.decoded.meta, columns: Object.freeze(columns), ranges4: this.decoded.ranges4 });
     }
     return this.shared;
   }

@@ -10,7 +10,17 @@
  *
  * @module
  */
-export { flatRanges, leafCount, leafCoverage, leafOfIPv4, leafRecords, leafRecordsMany, lookupMany, resultForLeaf } from './leaves.js';
+export {
+  flatRanges,
+  fromSharedTrusted,
+  leafCount,
+  leafCoverage,
+  leafOfIPv4,
+  leafRecords,
+  leafRecordsMany,
+  lookupMany,
+  resultForLeaf,
+} from './leaves.js';
 export type { FlatRanges } from './snapshot/walk.js';
 export {
   QUALITY_LABELS,

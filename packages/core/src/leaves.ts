@@ -5,7 +5,9 @@
  * @module
  */
 import { IpIntelError } from './errors.js';
-import { INTERNAL, type IntelInternals, type IpIntel } from './intel.js';
+import { INTERNAL, IpIntel as Intel, type IntelInternals, type IpIntel, type LoadOptions, type SharedSnapshot } from './intel.js';
+import { ARRAY_OF } from './snapshot/decode.js';
+import { COLUMNS, type ColumnName } from './snapshot/format.js';
 import { flatRanges4, flatRanges6, type FlatRanges } from './snapshot/walk.js';
 import type { CheckResult } from './types.js';
 
@@ -82,6 +84,23 @@ export function resultForLeaf(intel: IpIntel, leaf: number, ip: string, version:
   const x = of(intel);
   checkLeaf(x, leaf);
   return x.assemble(leaf, ip, version);
+}
+
+/**
+ * Opens a snapshot shared by another thread of this process
+ * (`IpIntel#share()`) without checking its invariants again: the column
+ * types are checked, the O(n) pass over the index and tables is not. Only
+ * for an object that came from `share()` of a snapshot this process opened
+ * (the CLI's batch workers: the main thread opened and checked it); anything
+ * else goes through `fromShared()`. Throws `invalid_input` when a column is
+ * missing or mistyped.
+ */
+export function fromSharedTrusted(shared: SharedSnapshot, options?: LoadOptions): IpIntel {
+  const cols = shared?.columns as Readonly<Record<string, unknown>> | undefined;
+  const ok =
+    cols !== undefined && Number.isInteger(shared.ranges4) && (Object.keys(COLUMNS) as ColumnName[]).every((n) => cols[n] instanceof ARRAY_OF[COLUMNS[n]]);
+  if (!ok) throw new IpIntelError('invalid_input', 'fromSharedTrusted expects the object IpIntel#share() returns');
+  return new Intel({ meta: shared.meta, columns: cols as never, ranges4: shared.ranges4! }, options);
 }
 
 /** Number of leaves (valid ids are 0..leafCount-1). */

@@ -17,6 +17,16 @@ describe('sharing a snapshot between threads', () => {
     for (const ip of ['8.8.8.8', '8.8.9.1', '2001:4860::1', '::1']) expect(copy.check(ip)).toEqual(intel.check(ip));
   });
 
+  it('fromSharedTrusted (internal) answers the same without the invariant pass, and refuses what share() did not make', async () => {
+    const { fromSharedTrusted } = await import('../src/internal.js');
+    const shared = intel.share();
+    const copy = fromSharedTrusted(shared);
+    for (const ip of ['8.8.8.8', '8.8.9.1', '2001:4860::1', '::1']) expect(copy.check(ip)).toEqual(intel.check(ip));
+    expect(copy.info.counts).toEqual(intel.info.counts);
+    expect(() => fromSharedTrusted({ meta: shared.meta, columns: shared.columns })).toThrow(IpIntelError);
+    expect(() => fromSharedTrusted({ ...shared, columns: { ...shared.columns, 'v4.dir': new Uint8Array(4) } })).toThrow(/share\(\)/);
+  });
+
   it('crosses a worker thread without copying the columns', async () => {
     // workerData is structured-cloned: SharedArrayBuffer-backed columns arrive as views of the same memory.
     const shared = intel.share();

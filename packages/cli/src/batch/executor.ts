@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { fromShared, openSync, type SharedSnapshot } from '@ipintel/core';
+import { openSync, type SharedSnapshot } from '@ipintel/core';
+import { fromSharedTrusted } from '@ipintel/core/internal';
 import { BlockProcessor, type BlockOutput } from './block.js';
 import type { BufferPool } from './buffers.js';
 import { RowTemplate, type RenderOptions } from './template.js';
@@ -28,12 +29,15 @@ export interface Executor {
 export interface ProcessorConfig {
   readonly snapshotPath: string;
   readonly render: RenderOptions;
-  /** The main thread's snapshot in shared memory: workers use it instead of loading their own copy. */
+  /**
+   * The main thread's snapshot in shared memory: workers use it instead of
+   * loading their own copy, and do not check it again (the main thread did).
+   */
   readonly shared?: SharedSnapshot;
 }
 
 export function createProcessor(config: ProcessorConfig): BlockProcessor {
-  const intel = config.shared !== undefined ? fromShared(config.shared) : openSync(config.snapshotPath);
+  const intel = config.shared !== undefined ? fromSharedTrusted(config.shared) : openSync(config.snapshotPath);
   return new BlockProcessor(intel, new RowTemplate(config.render));
 }
 

@@ -1,59 +1,131 @@
 /**
  * The row path of dotted-decimal IPv4 lines: from the leaf's record ids
- * (`leafRecords` of @ipintel/core/internal) straight to cached bytes.
+ * (`leafRecordsMany` of @ipintel/core/internal) straight to cached bytes.
  *
  * A leaf is a (geo row, network row, signal set) triple, and results of
- * leaves sharing a record share that record's frozen sub-object. With the
- * record ids, each group segment of a row is one array read indexed by id —
- * no result object, no identity hash lookup. Measured on a synthetic
- * world-sized snapshot (1.8M ranges, 600k leaves, 150k geo rows): 2.2x
- * faster per row than resultForLeaf + identity caches; 1.4x on small ones.
+ * leaves sharing a record share that record's frozen sub-object. So every
+ * byte of an IPv4 row but the address depends on one record at most: the
+ * row layout (template.ts) is folded once into *runs*, each the bytes of
+ * consecutive segments that depend on the same record (or on none: the
+ * version is always 4 here, the attribution is the snapshot's), literals
+ * included. A CSV row of all columns is then the address and three runs
+ * (version and geo; network; signals, evidence, risk, attribution and the
+ * line end). Rendered runs live back to back in one byte store, found by
+ * record id in a typed array of (start, length): one read, then one copy.
  *
  * Rows are written in groups (up to GROUP lines): all the group's index
- * lookups (lookupMany), then all its record ids (leafRecordsMany), then the
- * rows, so that the memory reads of independent lines overlap instead of
- * queueing (docs/design.md).
+ * lookups (lookupMany), then all its record ids (leafRecordsMany), then all
+ * its runs' places, then the rows, so that the memory reads of independent
+ * lines overlap instead of queueing (docs/design.md).
  *
- * A missing entry is filled from resultForLeaf() and the template's own
- * renderers, so the bytes are the same on both paths. Network segments
- * carry `allocation_age_days`, so their caches are dropped when the UTC
- * day changes (checked once per block).
+ * A run missing from its cache is rendered from resultForLeaf() with the
+ * template's own field renderers, so the bytes are the same as on the
+ * general path. Runs that hold network fields carry `allocation_age_days`,
+ * so their caches are dropped when the UTC day changes (checked once per
+ * block).
  *
  * @module
  */
+import { TextDecoder, TextEncoder } from 'node:util';
 import type { CheckResult, IpIntel } from '@ipintel/core';
 import { leafRecordsMany, lookupMany, resultForLeaf } from '@ipintel/core/internal';
 import type { ByteSink } from './sink.js';
-import type { Group, RowTemplate, Segment } from './template.js';
+import type { Group, RowTemplate } from './template.js';
 
-/** Which id of out[] keys each group (attribution is one string for the whole snapshot: id slot 3 = 0). */
-const RECORD_OF: Readonly<Record<Group, number>> = { geo: 0, network: 1, signals: 2, evidence: 2, risk: 2, attribution: 3 };
+/** Which record id keys each group: 0 geo row, 1 network row, 2 signal set; -1 none (the attribution is one string per snapshot). */
+const RECORD_OF: Readonly<Record<Group, number>> = { geo: 0, network: 1, signals: 2, evidence: 2, risk: 2, attribution: -1 };
 const DAY_MS = 86_400_000;
 
 /** Lines per staged group. */
 export const GROUP = 256;
 
+/** Consecutive pieces of an IPv4 row that depend on one record (`slot`) or none (-1). */
+interface Run {
+  readonly slot: number;
+  /** Literal text, or a group segment's renderer. */
+  readonly parts: readonly (string | ((r: CheckResult) => string))[];
+  /** By record id (id 0 when slot is -1): [start + 1, length] of the rendered bytes in the store; 0 = not rendered. */
+  places: Int32Array;
+}
+
+/** Rendered runs, back to back in one growing buffer (places are offsets, so growing keeps them valid). */
+class RunStore {
+  bytes = new Uint8Array(1 << 16);
+  used = 0;
+  private readonly encoder = new TextEncoder();
+
+  /** Stores `text` as UTF-8; returns its start. */
+  put(text: string): number {
+    const max = text.length * 3;
+    if (this.used + max > this.bytes.length) {
+      const next = new Uint8Array(Math.max(2 * this.bytes.length, this.used + max));
+      next.set(this.bytes.subarray(0, this.used));
+      this.bytes = next;
+    }
+    const start = this.used;
+    this.used += this.encoder.encodeInto(text, this.bytes.subarray(start)).written;
+    return start;
+  }
+}
+
+/** An IPv4 row: runs, with the address between some of them. */
+type Piece = Run | 'ip';
+
+/** Folds the template's segments and tail into runs around the address (see the module comment); `ids[slot]` is the size of each record table. */
+function compileRuns(template: RowTemplate, sizes: readonly number[]): Piece[] {
+  const decoder = new TextDecoder();
+  const pieces: Piece[] = [];
+  let slot = -1;
+  let parts: (string | ((r: CheckResult) => string))[] = [];
+  const close = (): void => {
+    if (parts.length > 0) pieces.push({ slot, parts, places: new Int32Array(2 * (slot < 0 ? 1 : sizes[slot]!)) });
+    slot = -1;
+    parts = [];
+  };
+  for (const seg of template.segments) {
+    if (seg.kind === 'ip') {
+      parts.push(decoder.decode(seg.pre));
+      close();
+      pieces.push('ip');
+    } else if (seg.kind === 'version') parts.push(decoder.decode(seg.v4));
+    else {
+      const s = RECORD_OF[seg.group];
+      if (s >= 0 && slot >= 0 && s !== slot) close();
+      if (s >= 0) slot = s;
+      parts.push(seg.text);
+    }
+  }
+  parts.push(decoder.decode(template.tail));
+  close();
+  return pieces;
+}
+
 export class RecordRows {
-  /** The group: addresses, their leaves, the lines' [start, end) in the block, the leaves' record ids (3 per line, + slot 3 = 0 for attribution). */
+  /** The group: addresses, their leaves, the lines' [start, end) in the block, the leaves' record ids (3 per line). */
   private readonly addrs = new Uint32Array(GROUP);
   private readonly leaves = new Uint32Array(GROUP);
   private readonly starts = new Uint32Array(GROUP);
   private readonly ends = new Uint32Array(GROUP);
-  private readonly ids = new Uint32Array(3 * GROUP + 1);
+  private readonly ids = new Uint32Array(3 * GROUP);
   /** Lines queued in the group. */
   size = 0;
-  /** Per template segment: the id slot it is keyed by (-1: ip/version), and its cache by id. */
-  private readonly slots: number[];
-  private readonly caches: (Uint8Array | undefined)[][];
+  private readonly pieces: Piece[];
+  private readonly runs: Run[];
+  /** Per queued line and run: where the run's bytes are in the store, and how many. */
+  private readonly at: Int32Array;
+  private readonly len: Int32Array;
+  private readonly store = new RunStore();
   private day = -1;
 
   constructor(
     private readonly intel: IpIntel,
-    private readonly template: RowTemplate,
+    template: RowTemplate,
   ) {
-    const segs: readonly Segment[] = template.segments;
-    this.slots = segs.map((s) => (s.kind === 'group' ? RECORD_OF[s.group] : -1));
-    this.caches = segs.map(() => []);
+    const c = intel.info.counts;
+    this.pieces = compileRuns(template, [c.geo_records, c.network_records, c.signal_sets]);
+    this.runs = this.pieces.filter((p): p is Run => p !== 'ip');
+    this.at = new Int32Array(GROUP * this.runs.length);
+    this.len = new Int32Array(GROUP * this.runs.length);
   }
 
   /** Call at the start of each block: network rows change with the UTC day. */
@@ -61,9 +133,7 @@ export class RecordRows {
     const today = Math.floor(Date.now() / DAY_MS);
     if (today === this.day) return;
     this.day = today;
-    this.slots.forEach((slot, i) => {
-      if (slot === 1) this.caches[i] = [];
-    });
+    for (const r of this.runs) if (r.slot === 1) r.places = new Int32Array(r.places.length);
   }
 
   /** Queues the line input[s, e) holding IPv4 address `addr`; the caller flushes when `size` reaches GROUP. */
@@ -81,36 +151,43 @@ export class RecordRows {
     this.size = 0;
     lookupMany(this.intel, this.addrs.subarray(0, n), this.leaves);
     leafRecordsMany(this.intel, this.leaves, n, this.ids);
+    // 1. Every run's place, rendering what is missing.
+    const runs = this.runs;
+    const nr = runs.length;
+    for (let j = 0; j < n; j++) {
+      for (let k = 0; k < nr; k++) {
+        const run = runs[k]!;
+        const id = run.slot < 0 ? 0 : this.ids[3 * j + run.slot]!;
+        if (run.places[2 * id] === 0) this.render(run, id, j);
+        this.at[j * nr + k] = run.places[2 * id]! - 1;
+        this.len[j * nr + k] = run.places[2 * id + 1]!;
+      }
+    }
+    // 2. The rows.
+    const bytes = this.store.bytes;
     for (let j = 0; j < n; j++) {
       if (joined && rowsBefore + j > 0) sink.append(COMMA_LF);
-      this.write(sink, j, input, this.starts[j]!, this.ends[j]!);
+      let k = j * nr;
+      for (const p of this.pieces) {
+        if (p === 'ip') {
+          sink.ensure(this.ends[j]! - this.starts[j]!);
+          sink.putRange(input, this.starts[j]!, this.ends[j]!);
+        } else {
+          sink.copyRange(bytes, this.at[k]!, this.len[k]!);
+          k++;
+        }
+      }
     }
   }
 
-  /** Writes the row of queued line j with the address bytes input[s, e). */
-  private write(sink: ByteSink, j: number, input: Uint8Array, s: number, e: number): void {
-    const ids = this.ids;
-    const segs = this.template.segments;
-    const slots = this.slots;
-    const caches = this.caches;
-    let r: CheckResult | undefined;
-    for (let i = 0; i < segs.length; i++) {
-      const seg = segs[i]!;
-      if (seg.kind === 'group') {
-        const cache = caches[i]!;
-        const slot = slots[i]!;
-        const id = slot === 3 ? 0 : ids[3 * j + slot]!;
-        let b = cache[id];
-        if (b === undefined) cache[id] = b = seg.bytes((r ??= resultForLeaf(this.intel, this.leaves[j]!, '0.0.0.0', 4)));
-        sink.append(b);
-      } else if (seg.kind === 'version') sink.append(seg.v4);
-      else {
-        sink.append(seg.pre);
-        sink.ensure(e - s);
-        sink.putRange(input, s, e);
-      }
-    }
-    sink.append(this.template.tail);
+  /** Renders run `p` for record `id` from the result of queued line j's leaf (which has that record). */
+  private render(p: Run, id: number, j: number): void {
+    const r = resultForLeaf(this.intel, this.leaves[j]!, '0.0.0.0', 4);
+    let text = '';
+    for (const part of p.parts) text += typeof part === 'string' ? part : part(r);
+    const start = this.store.put(text);
+    p.places[2 * id] = start + 1;
+    p.places[2 * id + 1] = this.store.used - start;
   }
 }
 

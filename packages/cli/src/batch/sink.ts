@@ -41,6 +41,24 @@ export class ByteSink {
     this.put(b);
   }
 
+  /**
+   * Copies `src[at, at + n)`, ensuring room: a plain loop for short pieces
+   * (a TypedArray#set call, and the subarray it needs, cost more than
+   * copying a few dozen bytes by hand), `set` for long ones.
+   */
+  copyRange(src: Uint8Array, at: number, n: number): void {
+    this.ensure(n);
+    if (n > 64) {
+      this.buf.set(src.subarray(at, at + n), this.pos);
+      this.pos += n;
+      return;
+    }
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = at; i < at + n; i++) buf[p++] = src[i]!;
+    this.pos = p;
+  }
+
   /** Copies `src[s, e)` (room must have been ensured). */
   putRange(src: Uint8Array, s: number, e: number): void {
     const buf = this.buf;

@@ -38,7 +38,14 @@ export type Group = 'geo' | 'network' | 'signals' | 'evidence' | 'risk' | 'attri
 export type Segment =
   | { readonly kind: 'ip'; readonly pre: Uint8Array }
   | { readonly kind: 'version'; readonly v4: Uint8Array; readonly v6: Uint8Array }
-  | { readonly kind: 'group'; readonly group: Group; readonly bytes: (r: CheckResult) => Uint8Array };
+  | {
+      readonly kind: 'group';
+      readonly group: Group;
+      /** The segment's encoded bytes, cached per sub-object. */
+      readonly bytes: (r: CheckResult) => Uint8Array;
+      /** The segment's text, rendered afresh (for callers with their own cache). */
+      readonly text: (r: CheckResult) => string;
+    };
 
 /**
  * Before compilation: literals, the two per-row values, and per-group text.
@@ -108,7 +115,7 @@ function flatItems(format: ResultFormat, csv: boolean, columns: readonly string[
  * allocation each. A world snapshot yields ~10^5 distinct geo and network
  * objects; separate buffers cost ~100 MB more and scatter the bytes.
  */
-class Arena {
+export class Arena {
   private chunk = new Uint8Array(0);
   private pos = 0;
 
@@ -129,16 +136,17 @@ const ARENA_CHUNK = 1 << 20;
 function groupSegment(format: ResultFormat, group: Group, pre: string, texts: ((p: object) => string)[], arena: Arena): Segment {
   const byObject = new WeakMap<object, Uint8Array>();
   const byString = new Map<string, Uint8Array>();
-  const render = (r: CheckResult): Uint8Array => {
+  const text = (r: CheckResult): string => {
     const p = format === 'native' ? r : toThirdParty(r);
-    let text = pre;
-    for (const t of texts) text += t(p);
-    return arena.store(text);
+    let out = pre;
+    for (const t of texts) out += t(p);
+    return out;
   };
+  const render = (r: CheckResult): Uint8Array => arena.store(text(r));
   if (group === 'attribution') {
-    return { kind: 'group', group, bytes: (r) => { let b = byString.get(r.attribution); if (b === undefined) byString.set(r.attribution, (b = render(r))); return b; } };
+    return { kind: 'group', group, text, bytes: (r) => { let b = byString.get(r.attribution); if (b === undefined) byString.set(r.attribution, (b = render(r))); return b; } };
   }
-  return { kind: 'group', group, bytes: (r) => { const key = r[group]; let b = byObject.get(key); if (b === undefined) byObject.set(key, (b = render(r))); return b; } };
+  return { kind: 'group', group, text, bytes: (r) => { const key = r[group]; let b = byObject.get(key); if (b === undefined) byObject.set(key, (b = render(r))); return b; } };
 }
 
 export class RowTemplate {
