@@ -66,13 +66,11 @@ export function firstBadGroup(w0: Uint32Array, groups: Uint32Array): number {
   return -1;
 }
 
-/** Index of the first IPv6 main range whose second word does not increase within its group, or -1. */
+/** Index of the first IPv6 main range whose second word does not increase within its group, or -1 (groups already checked). */
 export function firstBadStart(groups: Uint32Array, w1: Uint32Array): number {
-  let g = 0;
-  for (let i = 1; i < w1.length; i++) {
-    while (groups[g + 1]! <= i - 1) g++;
-    // i starts a new group (no order with the previous range) or follows its predecessor in the same group.
-    if (groups[g + 1]! > i && w1[i]! <= w1[i - 1]!) return i;
+  for (let g = 0; g + 1 < groups.length; g++) {
+    const end = Math.min(groups[g + 1]!, w1.length);
+    for (let i = groups[g]! + 1; i < end; i++) if (w1[i]! <= w1[i - 1]!) return i;
   }
   return -1;
 }

@@ -12,7 +12,7 @@
 import { inflateSync } from 'fflate';
 import { IpIntelError, corrupt } from '../errors.js';
 import { isEvidenceKey } from '../result/evidence.js';
-import { murmur3 } from './checksum.js';
+import { crc32, type Checksum } from './checksum.js';
 import {
   COLUMNS,
   CONNECTION_CODES,
@@ -89,7 +89,7 @@ export function parseHeader(head: Uint8Array, fileSize: number): Header {
   }
   const dv = new DataView(head.buffer, head.byteOffset, HEADER_SIZE);
   const version = dv.getUint16(8, true);
-  if (dv.getUint32(28, true) !== murmur3(head.subarray(0, 28))) throw corrupt('header checksum mismatch', 'header');
+  if (dv.getUint32(28, true) !== crc32(head.subarray(0, 28))) throw corrupt('header checksum mismatch', 'header');
   if (version > SNAPSHOT_VERSION || version === 0) {
     throw new IpIntelError(
       'snapshot_version',
@@ -242,7 +242,7 @@ function validate(c: Columns): number {
  * column present with its type, blobs tiling the rest of the payload exactly.
  */
 export function parsePrelude(header: Header, metaRegion: Uint8Array): Prelude {
-  require(metaRegion.length === 4 + header.metaSize && murmur3(metaRegion) === header.metaChecksum, 'meta checksum mismatch (the file is damaged)', 'meta');
+  require(metaRegion.length === 4 + header.metaSize && crc32(metaRegion) === header.metaChecksum, 'meta checksum mismatch (the file is damaged)', 'meta');
   const len = new DataView(metaRegion.buffer, metaRegion.byteOffset, 4).getUint32(0, true);
   require(len === header.metaSize, 'meta length does not match the header', 'meta');
   let meta: SnapshotMeta;
@@ -279,9 +279,9 @@ export function parsePrelude(header: Header, metaRegion: Uint8Array): Prelude {
   return { meta, columns };
 }
 
-/** Checks a column's stored blob against its length and checksum. */
-export function checkBlob(c: PlannedColumn, blob: Uint8Array): void {
-  require(blob.length === c.stored && murmur3(blob) === c.checksum, `column ${c.name} checksum mismatch (the file is damaged)`, c.name);
+/** Checks a column's stored blob against its length and checksum (`checksum`: a faster CRC-32, e.g. Node's native one). */
+export function checkBlob(c: PlannedColumn, blob: Uint8Array, checksum: Checksum = crc32): void {
+  require(blob.length === c.stored && checksum(blob) === c.checksum, `column ${c.name} checksum mismatch (the file is damaged)`, c.name);
 }
 
 /** The error for a column whose stream does not inflate. */
@@ -290,8 +290,8 @@ export function inflateFailed(c: PlannedColumn, e: unknown): IpIntelError {
 }
 
 /** Checks a column's stored blob and turns it into raw bytes (inflating when deflated). */
-export function columnBytes(c: PlannedColumn, blob: Uint8Array, inflate: Inflate): Uint8Array {
-  checkBlob(c, blob);
+export function columnBytes(c: PlannedColumn, blob: Uint8Array, inflate: Inflate, checksum: Checksum = crc32): Uint8Array {
+  checkBlob(c, blob, checksum);
   if (!c.deflate) return new Uint8Array(blob); // a copy: aligned, and independent of the caller's buffer
   try {
     return inflate(blob, c.rawSize);
@@ -350,9 +350,9 @@ function preludeOf(bytes: Uint8Array): Prelude {
  * @example
  * const { meta } = decodeSnapshot(bytes); meta.build_date // => '2026-08-22T00:00:00.000Z'
  */
-export function decodeSnapshot(bytes: Uint8Array, inflate: Inflate = defaultInflate): DecodedSnapshot {
+export function decodeSnapshot(bytes: Uint8Array, inflate: Inflate = defaultInflate, checksum: Checksum = crc32): DecodedSnapshot {
   const prelude = preludeOf(bytes);
   const raw = new Map<ColumnName, Uint8Array>();
-  for (const c of prelude.columns) raw.set(c.name, columnBytes(c, bytes.subarray(c.at, c.at + c.stored), inflate));
+  for (const c of prelude.columns) raw.set(c.name, columnBytes(c, bytes.subarray(c.at, c.at + c.stored), inflate, checksum));
   return finishSnapshot(prelude, raw);
 }

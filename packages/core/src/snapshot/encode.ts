@@ -6,7 +6,7 @@
  */
 import { deflateSync } from 'fflate';
 import type { Ranges } from './flatten.js';
-import { murmur3 } from './checksum.js';
+import { crc32, type Checksum } from './checksum.js';
 import {
   COLUMNS,
   CONNECTION_CODES,
@@ -51,12 +51,21 @@ export interface EncodeOptions {
    * native zlib, which writes the same format several times faster.
    */
   readonly deflate?: (raw: Uint8Array, level: number) => Uint8Array;
+  /** CRC-32 of the column blobs (default: the portable one); the builder passes Node's native `zlib.crc32`. */
+  readonly checksum?: Checksum;
   /** Size of the IPv4 direct table, 2^bits entries, 16..24 (default: 20, or 16 for a small index). For tests. */
   readonly v4DirBits?: number;
 }
 
 /** Columns smaller than this are stored as they are (deflate would not pay). */
 const MIN_DEFLATE_BYTES = 256;
+/**
+ * A column is stored deflated only when that saves at least this share of
+ * its bytes: inflating costs load time in proportion to the raw size, and a
+ * column that hardly compresses (the float32 coordinates save 17%) loads
+ * faster as a plain copy.
+ */
+const MIN_DEFLATE_SAVING = 0.25;
 
 const MASK32 = 0xffffffffn;
 const MASK64 = (1n << 64n) - 1n;
@@ -330,6 +339,7 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
   // 3. Each column its own blob, deflated on its own (offsets count from the end of the meta).
   const compress = options.compress ?? true;
   const level = options.level ?? 6;
+  const checksum = options.checksum ?? crc32;
   const deflate = options.deflate ?? ((raw: Uint8Array, l: number) => deflateSync(raw, { level: l as EncodeOptions['level'] & number }));
   const refs: Record<string, ColumnRef> = {};
   const blobs: Uint8Array[] = [];
@@ -337,7 +347,8 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
   for (const name of Object.keys(COLUMNS) as ColumnName[]) {
     const col = cols.get(name)!;
     const raw = new Uint8Array(col.buffer, col.byteOffset, col.byteLength);
-    const packed = compress && raw.length >= MIN_DEFLATE_BYTES ? deflate(raw, level) : null;
+    const tried = compress && raw.length >= MIN_DEFLATE_BYTES ? deflate(raw, level) : null;
+    const packed = tried !== null && tried.length <= raw.length * (1 - MIN_DEFLATE_SAVING) ? tried : null;
     const blob = packed ?? raw;
     refs[name] = {
       type: typeOf(col),
@@ -345,7 +356,7 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
       offset: at,
       stored: blob.length,
       deflate: packed !== null,
-      checksum: murmur3(blob),
+      checksum: checksum(blob),
     };
     blobs.push(blob);
     at += blob.length;
@@ -379,7 +390,7 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
     file.set(b, pos);
     pos += b.length;
   }
-  dv.setUint32(24, murmur3(file.subarray(HEADER_SIZE, HEADER_SIZE + 4 + metaBytes.length)), true);
-  dv.setUint32(28, murmur3(file.subarray(0, 28)), true);
+  dv.setUint32(24, crc32(file.subarray(HEADER_SIZE, HEADER_SIZE + 4 + metaBytes.length)), true);
+  dv.setUint32(28, crc32(file.subarray(0, 28)), true);
   return file;
 }

@@ -12,8 +12,8 @@
  *   12     4     header size (u32 LE) = 32
  *   16     4     stored payload size (u32 LE)
  *   20     4     meta length M (u32 LE), repeated from the payload
- *   24     4     checksum of the meta region: u32 length + meta (murmur3_32, seed 0)
- *   28     4     checksum of header bytes 0..27 (murmur3_32, seed 0)
+ *   24     4     checksum of the meta region: u32 length + meta (CRC-32)
+ *   28     4     checksum of header bytes 0..27 (CRC-32)
  *
  * Stored payload = u32 meta length M, M bytes of UTF-8 JSON (SnapshotMeta),
  * then one blob per column at the offset (from the end of the meta) the meta
@@ -89,7 +89,7 @@ export interface ColumnRef {
   /** Stored bytes (compressed size when `deflate`). */
   readonly stored: number;
   readonly deflate: boolean;
-  /** murmur3_32 (seed 0) of the stored blob. */
+  /** CRC-32 (IEEE, as zlib's) of the stored blob. */
   readonly checksum: number;
 }
 
