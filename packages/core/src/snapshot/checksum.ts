@@ -1,6 +1,6 @@
 /**
  * CRC-32 (IEEE 802.3, the one zlib, gzip and PNG use) over bytes: the
- * snapshot's corruption check (format version 2; version 1 used murmur3).
+ * snapshot's corruption check (format version 3; versions 1-2 used murmur3).
  * Chosen because Node's zlib computes it natively (`zlib.crc32`, several GB/s:
  * ~10 ms for a world snapshot, where murmur3 in JavaScript took 20-45 ms of
  * the load), while this portable version (slicing by four, a few hundred MB/s)

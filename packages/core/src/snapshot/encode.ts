@@ -1,5 +1,5 @@
 /**
- * The snapshot writer: SnapshotModel -> file bytes (format.ts, version 2).
+ * The snapshot writer: SnapshotModel -> file bytes (format.ts, version 3).
  * Deterministic: the same model gives byte-identical output.
  *
  * @module

@@ -1,5 +1,5 @@
 /**
- * Constants of the snapshot file format, version 2. Owned by core; the writer
+ * Constants of the snapshot file format, version 3. Owned by core; the writer
  * (encode.ts) and the reader (decode.ts) both import them, and
  * docs/snapshot-format.md describes the same layout in prose.
  *
