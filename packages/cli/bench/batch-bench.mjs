@@ -86,10 +86,13 @@ console.log(`snapshot: ${snapshot} (${statSync(snapshot).size.toLocaleString('en
 console.log(`node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} x ${cpus().length}\n`);
 console.log('| output | jobs | best time (s) | IPs/s |');
 console.log('|---|---:|---:|---:|');
+let csv2 = null;
 for (const output of outputs) {
   for (const jobs of jobsList) {
     let best = Infinity;
     for (let i = 0; i < runs; i++) best = Math.min(best, time(output, jobs));
+    if (output === 'csv' && jobs === 2) csv2 = lines / best;
     console.log(`| ${output} | ${jobs} | ${best.toFixed(3)} | ${Math.round(lines / best).toLocaleString('en-US')} |`);
   }
 }
+if (csv2 !== null) console.log(`\nTarget: csv, 2 jobs >= 1,000,000 IPs/s (${csv2 >= 1e6 ? 'met' : '**missed**'}; wall-clock time of the whole process, load included).`);

@@ -116,10 +116,11 @@ function readFileSnapshotSync(path: string, inflate: Inflate): DecodedSnapshot {
 async function columnsAsync(prelude: Prelude, blobOf: (c: PlannedColumn, scratch: Buffer) => Promise<Uint8Array>): Promise<DecodedSnapshot> {
   const raw = new Map<ColumnName, Uint8Array>();
   const queue = [...prelude.columns].sort((a, b) => b.stored - a.stored); // largest first: best overlap
-  const largest = queue.length > 0 ? queue[0]!.stored : 0;
   const worker = async (): Promise<void> => {
-    // Each worker reuses one read buffer: its blob is done with once its inflate has finished.
-    const scratch = Buffer.allocUnsafe(largest);
+    // Each worker reuses one read buffer (its blob is done with once its inflate has finished),
+    // sized by the first column it takes, its largest: the four are not all as large as the largest column.
+    const first = queue[0];
+    const scratch = Buffer.allocUnsafe(first === undefined ? 0 : first.stored);
     for (let c = queue.shift(); c !== undefined; c = queue.shift()) {
       const blob = await blobOf(c, scratch);
       checkBlob(c, blob, nodeCrc32);

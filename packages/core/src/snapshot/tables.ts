@@ -4,10 +4,10 @@
  * Network objects hold `allocation_age_days`, which depends on the day of the
  * lookup, so their cache is dropped when the UTC day changes.
  *
- * The caches are paged (slots.ts): nothing is allocated for them until a
- * lookup needs it, so they cost nothing right after a snapshot is opened.
- * (A per-leaf answer slot, one object per leaf holding all its parts, was
- * measured and dropped: see docs/design.md.)
+ * The caches are flat arrays indexed by row id, allocated when the snapshot
+ * is opened (9 MB for a world snapshot): paging them to allocate on first
+ * use, and a per-leaf answer slot holding all of a leaf's parts, were both
+ * measured and dropped (slower per check; docs/design.md).
  *
  * @module
  */
@@ -15,7 +15,6 @@ import { EvidenceTable } from '../result/evidence.js';
 import { scoreSignals } from '../result/score.js';
 import type { Evidence, EvidenceLabel, Geo, Network, Risk, Signals } from '../types.js';
 import type { DecodedSnapshot } from './decode.js';
-import { PagedSlots } from './slots.js';
 import {
   CONNECTION_CODES,
   EVIDENCE_CODES,
@@ -64,16 +63,15 @@ export interface PairParts {
   readonly risk: Risk;
 }
 
-
 export class RecordTables {
   private readonly c: DecodedSnapshot['columns'];
   private readonly decoder = new TextDecoder();
   /** Decoded strings, filled as sub-objects are built (a Map: most ids are never needed). */
   private readonly strings = new Map<number, string>();
-  private readonly geoCache: PagedSlots<Geo>;
-  private readonly sigCache: PagedSlots<SignalParts>;
-  private readonly netCache: PagedSlots<Network>;
-  private readonly pairCache: PagedSlots<PairParts>;
+  private readonly geoCache: (Geo | undefined)[];
+  private readonly sigCache: (SignalParts | undefined)[];
+  private netCache: (Network | undefined)[];
+  private pairCache: (PairParts | undefined)[];
   private netDay = -1;
   private readonly countryNames: Readonly<Record<string, string>>;
   private readonly evidence: EvidenceTable;
@@ -82,10 +80,10 @@ export class RecordTables {
     this.c = decoded.columns;
     this.evidence = new EvidenceTable(decoded.meta.unavailable ?? []);
     this.countryNames = decoded.meta.country_names;
-    this.geoCache = new PagedSlots(this.c['geo.country_code'].length);
-    this.sigCache = new PagedSlots(this.c['sig.flags'].length);
-    this.netCache = new PagedSlots(this.c['net.asn'].length);
-    this.pairCache = new PagedSlots(this.c['pair.net'].length);
+    this.geoCache = new Array<Geo | undefined>(this.c['geo.country_code'].length);
+    this.sigCache = new Array<SignalParts | undefined>(this.c['sig.flags'].length);
+    this.netCache = new Array<Network | undefined>(this.c['net.asn'].length);
+    this.pairCache = new Array<PairParts | undefined>(this.c['pair.net'].length);
   }
 
   str(id: number): string | null {
@@ -105,7 +103,7 @@ export class RecordTables {
   }
 
   geo(i: number): Geo {
-    let g = this.geoCache.get(i);
+    let g = this.geoCache[i];
     if (g === undefined) {
       const c = this.c;
       const code = this.str16(c['geo.country_code'][i]!);
@@ -118,7 +116,7 @@ export class RecordTables {
         longitude: coordinate(c['geo.longitude'][i]!),
         timezone: this.str16(c['geo.timezone'][i]!),
       });
-      this.geoCache.set(i, g);
+      this.geoCache[i] = g;
     }
     return g;
   }
@@ -126,28 +124,28 @@ export class RecordTables {
   /** The parts of network/signal pair `p` as of UTC day `today`: the hot path of check(). */
   pairParts(p: number, today: number): PairParts {
     if (today !== this.netDay) this.newDay(today);
-    let parts = this.pairCache.get(p);
+    let parts = this.pairCache[p];
     if (parts === undefined) {
       const s = this.signalParts(this.c['pair.sig'][p]!);
       const net = this.c['pair.net'][p]!;
       const routing = (this.c['net.flags'][net]! & NET_ROUTING_INFERRED) !== 0 ? 'inferred' : 'authoritative';
       parts = { network: this.network(net, today), signals: s.signals, evidence: this.evidence.get(s.connection, routing), risk: s.risk };
-      this.pairCache.set(p, parts);
+      this.pairCache[p] = parts;
     }
     return parts;
   }
 
   /** Network objects hold the age of the allocation: a new UTC day drops them (and the pairs holding them). */
   private newDay(today: number): void {
-    this.netCache.clear();
-    this.pairCache.clear();
+    this.netCache = new Array<Network | undefined>(this.netCache.length);
+    this.pairCache = new Array<PairParts | undefined>(this.pairCache.length);
     this.netDay = today;
   }
 
   /** The network object of row `i` as of UTC day `today` (days since 1970-01-01). */
   network(i: number, today: number): Network {
     if (today !== this.netDay) this.newDay(today);
-    let n = this.netCache.get(i);
+    let n = this.netCache[i];
     if (n === undefined) {
       const c = this.c;
       const flags = c['net.flags'][i]!;
@@ -162,13 +160,13 @@ export class RecordTables {
         allocation_age_days: day === NULL_DAY ? null : Math.max(0, today - day),
         registration_country: this.str(c['net.registration_country'][i]!),
       });
-      this.netCache.set(i, n);
+      this.netCache[i] = n;
     }
     return n;
   }
 
   signalParts(i: number): SignalParts {
-    let p = this.sigCache.get(i);
+    let p = this.sigCache[i];
     if (p === undefined) {
       const c = this.c;
       const f = c['sig.flags'][i]!;
@@ -195,7 +193,7 @@ export class RecordTables {
         connection: EVIDENCE_CODES[c['sig.connection_evidence'][i]!]!,
         risk: scoreSignals(signals),
       };
-      this.sigCache.set(i, p);
+      this.sigCache[i] = p;
     }
     return p;
   }
