@@ -15,7 +15,7 @@ import { header } from './http/types.js';
 import { basicAuthKey } from './http/basic-auth.js';
 import { ProblemError } from './http/problem.js';
 import { keyState } from './keys/manage.js';
-import { keyId, keyMatches } from './keys/secret.js';
+import { keyId } from './keys/secret.js';
 import type { Plan } from './plans.js';
 import type { KeyCache } from './keys/cache.js';
 import type { KeyRecord } from './store/types.js';
@@ -75,9 +75,10 @@ export async function authenticate(
   const id = keyId(presented);
   if (id === null) throw new ProblemError('invalid_api_key', 'the API key is not in the form <prefix>_live_<32 characters>', WWW_AUTHENTICATE);
   const key = await ctx.keys.get(id, deadline);
-  // Unknown id and wrong secret answer alike and cost alike (one cached read, one hash
-  // comparison each: keys/cache.ts), so neither the answer nor its time tells which ids exist.
-  const matches = keyMatches(presented, ctx.keys.hashOf(key));
+  // Unknown id and wrong secret answer alike and cost alike (one cached read, one equal-length
+  // comparison and one hash comparison each: keys/cache.ts), so neither the answer nor its time
+  // tells which ids exist.
+  const matches = ctx.keys.verify(presented, key);
   if (key === null || !matches) {
     throw new ProblemError('invalid_api_key', 'the API key is not valid', WWW_AUTHENTICATE);
   }

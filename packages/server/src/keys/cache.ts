@@ -14,9 +14,21 @@
  * MAX_ENTRIES the oldest entry makes room (a flood of guessed ids evicts old
  * entries, known or not alike).
  *
+ * Proven keys: once a presented key has matched a record's hash, the key is
+ * kept with that record object (for as long as the record is cached), and the
+ * next request presenting it is verified by a constant-time comparison with
+ * it instead of a SHA-256 (~2 us of a request's ~15 us in the routing core;
+ * docs/design.md). A key that does not match costs the same whatever its id:
+ * one equal-length constant-time comparison (with the proven key, or with
+ * random bytes when there is none) and then the hash comparison, which fails.
+ * A rotated or revoked key is a new record, read from the store after the
+ * TTL, with nothing proven yet. The process holds the plaintext of keys it is
+ * presented anyway; this keeps one per cached record a little longer.
+ *
  * @module
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { keyMatches } from './secret.js';
 import { StoreUnavailableError, type KeyRecord, type Store } from '../store/types.js';
 
 const MAX_ENTRIES = 10_000;
@@ -27,6 +39,10 @@ export class KeyCache {
   private readonly hashes = new WeakMap<KeyRecord, Uint8Array>();
   /** What an unknown id is compared against: random, so no presented key matches it. */
   private readonly noKey = new Uint8Array(randomBytes(32));
+  /** The last presented key that matched each record's hash, as bytes. */
+  private readonly proven = new WeakMap<KeyRecord, Buffer>();
+  /** Random bytes per key length: what a key is compared with when its record has no proven key of that length. */
+  private readonly decoys = new Map<number, Buffer>();
 
   constructor(
     private readonly store: Store,
@@ -51,8 +67,31 @@ export class KeyCache {
     return record;
   }
 
+  /**
+   * Whether `presented` is the key of `record` (null: an unknown id, never).
+   * See the module comment for why every mismatch costs the same.
+   */
+  verify(presented: string, record: KeyRecord | null): boolean {
+    const given = Buffer.from(presented, 'latin1');
+    const known = record === null ? undefined : this.proven.get(record);
+    const same = known !== undefined && known.length === given.length;
+    if (timingSafeEqual(same ? known : this.decoy(given.length), given) && same) return true;
+    const ok = keyMatches(presented, this.hashOf(record));
+    if (ok && record !== null) this.proven.set(record, given);
+    return ok;
+  }
+
+  private decoy(length: number): Buffer {
+    let d = this.decoys.get(length);
+    if (d === undefined) {
+      d = randomBytes(length);
+      this.decoys.set(length, d);
+    }
+    return d;
+  }
+
   /** The record's hash as bytes (decoded once per record); for null, a hash nothing matches. */
-  hashOf(record: KeyRecord | null): Uint8Array {
+  private hashOf(record: KeyRecord | null): Uint8Array {
     if (record === null) return this.noKey;
     let h = this.hashes.get(record);
     if (h === undefined) {

@@ -34,7 +34,13 @@ function countingStore(): { store: Store; reads: string[] } {
   };
 }
 
-async function probe(keyCacheMs: number): Promise<{ known: { reads: number; compares: number; body: string }; unknown: { reads: number; compares: number; body: string } }> {
+interface Cost {
+  reads: number;
+  compares: number;
+  body: string;
+}
+
+async function probe(keyCacheMs: number, proveFirst = false): Promise<{ known: Cost; unknown: Cost; right?: Cost }> {
   const { store, reads } = countingStore();
   const h = await harness({ store, keyCacheMs });
   const { key, record } = await createKey(store, { plan: 'test', plans: resolvePlans(TEST_PLANS), now: 0 });
@@ -47,11 +53,13 @@ async function probe(keyCacheMs: number): Promise<{ known: { reads: number; comp
     for (let i = 0; i < 5; i++) body = (await call(h.app, '/v1/check?ip=8.8.8.8', { key: presented })).body;
     return { reads: reads.length - before, compares: vi.mocked(secret.keyMatches).mock.calls.length - compares, body };
   };
+  // proveFirst: the right key is served first, so its record holds a proven key (keys/cache.ts).
+  const right = proveFirst ? await run(key) : undefined;
   const known = await run(wrongSecret);
   const unknown = await run(unknownId);
   await h.close();
   await store.close();
-  return { known, unknown };
+  return { known, unknown, ...(right === undefined ? {} : { right }) };
 }
 
 it('an unknown id and a known id with a wrong secret cost the same store reads and hash comparisons (cached)', async () => {
@@ -65,4 +73,19 @@ it('and the same without a cache', async () => {
   const { known, unknown } = await probe(0);
   expect(known).toEqual({ reads: 5, compares: 5, body: known.body });
   expect(unknown).toEqual({ reads: 5, compares: 5, body: known.body });
+});
+
+it('once the right key was proven, it is served without hashing, and a wrong secret still costs what an unknown id costs', async () => {
+  const { known, unknown, right } = await probe(60_000, true);
+  // The first request hashes and proves the key; the four after it compare with the proven key only.
+  expect(right).toEqual({ reads: 1, compares: 1, body: right!.body });
+  expect(JSON.parse(right!.body).ip).toBe('8.8.8.8');
+  expect(known).toEqual({ reads: 0, compares: 5, body: known.body });
+  expect(unknown).toEqual({ reads: 1, compares: 5, body: known.body });
+  expect(JSON.parse(known.body).code).toBe('invalid_api_key');
+});
+
+it('without a cache nothing stays proven: every request hashes', async () => {
+  const { right } = await probe(0, true);
+  expect(right).toEqual({ reads: 5, compares: 5, body: right!.body });
 });
