@@ -2,6 +2,10 @@
 // versus ipintel's GET /v1/check (key check + atomic quota counting on the
 // SQLite store, access log written), then ipintel at half the bare server's
 // rate for its p99 latency. Targets: >= 70% of bare rps, p99 < 10 ms at half load.
+// Also the CPU time each server process spent per request (its own
+// process.cpuUsage(), user + system), which the machine's other work does not
+// inflate as much as it does req/s, and, in this process without sockets, the
+// CPU per request of the routing core (app.handle) with and without the access log.
 //
 // Uses the BUILT packages (keeps @ipintel/core external):
 //   (cd packages/core && npx tsup) && (cd packages/server && npx tsup)
@@ -11,7 +15,7 @@
 // bounded in time. Prints a Markdown table.
 import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -63,14 +67,80 @@ if (role === '--serve-bare') {
     res.end(body);
   });
   server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+  answerCpu();
   process.on('disconnect', () => process.exit(0));
 } else if (role === '--serve-ipintel') {
   const { server } = await importBuilt();
   const s = await server.startServer({ port: 0, snapshotPath: process.argv[3], store: `sqlite:${process.argv[4]}`, activationDelayMs: 0, rateLimit: false, sighup: false });
   process.send({ port: s.port });
+  answerCpu();
   process.on('disconnect', () => void s.close().then(() => process.exit(0)));
 } else {
   await main();
+}
+
+/** Child side: answers 'cpu' with this process's CPU time so far (us). */
+function answerCpu() {
+  process.on('message', (m) => {
+    if (m !== 'cpu') return;
+    const u = process.cpuUsage();
+    process.send({ cpu: u.user + u.system });
+  });
+}
+
+/** Driver side: the CPU time (us) a child has used so far. */
+function cpuOf(child) {
+  return new Promise((resolve) => {
+    child.once('message', (m) => resolve(m.cpu));
+    child.send('cpu');
+  });
+}
+
+/** A run of `load`, with the CPU the serving child spent per request (us). */
+async function measured(child, loadRun) {
+  const c0 = await cpuOf(child);
+  const r = await loadRun();
+  const c1 = await cpuOf(child);
+  return { ...r, cpuPerRequest: (c1 - c0) / Math.max(1, r.requests.total) };
+}
+
+/**
+ * The routing core without sockets: CPU per app.handle() for GET /v1/check,
+ * 10 requests at a time (one counting group each), best of 5 rounds that
+ * alternate between an app logging as the standalone server does (pino,
+ * one write per event-loop turn, here to /dev/null) and one without an access log.
+ */
+async function routingCore(server, writer, dir, n = 20_000) {
+  const { default: pino } = await import('pino');
+  const snapshot = snapshotBytes(writer);
+  const variants = {
+    'with the access log': () => pino({ level: 'info', base: { service: 'ipintel' } }, server.turnBuffered(openSync('/dev/null', 'w'))),
+    'without the access log': () => false,
+  };
+  const apps = [];
+  for (const [name, logger] of Object.entries(variants)) {
+    const store = `sqlite:${join(dir, `core-${apps.length}.sqlite`)}`;
+    const s = await server.openStore(store);
+    const { key } = await server.createKey(s, { plan: 'scale', plans: server.resolvePlans(), now: 0 });
+    await s.close();
+    const app = server.createApp({ snapshot, store, activationDelayMs: 0, rateLimit: false, logger: logger(), watch: false });
+    await app.ready;
+    const req = { method: 'GET', url: '/v1/check?ip=8.8.8.8', headers: { 'x-api-key': key, host: '127.0.0.1' }, remoteAddress: '127.0.0.1', headerCount: 2 };
+    apps.push({ name, app, req, best: Number.POSITIVE_INFINITY });
+  }
+  for (let round = 0; round < 5; round++) {
+    for (const a of apps) {
+      const c0 = process.cpuUsage();
+      for (let i = 0; i < n; i += 10) {
+        const answers = await Promise.all(Array.from({ length: 10 }, () => a.app.handle(a.req)));
+        if (answers[0].status !== 200) throw new Error(`the routing core answered ${answers[0].status}: ${answers[0].body}`);
+      }
+      const c = process.cpuUsage(c0);
+      a.best = Math.min(a.best, (c.user + c.system) / n);
+    }
+  }
+  for (const a of apps) await a.app.close();
+  return apps.map((a) => ({ name: a.name, us: a.best }));
 }
 
 // ---- driver ----------------------------------------------------------------
@@ -117,9 +187,9 @@ async function main() {
 
     const run = (url, extra = {}) => load(autocannon, { url: url + path, connections, duration, headers, ...extra });
     await run(bare.url, { duration: 2 }); // warm-up
-    const bareRes = await run(bare.url);
+    const bareRes = await measured(bare.child, () => run(bare.url));
     await run(ours.url, { duration: 2 });
-    const oursRes = await run(ours.url);
+    const oursRes = await measured(ours.child, () => run(ours.url));
     const half = Math.round(bareRes.requests.average / 2);
     const halfRes = await run(ours.url, { overallRate: half });
 
@@ -131,10 +201,10 @@ async function main() {
     check(halfRes, 'ipintel at half load');
 
     const ratio = oursRes.requests.average / bareRes.requests.average;
-    const row = (name, r) => `| ${name} | ${Math.round(r.requests.average)} | ${r.latency.p50} | ${r.latency.p99} |`;
+    const row = (name, r) => `| ${name} | ${Math.round(r.requests.average)} | ${r.latency.p50} | ${r.latency.p99} | ${r.cpuPerRequest === undefined ? '–' : r.cpuPerRequest.toFixed(1)} |`;
     console.log(`\nNode ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} x${cpus().length}; autocannon ${connections} connections, ${duration} s per run, GET ${path}\n`);
-    console.log('| server | req/s | p50 ms | p99 ms |');
-    console.log('|---|---:|---:|---:|');
+    console.log('| server | req/s | p50 ms | p99 ms | server CPU per request (us) |');
+    console.log('|---|---:|---:|---:|---:|');
     console.log(row('bare node:http, fixed JSON', bareRes));
     console.log(row('ipintel /v1/check (key + quota on SQLite + access log)', oursRes));
     console.log(row(`ipintel at half the bare rate (${half} req/s offered)`, halfRes));
@@ -144,6 +214,8 @@ async function main() {
     const used = await verify.usage(k.account, server.periodAt('month', Date.now()).key);
     await verify.close();
     console.log(`lookups counted in the store: ${used} (every 200 of the ipintel runs and the sample)`);
+    const core = await routingCore(server, writer, dir);
+    console.log(`\nThe routing core alone (app.handle in this process, no sockets; key check, SQLite group commit, result JSON), CPU per request, best of 5 rounds side by side: ${core.map((c) => `${c.name} ${c.us.toFixed(1)} us`).join(', ')}.`);
     bare.child.disconnect();
     ours.child.disconnect();
   } finally {
