@@ -32,6 +32,7 @@ import {
 } from './snapshot/decode.js';
 import { HEADER_SIZE, type ColumnName } from './snapshot/format.js';
 import { crc32, type Checksum } from './snapshot/checksum.js';
+import { READ_PIECE, readColumn } from './node-column.js';
 
 /**
  * Native zlib reads the same deflate-raw stream as fflate, several times
@@ -50,7 +51,7 @@ function inflateAsync(stored: Uint8Array, rawSize: number): Promise<Uint8Array> 
  * The column checksum: zlib's native CRC-32 where this Node has it (20.15+,
  * several times faster), else the portable one (same values).
  */
-const nodeCrc32: Checksum = typeof (zlib as { crc32?: unknown }).crc32 === 'function' ? (b) => (zlib as unknown as { crc32: Checksum }).crc32(b) : crc32;
+const nodeCrc32: Checksum = typeof (zlib as { crc32?: unknown }).crc32 === 'function' ? (b, v = 0) => (zlib as unknown as { crc32: Checksum }).crc32(b, v) : crc32;
 
 /** Columns inflating at once in `open()`: enough to keep both cores busy, few enough to bound memory. */
 const PARALLEL_COLUMNS = 4;
@@ -112,31 +113,27 @@ function readFileSnapshotSync(path: string, inflate: Inflate): DecodedSnapshot {
   }
 }
 
-/** Inflates the planned columns, at most PARALLEL_COLUMNS at a time, reading each blob just before. */
-async function columnsAsync(prelude: Prelude, blobOf: (c: PlannedColumn, scratch: Buffer) => Promise<Uint8Array>): Promise<DecodedSnapshot> {
+/** Decodes the planned columns, at most PARALLEL_COLUMNS at a time; `rawOf(c, slot)` gives a column's checked raw bytes (`slot`: which of the parallel readers asks). */
+async function columnsAsync(prelude: Prelude, rawOf: (c: PlannedColumn, slot: number) => Promise<Uint8Array>): Promise<DecodedSnapshot> {
   const raw = new Map<ColumnName, Uint8Array>();
   const queue = [...prelude.columns].sort((a, b) => b.stored - a.stored); // largest first: best overlap
-  const worker = async (): Promise<void> => {
-    // Each worker reuses one read buffer (its blob is done with once its inflate has finished),
-    // sized by the first column it takes, its largest: the four are not all as large as the largest column.
-    const first = queue[0];
-    const scratch = Buffer.allocUnsafe(first === undefined ? 0 : first.stored);
-    for (let c = queue.shift(); c !== undefined; c = queue.shift()) {
-      const blob = await blobOf(c, scratch);
-      checkBlob(c, blob, nodeCrc32);
-      if (!c.deflate) {
-        raw.set(c.name, new Uint8Array(blob));
-        continue;
-      }
-      try {
-        raw.set(c.name, await inflateAsync(blob, c.rawSize));
-      } catch (e) {
-        throw inflateFailed(c, e);
-      }
-    }
+  const worker = async (slot: number): Promise<void> => {
+    for (let c = queue.shift(); c !== undefined; c = queue.shift()) raw.set(c.name, await rawOf(c, slot));
   };
-  await Promise.all(Array.from({ length: PARALLEL_COLUMNS }, worker));
+  await Promise.all(Array.from({ length: PARALLEL_COLUMNS }, (_, slot) => worker(slot)));
   return finishSnapshot(prelude, raw);
+}
+
+/** A column of in-memory snapshot bytes: checked, then inflated on the thread pool (or copied). */
+async function columnOfBytes(c: PlannedColumn, bytes: Uint8Array): Promise<Uint8Array> {
+  const blob = bytes.subarray(c.at, c.at + c.stored);
+  checkBlob(c, blob, nodeCrc32);
+  if (!c.deflate) return new Uint8Array(blob);
+  try {
+    return await inflateAsync(blob, c.rawSize);
+  } catch (e) {
+    throw inflateFailed(c, e);
+  }
 }
 
 async function readFileSnapshot(path: string): Promise<DecodedSnapshot> {
@@ -147,7 +144,9 @@ async function readFileSnapshot(path: string): Promise<DecodedSnapshot> {
     const size = (await fh.stat()).size;
     const header = parseHeader(await readFullyAsync(fh, Math.min(size, HEADER_SIZE), 0), size);
     const prelude = parsePrelude(header, await readFullyAsync(fh, 4 + header.metaSize, HEADER_SIZE));
-    return await columnsAsync(prelude, (c, scratch) => readFullyAsync(fh, c.stored, c.at, scratch));
+    // Each parallel reader reads its columns in pieces through one small buffer (node-column.ts says why).
+    const pieces = Array.from({ length: PARALLEL_COLUMNS }, () => Buffer.allocUnsafe(READ_PIECE));
+    return await columnsAsync(prelude, (c, slot) => readColumn(fh, c, pieces[slot]!, nodeCrc32));
   } finally {
     await fh.close();
   }
@@ -164,7 +163,7 @@ export async function open(source?: string | Uint8Array, options?: LoadOptions):
   if (source instanceof Uint8Array) {
     const header = parseHeader(source, source.length);
     const prelude = parsePrelude(header, source.subarray(HEADER_SIZE, HEADER_SIZE + 4 + header.metaSize));
-    return new IpIntel(await columnsAsync(prelude, async (c) => source.subarray(c.at, c.at + c.stored)), options);
+    return new IpIntel(await columnsAsync(prelude, (c) => columnOfBytes(c, source)), options);
   }
   const path = source ?? defaultSnapshotPath();
   if (options?.inflate) return new IpIntel(readFileSnapshotSync(path, options.inflate), options);

@@ -10,8 +10,8 @@
  * @module
  */
 
-/** A checksum function: bytes in, unsigned 32-bit value out. */
-export type Checksum = (bytes: Uint8Array) => number;
+/** A checksum function: bytes in, unsigned 32-bit value out; `value` continues an earlier call's result over bytes that came before. */
+export type Checksum = (bytes: Uint8Array, value?: number) => number;
 
 /** Four 256-entry tables: T[k][b] is the CRC of byte b followed by k zero bytes. */
 const TABLES = /*#__PURE__*/ (() => {
@@ -28,14 +28,15 @@ const TABLES = /*#__PURE__*/ (() => {
 })();
 
 /**
- * CRC-32 of `bytes` (the same value as `zlib.crc32(bytes)`).
+ * CRC-32 of `bytes` (the same value as `zlib.crc32(bytes)`); with `value`,
+ * the CRC-32 of the bytes before (whose CRC-32 is `value`) and then `bytes`.
  *
  * @example
  * crc32(new TextEncoder().encode('123456789')) // => 0xcbf43926
  */
-export function crc32(bytes: Uint8Array): number {
+export function crc32(bytes: Uint8Array, value = 0): number {
   const t = TABLES;
-  let c = 0xffffffff;
+  let c = (value ^ 0xffffffff) >>> 0;
   const n = bytes.length;
   let i = 0;
   // 1. Four bytes per step.
