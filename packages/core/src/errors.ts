@@ -18,6 +18,9 @@ export const ERROR_CODES = {
   snapshot_corrupt: 'the snapshot bytes are truncated, altered or inconsistent',
   snapshot_version: 'the snapshot was written by a newer (or unknown) format version',
   snapshot_not_found: 'no snapshot file at the given or default path',
+  explain_unavailable: 'an explanation was asked for but no explain sidecar was given or found next to the snapshot',
+  explain_mismatch: 'the explain sidecar belongs to another build of the snapshot, or does not re-derive its answer',
+  explain_corrupt: 'the explain sidecar bytes are truncated, altered or of an unknown format version',
 } as const;
 
 /** Stable error codes (see {@link ERROR_CODES}). */

@@ -5,5 +5,5 @@
  * @module
  */
 export * from './portable.js';
-export { open, openSync, nodeInflate } from './node.js';
+export { open, openSync, nodeInflate, EXPLAIN_SUFFIX, type OpenOptions } from './node.js';
 export { defaultSnapshotPath, DATA_PACKAGE } from './default-snapshot.js';

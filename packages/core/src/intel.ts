@@ -8,6 +8,9 @@ import { IpIntelError, invalidIp, quoteInput } from './errors.js';
 import { addressToBigInt, bigIntToText, parseAddress } from './ip/address.js';
 import { formatIPv4, formatIPv6 } from './ip/format.js';
 import { IPV6_CANONICAL, isV4Mapped, parseIPv4, parseIPv6, rejectionReason } from './ip/parse.js';
+import { decodeSidecar } from './explain/decode.js';
+import { Explainer } from './explain/explain.js';
+import { snapshotIdentity } from './explain/format.js';
 import { toThirdParty } from './result/thirdparty.js';
 import { ARRAY_OF, checkDecoded, decodeSnapshot, type DecodedSnapshot, type Inflate } from './snapshot/decode.js';
 import { COLUMNS, type ColumnName, type SnapshotMeta } from './snapshot/format.js';
@@ -47,6 +50,21 @@ export interface LoadOptions {
   readonly now?: () => number;
   /** Overrides the snapshot's attribution URL (a server sets its own `/attribution`). */
   readonly attributionUrl?: string;
+  /**
+   * The explain sidecar of this snapshot (`<snapshot>.explain`), or a
+   * function that reads it: used only by `check(ip, { explain: true })`,
+   * on the first such call. Node's `open(path)` reads the file next to the
+   * snapshot (or `explainPath`) by default.
+   */
+  readonly explain?: Uint8Array | (() => Uint8Array);
+}
+
+/** Whether an explanation is asked for; anything but a boolean is `invalid_input`. */
+function explainOf(options: CheckOptions | undefined | null): boolean {
+  const explain = options?.explain;
+  if (explain === undefined || explain === false) return false;
+  if (explain === true) return true;
+  throw new IpIntelError('invalid_input', `explain must be a boolean, got ${quoteInput(explain)}`);
 }
 
 /**
@@ -135,12 +153,18 @@ export class IpIntel {
   readonly info: SnapshotInfo;
   private readonly decoded: DecodedSnapshot;
   private shared: SharedSnapshot | undefined;
+  /** The explain sidecar's bytes or reader; decoded on the first explanation asked for. */
+  private readonly explainSource: LoadOptions['explain'];
+  private readonly inflate: Inflate | undefined;
+  private explainer: Explainer | undefined;
   /** @internal For `@ipintel/core/internal` only; not part of the API. */
   readonly [INTERNAL]: unknown;
 
   /** Use {@link loadSnapshot} or `open()`; this takes an already decoded snapshot. */
   constructor(decoded: DecodedSnapshot, options: LoadOptions = {}) {
     this.decoded = decoded;
+    this.explainSource = options.explain;
+    this.inflate = options.inflate;
     const c = decoded.columns;
     const arrays: IndexArrays = {
       v4Dir: c['v4.dir'],
@@ -205,7 +229,31 @@ export class IpIntel {
   check(ip: string, options?: CheckOptions): CheckResult | ThirdPartyResult {
     const format = options === undefined ? 'native' : formatOf(options);
     const result = this.checkNative(ip);
-    return format === 'native' ? result : toThirdParty(result);
+    if (format !== 'native') return toThirdParty(result);
+    return options !== undefined && explainOf(options) ? this.explained(result) : result;
+  }
+
+  /** The result with its explanation. */
+  private explained(result: CheckResult): CheckResult {
+    const a = parseAddress(result.ip);
+    return { ...result, explanation: this.loadExplainer().explain(result, addressToBigInt(a), this.match(result.ip).prefix) };
+  }
+
+  /** The explainer, the sidecar decoded and checked against this snapshot on first use. */
+  private loadExplainer(): Explainer {
+    if (this.explainer === undefined) {
+      if (this.explainSource === undefined) {
+        throw new IpIntelError('explain_unavailable', 'no explain sidecar for this snapshot: build it with `ipintel build` (without --no-explain) and keep the .explain file next to the snapshot, or pass its bytes as the `explain` load option');
+      }
+      const bytes = typeof this.explainSource === 'function' ? this.explainSource() : this.explainSource;
+      const sidecar = decodeSidecar(bytes, this.inflate);
+      const identity = snapshotIdentity(this.decoded.meta);
+      if (sidecar.header.snapshot.identity !== identity) {
+        throw new IpIntelError('explain_mismatch', `the explain sidecar belongs to another build (snapshot ${sidecar.header.snapshot.identity}, this one is ${identity})`);
+      }
+      this.explainer = new Explainer(sidecar, this.info.sources, this.info.has_rpki);
+    }
+    return this.explainer;
   }
 
   /**
@@ -223,12 +271,15 @@ export class IpIntel {
   checkBatch(ips: Iterable<unknown>, options?: CheckOptions): (CheckResult | ThirdPartyResult | BatchError)[];
   checkBatch(ips: Iterable<unknown>, options?: CheckOptions): (CheckResult | ThirdPartyResult | BatchError)[] {
     const format = formatOf(options);
+    const explain = format === 'native' && explainOf(options);
     if (ips === null || typeof ips !== 'object' || typeof (ips as unknown as Record<symbol, unknown>)[Symbol.iterator] !== 'function') {
       throw new IpIntelError('invalid_input', `checkBatch expects an iterable of strings, got ${quoteInput(ips)}`);
     }
+    // A missing or foreign sidecar fails the whole call, not each element.
+    if (explain) this.loadExplainer();
     const list: readonly unknown[] = Array.isArray(ips) ? ips : Array.from(ips);
     const out = new Array<CheckResult | ThirdPartyResult | BatchError>(list.length);
-    for (let g = 0; g < list.length; g += BATCH_STAGE) this.checkGroup(list, g, Math.min(list.length, g + BATCH_STAGE), format, out);
+    for (let g = 0; g < list.length; g += BATCH_STAGE) this.checkGroup(list, g, Math.min(list.length, g + BATCH_STAGE), format, out, explain);
     return out;
   }
 
@@ -238,7 +289,7 @@ export class IpIntel {
    * strings, 2. all their index lookups (lookupMany), 3. all their answer
    * slots, 4. the results in order; anything else takes check()'s path.
    */
-  private checkGroup(list: readonly unknown[], from: number, to: number, format: ResultFormat, out: unknown[]): void {
+  private checkGroup(list: readonly unknown[], from: number, to: number, format: ResultFormat, out: unknown[], explain: boolean): void {
     const addrs = this.batchAddrs;
     const leaves = this.batchLeaves;
     const pairs = this.batchPairs;
@@ -274,7 +325,7 @@ export class IpIntel {
           continue;
         }
       }
-      out[from + j] = format === 'native' ? r : toThirdParty(r);
+      out[from + j] = format === 'native' ? (explain ? this.explained(r) : r) : toThirdParty(r);
       pairs[j] = undefined;
       geos[j] = undefined;
     }

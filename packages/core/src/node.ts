@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { closeSync, fstatSync, openSync as openFd, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync as openFd, readFileSync, readSync } from 'node:fs';
 import { open as openFile, type FileHandle } from 'node:fs/promises';
 import * as zlib from 'node:zlib';
 import { DATA_PACKAGE, dataPackageSnapshot, defaultSnapshotPath } from './default-snapshot.js';
@@ -152,6 +152,30 @@ async function readFileSnapshot(path: string): Promise<DecodedSnapshot> {
   }
 }
 
+export interface OpenOptions extends LoadOptions {
+  /** Where the explain sidecar is (default: the snapshot's path + `.explain`); read only when an explanation is asked for. */
+  readonly explainPath?: string;
+}
+
+/** The sidecar suffix: `world.ipintel` is explained by `world.ipintel.explain`. */
+export const EXPLAIN_SUFFIX = '.explain';
+
+/** Load options with the sidecar read lazily from its file, and Node's inflate for it. */
+function withSidecar(path: string | null, options: OpenOptions | undefined): LoadOptions {
+  const file = options?.explainPath ?? (path === null ? null : path + EXPLAIN_SUFFIX);
+  const read = (f: string) => (): Uint8Array => {
+    try {
+      return readFileSync(f);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+        throw new IpIntelError('explain_unavailable', `no explain sidecar at ${f}: build the snapshot without --no-explain, or pass explainPath`, f);
+      }
+      throw e;
+    }
+  };
+  return { ...options, inflate: options?.inflate ?? nodeInflate, ...(options?.explain === undefined && file !== null ? { explain: read(file) } : {}) };
+}
+
 /**
  * Opens a snapshot from a path or bytes (default: the default snapshot).
  * Throws `IpIntelError`: `snapshot_not_found`, `snapshot_corrupt`, `snapshot_version`.
@@ -159,20 +183,21 @@ async function readFileSnapshot(path: string): Promise<DecodedSnapshot> {
  * @example
  * const intel = await open(); intel.check('8.8.8.8').geo.country_code // => 'US'
  */
-export async function open(source?: string | Uint8Array, options?: LoadOptions): Promise<IpIntel> {
+export async function open(source?: string | Uint8Array, options?: OpenOptions): Promise<IpIntel> {
   if (source instanceof Uint8Array) {
     const header = parseHeader(source, source.length);
     const prelude = parsePrelude(header, source.subarray(HEADER_SIZE, HEADER_SIZE + 4 + header.metaSize));
-    return new IpIntel(await columnsAsync(prelude, (c) => columnOfBytes(c, source)), options);
+    return new IpIntel(await columnsAsync(prelude, (c) => columnOfBytes(c, source)), withSidecar(null, options));
   }
   const path = source ?? defaultSnapshotPath();
-  if (options?.inflate) return new IpIntel(readFileSnapshotSync(path, options.inflate), options);
-  return new IpIntel(await readFileSnapshot(path), options);
+  if (options?.inflate) return new IpIntel(readFileSnapshotSync(path, options.inflate), withSidecar(path, options));
+  return new IpIntel(await readFileSnapshot(path), withSidecar(path, options));
 }
 
 /** Synchronous {@link open} (columns are read and inflated one after another). */
-export function openSync(source?: string | Uint8Array, options?: LoadOptions): IpIntel {
+export function openSync(source?: string | Uint8Array, options?: OpenOptions): IpIntel {
   const inflate = options?.inflate ?? nodeInflate;
-  if (source instanceof Uint8Array) return new IpIntel(decodeSnapshot(source, inflate, nodeCrc32), options);
-  return new IpIntel(readFileSnapshotSync(source ?? defaultSnapshotPath(), inflate), options);
+  if (source instanceof Uint8Array) return new IpIntel(decodeSnapshot(source, inflate, nodeCrc32), withSidecar(null, options));
+  const path = source ?? defaultSnapshotPath();
+  return new IpIntel(readFileSnapshotSync(path, inflate), withSidecar(path, options));
 }

@@ -116,6 +116,44 @@ export interface CheckResult {
   readonly risk: Risk;
   /** Link to the page listing the data sources that require attribution. */
   readonly attribution: string;
+  /** Present only when asked for (`check(ip, { explain: true })`): why each field has its value. */
+  readonly explanation?: Explanation;
+}
+
+/** What one source said at the address, as an explanation names it. */
+export interface ExplanationSource {
+  /** The source row's id (as in `info.sources`). */
+  readonly source: string;
+  /** The source's data date (`info.sources[].data_date`). */
+  readonly data_date: string | null;
+  /** The role the source plays for the rule (e.g. `tor`, `vpnBroad`, `routes`, `asnTags`: docs/api.md, "Explain"). */
+  readonly role: string;
+  /**
+   * Where the source holds the address: the longest matching prefix
+   * (`185.220.101.0/24`), an ASN table range (`8.8.8.0-8.8.8.255`), or for a
+   * list of ASNs the ASN (`AS13335`).
+   */
+  readonly matched: string;
+  /** What the source says there (a name, a tag, route origins), or null for a plain listing. */
+  readonly value: unknown;
+}
+
+/** One field of the result and why it has its value. */
+export interface ExplanationField {
+  /** Path in the native result: `geo`, `network.asn`, `signals.is_vpn`, ... */
+  readonly field: string;
+  readonly value: unknown;
+  /** The precedence rule that decided (docs/data.md, "Precedence rules"). */
+  readonly rule: string;
+  readonly rule_text: string;
+  /** The sources the rule read that hold the address, the deciding one first; empty when none does. */
+  readonly sources: readonly ExplanationSource[];
+}
+
+export interface Explanation {
+  /** The snapshot build the explain sidecar belongs to. */
+  readonly build_date: string;
+  readonly fields: readonly ExplanationField[];
 }
 
 /** The compatibility shape (spec 2.7, PRODUCT.md section 5). Absent fields are omitted. */
@@ -150,6 +188,12 @@ export type ResultFormat = 'native' | 'thirdparty';
 export interface CheckOptions<F extends ResultFormat = ResultFormat> {
   /** `native` (default) or `thirdparty`. */
   readonly format?: F;
+  /**
+   * Add `explanation` to a native result (the `thirdparty` format ignores it).
+   * Loads the explain sidecar on first use; throws `explain_unavailable`,
+   * `explain_mismatch` or `explain_corrupt` (docs/api.md).
+   */
+  readonly explain?: boolean;
 }
 
 /** One failed element of a batch, carried in place of its result. */

@@ -28,8 +28,8 @@ export interface ExportField {
   readonly key: string;
 }
 
-/** The sub-objects of a result (its groups). */
-type Group = { [K in keyof CheckResult]: CheckResult[K] extends string | number ? never : K }[keyof CheckResult];
+/** The sub-objects of a result (its groups); an explanation is never exported. */
+type Group = Exclude<{ [K in keyof CheckResult]-?: CheckResult[K] extends string | number ? never : K }[keyof CheckResult], 'explanation'>;
 /** `group.field` for every field whose value is a number. */
 type NumberField = {
   [G in Group]: { [F in keyof CheckResult[G] & string]: NonNullable<CheckResult[G][F]> extends number ? `${G}.${F}` : never }[keyof CheckResult[G] & string];

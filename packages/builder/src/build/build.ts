@@ -11,17 +11,19 @@
  * @module
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
-import { loadSnapshot, nodeInflate, type SourceInfo } from '@ipintel/core';
+import { EXPLAIN_SUFFIX, loadSnapshot, nodeInflate, type SourceInfo } from '@ipintel/core';
 import { QUALITY_LIMITS, qualityFailures, qualityReport, type QualityLabel, type QualityReport } from '@ipintel/core/internal';
 import { encodeSnapshot, readSnapshotMeta } from '@ipintel/core/writer';
 import { fromFolder, fromNetwork, type Acquire, type FetchOptions } from '../acquire.js';
 import { combine, type CombineStats } from '../combine/combine.js';
 import { BuildError } from '../errors.js';
+import { writeAtomically } from '../manifest.js';
 import { saveFetched, type SaveReport } from '../save.js';
 import { loadInputs, type SourceReport } from './load.js';
+import { sidecarOf } from './sidecar.js';
 
 export { BuildError };
 
@@ -53,11 +55,18 @@ export interface BuildOptions {
   /** The most of public IPv4 each label may hold in a world-scale snapshot (default core's QUALITY_LIMITS). */
   readonly qualityLimits?: Readonly<Partial<Record<QualityLabel, number>>>;
   readonly progress?: (message: string) => void;
+  /**
+   * Write the explain sidecar `<out>.explain` next to the snapshot (default
+   * true; false removes a sidecar left by an earlier build).
+   */
+  readonly explain?: boolean;
 }
 
 export interface BuildReport {
   readonly out: string;
   readonly bytes: number;
+  /** The explain sidecar written (`<out>.explain`) and its size, or null with `explain: false`. */
+  readonly explain: { readonly path: string; readonly bytes: number } | null;
   readonly ms: number;
   readonly reports: SourceReport[];
   readonly stats: CombineStats;
@@ -175,20 +184,23 @@ export async function buildSnapshot(options: BuildOptions): Promise<BuildReport>
     const list = failures.map((f) => `${f.label} ${pct(f.share)} (limit ${pct(f.limit)}; top: ${quality.labels[f.label].top.slice(0, 3).map((a) => `AS${a.asn}`).join(', ')})`).join('; ');
     throw new BuildError('quality_failed', `the snapshot breaks its quality limits: ${list}; kept the last good snapshot at ${options.out}`);
   }
-  await mkdir(dirname(options.out), { recursive: true });
-  const tmp = `${options.out}.tmp-${process.pid}`;
-  try {
-    await writeFile(tmp, bytes);
-    await rename(tmp, options.out);
-  } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
+  let sidecar: Uint8Array | null = null;
+  if (options.explain ?? true) {
+    say('writing the explain sidecar');
+    sidecar = sidecarOf(input, model, readSnapshotMeta(bytes), (raw, level) => deflateRawSync(raw, { level }));
   }
+  await mkdir(dirname(options.out), { recursive: true });
+  const explainPath = options.out + EXPLAIN_SUFFIX;
+  // The snapshot first, then its sidecar: a sidecar of the old snapshot left by a failure between the two is refused (explain_mismatch).
+  await writeAtomically(options.out, bytes);
+  if (sidecar !== null) await writeAtomically(explainPath, sidecar);
+  else await rm(explainPath, { force: true });
   // 4. Only now, with the snapshot in place, do the downloads become the last good copies.
   const saved = options.saveFeeds === undefined ? undefined : await saveFetched(options.saveFeeds, fetched, new Date().toISOString());
   return {
     out: options.out,
     bytes: bytes.length,
+    explain: sidecar === null ? null : { path: explainPath, bytes: sidecar.length },
     ms: performance.now() - t0,
     reports,
     stats,

@@ -15,7 +15,7 @@
  */
 import type { Evidence, SourceInfo } from '@ipintel/core';
 import type { GeoRow } from '@ipintel/core/writer';
-import type { AsnInfo, CombineInput, FamilyRanges, Interval } from '../combine/input.js';
+import type { AsnInfo, AsnRole, CombineInput, FamilyRanges, Interval, PrefixRole, Provenance, SourceRun } from '../combine/input.js';
 import { isRecentAbuse } from '../feeds/abuse.js';
 import type { Role, RoleFound } from '../feeds/declare.js';
 import type { Feed } from '../feeds/register.js';
@@ -25,28 +25,30 @@ import type { Loaded, LoadOptions } from './load.js';
 
 type Of<R extends Role> = { readonly feed: Feed; readonly result: FeedResult<RoleFound[R]> };
 
-function firstWins<V>(prefixes: Prefix<V>[]): Prefix<V>[] {
-  // The combiner keeps the later of two identical prefixes; the registry lists the most specific first.
-  return prefixes.reverse();
-}
-
 /**
  * The prefixes of these feeds in registry order, ready for the combiner
- * (first kept for identical prefixes); `value` maps each value, or drops
- * the prefix with null.
+ * (the combiner keeps the later of two identical prefixes, the registry
+ * lists the most specific first: so reversed); `value` maps each value, or
+ * drops the prefix with null. `runs` hears which source row each prefix
+ * came from, in the returned order.
  */
 function prefixesOf<V, W>(
-  list: readonly { readonly feed: Feed; readonly result: { readonly prefixes: Prefix<V>[] } }[],
+  list: readonly { readonly feed: Feed; readonly result: { readonly prefixes: Prefix<V>[]; readonly source: SourceInfo } }[],
   value: (v: V, feed: Feed) => W | null,
+  runs: SourceRun[],
+  rowOf: (s: SourceInfo) => number,
 ): Prefix<W>[] {
   const out: Prefix<W>[] = [];
   for (const l of list) {
+    const before = out.length;
     for (const p of l.result.prefixes) {
       const w = value(p.value, l.feed);
       if (w !== null) out.push(w === p.value ? (p as unknown as Prefix<W>) : { ...p, value: w });
     }
+    if (out.length > before) runs.push({ source: rowOf(l.result.source), count: out.length - before });
   }
-  return firstWins(out);
+  runs.reverse();
+  return out.reverse();
 }
 
 const same = <V>(v: V): V => v;
@@ -110,8 +112,24 @@ export function newestDate(sources: readonly SourceInfo[]): string {
 export function toCombineInput(loaded: readonly Loaded[], options: Pick<LoadOptions, 'buildDate' | 'attributionUrl'>, say: (m: string) => void): CombineInput {
   const of = <R extends Role>(role: R): Of<R>[] => loaded.filter((l) => l.feed.role === role) as unknown as Of<R>[];
   const broad = <R extends Role>(role: R, wanted: boolean): Of<R>[] => of(role).filter((l) => (l.feed.broad ?? false) === wanted);
-  const asnSet = (list: readonly { readonly result: { readonly asns: Map<number, unknown> } }[]): Set<number> =>
-    new Set(list.flatMap((l) => [...l.result.asns.keys()]));
+  const sources = sourceRows(loaded);
+  // Source rows are keyed by id (files of one `row` share one): the row index of a feed's result.
+  const rowIndex = new Map(sources.map((s, i) => [s.id, i]));
+  const rowOf = (s: SourceInfo): number => rowIndex.get(s.id)!;
+  const asnSources = {} as Record<AsnRole, Map<number, number>>;
+  /** The ASN-keyed entries of these feeds, first kept, with the source row each came from. */
+  const asnsOf = <V, W>(role: AsnRole, list: readonly { readonly result: { readonly asns: Map<number, V>; readonly source: SourceInfo } }[], value: (v: V) => W): Map<number, W> => {
+    const out = new Map<number, W>();
+    const from = (asnSources[role] = new Map<number, number>());
+    for (const l of list) {
+      for (const [a, v] of l.result.asns) {
+        if (out.has(a)) continue;
+        out.set(a, value(v));
+        from.set(a, rowOf(l.result.source));
+      }
+    }
+    return out;
+  };
 
   let validate: CombineInput['validate'] = null;
   for (const l of of('rpki')) {
@@ -120,21 +138,22 @@ export function toCombineInput(loaded: readonly Loaded[], options: Pick<LoadOpti
     validate = (version, start, length, origin) => validateOrigin(index, { version, start, length }, origin);
   }
   // Hosting ASNs from the hosting-ASN lists; the first name stays. (The bgp.tools vpsh and cdn tags are asnTags.)
-  const hostingAsns = new Map<number, string>();
-  for (const l of of('hosting-asn')) for (const [a, name] of l.result.asns) if (!hostingAsns.has(a)) hostingAsns.set(a, name ?? '');
+  const hostingAsns = asnsOf('hostingAsns', of('hosting-asn'), (name) => name ?? '');
   const asnTags = new Map<number, Set<string>>();
+  const tagSources = new Map<number, Map<string, number>>();
   for (const l of of('asn-tag')) {
     for (const a of l.result.asns.keys()) {
       let tags = asnTags.get(a);
       if (!tags) asnTags.set(a, (tags = new Set()));
       tags.add(l.feed.tag!);
+      let from = tagSources.get(a);
+      if (!from) tagSources.set(a, (from = new Map<string, number>()));
+      if (!from.has(l.feed.tag!)) from.set(l.feed.tag!, rowOf(l.result.source));
     }
   }
-  const asnClass = new Map<number, string>();
-  for (const l of of('as-names')) for (const [a, v] of l.result.asns) if (!asnClass.has(a)) asnClass.set(a, v.class);
-  const operators = new Map(of('asn-kind').flatMap((l) => [...l.result.asns]));
+  const asnClass = asnsOf('asnClass', of('as-names'), (v) => v.class);
+  const operators = asnsOf('operators', of('asn-kind'), (v) => v);
 
-  const sources = sourceRows(loaded);
   const buildDate = options.buildDate ?? newestDate(sources);
   // VPN lists older than MAX_VPN_AGE_DAYS at the build date are left out: servers move, and a stale aggregate
   // marks whoever holds the addresses now (CDN edges, parking hosts) as a VPN.
@@ -145,35 +164,56 @@ export function toCombineInput(loaded: readonly Loaded[], options: Pick<LoadOpti
     return false;
   };
 
+  const runs = {} as Record<PrefixRole, SourceRun[]>;
+  const role = <V, W>(name: PrefixRole, list: Parameters<typeof prefixesOf<V, W>>[0], value: (v: V, feed: Feed) => W | null): Prefix<W>[] =>
+    prefixesOf(list, value, (runs[name] = []), rowOf);
+  /** Intervals of these feeds in order, with one run per feed. */
+  const intervals = <T, V>(list: readonly { readonly result: { readonly source: SourceInfo } }[], items: (l: (typeof list)[number]) => T[], value: (t: T) => Interval<V>, into: SourceRun[]): Interval<V>[] =>
+    list.flatMap((l) => {
+      const out = items(l).map(value);
+      if (out.length > 0) into.push({ source: rowOf(l.result.source), count: out.length });
+      return out;
+    });
+  const familyRuns = { v4: { geo: [] as SourceRun[], asn: [] as SourceRun[] }, v6: { geo: [] as SourceRun[], asn: [] as SourceRun[] } };
   const family = (v: 4 | 6): FamilyRanges => ({
-    geo: of('geo')
-      .filter((l) => l.result.version === v)
-      .flatMap((l) => l.result.ranges.map((r): Interval<GeoRow> => ({ first: r.first, last: r.last, value: r.geo }))),
-    asn: of('asn').flatMap((l) =>
-      l.result.ranges.filter((r) => r.version === v).map((r): Interval<AsnInfo> => ({ first: r.first, last: r.last, value: { asn: r.asn, org: r.org } })),
+    geo: intervals(
+      of('geo').filter((l) => l.result.version === v),
+      (l) => (l as Of<'geo'>).result.ranges,
+      (r): Interval<GeoRow> => ({ first: r.first, last: r.last, value: r.geo }),
+      familyRuns[`v${v}`].geo,
+    ),
+    asn: intervals(
+      of('asn'),
+      (l) => (l as Of<'asn'>).result.ranges.filter((r) => r.version === v),
+      (r): Interval<AsnInfo> => ({ first: r.first, last: r.last, value: { asn: r.asn, org: r.org } }),
+      familyRuns[`v${v}`].asn,
     ),
   });
 
-  return {
+  const input: Omit<CombineInput, 'provenance'> = {
     v4: family(4),
     v6: family(6),
-    routes: prefixesOf(
+    routes: role(
+      'routes',
       of('routes').filter((l) => l.feed.evidence === 'authoritative'),
       same,
     ),
-    routesMapped: prefixesOf(
+    routesMapped: role(
+      'routesMapped',
       of('routes').filter((l) => l.feed.evidence !== 'authoritative'),
       same,
     ),
     validate,
-    rir: prefixesOf(of('allocation'), (v) => ({ date: v.date, country: v.country })),
-    bogons: prefixesOf(of('bogon-special'), same),
-    unallocated: prefixesOf(of('bogon-unallocated'), same),
-    datacenterPublished: prefixesOf(
+    rir: role('rir', of('allocation'), (v) => ({ date: v.date, country: v.country })),
+    bogons: role('bogons', of('bogon-special'), same),
+    unallocated: role('unallocated', of('bogon-unallocated'), same),
+    datacenterPublished: role(
+      'datacenterPublished',
       of('datacenter').filter((l) => l.feed.evidence === 'authoritative'),
       (v) => (v.provider === null ? null : { provider: v.provider, cdn: v.cdn ?? false, anycast: v.anycast ?? false }),
     ),
-    datacenterInferred: prefixesOf(
+    datacenterInferred: role(
+      'datacenterInferred',
       of('datacenter').filter((l) => l.feed.evidence === 'inferred'),
       (v) => ({ provider: v.provider }),
     ),
@@ -181,20 +221,22 @@ export function toCombineInput(loaded: readonly Loaded[], options: Pick<LoadOpti
     asnTags,
     asnClass,
     operators,
-    tor: prefixesOf(of('tor'), same),
-    vpn: prefixesOf(broad('vpn', false).filter(fresh), (v) => ({ brand: v.brand })),
-    vpnBroad: prefixesOf(broad('vpn', true).filter(fresh), (v) => ({ brand: v.brand })),
-    vpnAsnWide: asnSet(of('vpn-asn')),
-    proxy: prefixesOf(of('proxy'), same),
-    relay: prefixesOf(of('relay'), (v) => ({ provider: v.provider })),
-    crawlers: prefixesOf(of('crawler'), (v) => ({ name: v.name })),
-    resolvers: prefixesOf(of('resolver'), same),
-    drop: prefixesOf(of('drop'), same),
-    dropAsns: asnSet(of('drop-asn')),
-    abuse: prefixesOf(of('abuse'), (v, feed) => (isRecentAbuse(feed, v) ? v : null)),
+    tor: role('tor', of('tor'), same),
+    vpn: role('vpn', broad('vpn', false).filter(fresh), (v) => ({ brand: v.brand })),
+    vpnBroad: role('vpnBroad', broad('vpn', true).filter(fresh), (v) => ({ brand: v.brand })),
+    vpnAsnWide: new Set(asnsOf('vpnAsnWide', of('vpn-asn'), () => true).keys()),
+    proxy: role('proxy', of('proxy'), same),
+    relay: role('relay', of('relay'), (v) => ({ provider: v.provider })),
+    crawlers: role('crawlers', of('crawler'), (v) => ({ name: v.name })),
+    resolvers: role('resolvers', of('resolver'), same),
+    drop: role('drop', of('drop'), same),
+    dropAsns: new Set(asnsOf('dropAsns', of('drop-asn'), () => true).keys()),
+    abuse: role('abuse', of('abuse'), (v, feed) => (isRecentAbuse(feed, v) ? v : null)),
     sources,
     unavailable: unavailableSignals(loaded),
     buildDate,
     attributionUrl: options.attributionUrl,
   };
+  const provenance: Provenance = { prefixes: runs, v4: familyRuns.v4, v6: familyRuns.v6, asns: asnSources, asnTags: tagSources };
+  return { ...input, provenance };
 }

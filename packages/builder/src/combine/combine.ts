@@ -1,14 +1,25 @@
 /**
  * Combines every source into a snapshot model: one layer per role and family,
- * a sweep over all layers' boundaries, the precedence rules (classify.ts) at
+ * a sweep over all layers' boundaries, the precedence rules (core's rules/classify.ts) at
  * each distinct combination, and interned tables. Deterministic: the same
  * input gives the same model (and so byte-identical snapshot).
  *
  * @module
  */
 import type { RpkiStatus } from '@ipintel/core';
-import { pushRange, type GeoRow, type LeafRow, type NetworkRow, type Ranges, type SignalRow, type SnapshotModel } from '@ipintel/core/writer';
-import { classify, NULL_GEO, type AddressFacts, type RouteFacts } from './classify.js';
+import {
+  classify,
+  NULL_GEO,
+  pushRange,
+  type AddressFacts,
+  type GeoRow,
+  type LeafRow,
+  type NetworkRow,
+  type Ranges,
+  type RouteFacts,
+  type SignalRow,
+  type SnapshotModel,
+} from '@ipintel/core/writer';
 import type { CombineInput, RouteValidator } from './input.js';
 import { intervalLayer, prefixLayer, presenceLayer, type Layer } from './layers.js';
 import { sweep } from './sweep.js';

@@ -5,27 +5,17 @@
  * @module
  */
 import type { Evidence, RpkiStatus, SourceInfo } from '@ipintel/core';
-import type { GeoRow } from '@ipintel/core/writer';
+import type { AsnInfo, GeoRow, PublishedRange } from '@ipintel/core/writer';
 import type { OperatorKind } from '../feeds/curated/operators.js';
 import type { Prefix } from '../feeds/types.js';
 
-/** A provider-published datacenter range. */
-export interface PublishedRange {
-  readonly provider: string;
-  readonly cdn: boolean;
-  readonly anycast: boolean;
-}
+export type { AsnInfo, PublishedRange };
 
 /** An inclusive address range with a value. */
 export interface Interval<V> {
   readonly first: bigint;
   readonly last: bigint;
   readonly value: V;
-}
-
-export interface AsnInfo {
-  readonly asn: number;
-  readonly org: string;
 }
 
 /** Per-family inputs given as ranges (geo and ASN tables are range-based). */
@@ -38,6 +28,49 @@ export interface FamilyRanges {
 
 /** RFC 6811 origin validation of one route, or null when the snapshot has no ROA set. */
 export type RouteValidator = (version: 4 | 6, start: bigint, length: number, origin: number) => Exclude<RpkiStatus, 'unknown'>;
+
+/** A run of consecutive entries of one role that came from one source row (index into `sources`). */
+export interface SourceRun {
+  readonly source: number;
+  readonly count: number;
+}
+
+/** The prefix roles of CombineInput (each a `Prefix<...>[]`). */
+export type PrefixRole =
+  | 'routes'
+  | 'routesMapped'
+  | 'rir'
+  | 'bogons'
+  | 'unallocated'
+  | 'datacenterPublished'
+  | 'datacenterInferred'
+  | 'tor'
+  | 'vpn'
+  | 'vpnBroad'
+  | 'proxy'
+  | 'relay'
+  | 'crawlers'
+  | 'resolvers'
+  | 'drop'
+  | 'abuse';
+
+/** The ASN-keyed roles of CombineInput. */
+export type AsnRole = 'hostingAsns' | 'asnClass' | 'operators' | 'dropAsns' | 'vpnAsnWide';
+
+/**
+ * Which source row each entry of the combiner's input came from, for the
+ * explain sidecar (build/sidecar.ts). Runs follow each role's array order.
+ */
+export interface Provenance {
+  readonly prefixes: Readonly<Record<PrefixRole, readonly SourceRun[]>>;
+  /** Per family: the geo and ASN tables' intervals. */
+  readonly v4: { readonly geo: readonly SourceRun[]; readonly asn: readonly SourceRun[] };
+  readonly v6: { readonly geo: readonly SourceRun[]; readonly asn: readonly SourceRun[] };
+  /** ASN -> the source row of the entry the combiner keeps. */
+  readonly asns: Readonly<Record<AsnRole, ReadonlyMap<number, number>>>;
+  /** ASN -> tag -> the source row of that tag list. */
+  readonly asnTags: ReadonlyMap<number, ReadonlyMap<string, number>>;
+}
 
 export interface CombineInput {
   readonly v4: FamilyRanges;
@@ -86,4 +119,6 @@ export interface CombineInput {
   /** ISO date the snapshot carries as its build date. */
   readonly buildDate: string;
   readonly attributionUrl: string;
+  /** Where each entry came from (set by build/roles.ts; absent in hand-made inputs). */
+  readonly provenance?: Provenance;
 }

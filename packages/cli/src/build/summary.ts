@@ -59,6 +59,9 @@ export function buildSummary(report: BuildReport, load: { loadMs: number; rssMB:
     `snapshot   ${report.out}`,
     `ranges     ${report.ranges.v4} IPv4, ${report.ranges.v6} IPv6; ${report.stats.combinations} distinct answers`,
     `file       ${mb.toFixed(1)} MB (target <= ${TARGETS.fileMB} MB)`,
+    report.explain === null
+      ? 'explain    not written (--no-explain)'
+      : `explain    ${report.explain.path}: ${(report.explain.bytes / 1048576).toFixed(1)} MB; with the snapshot ${((report.bytes + report.explain.bytes) / 1048576).toFixed(1)} MB`,
     `build      ${(report.ms / 1000).toFixed(1)} s (target < ${TARGETS.buildS} s)`,
   );
   if (load !== null) {

@@ -55,6 +55,7 @@ export function buildOptions(args: ParsedArgs): Options {
   if (date !== undefined) options.buildDate = parseIsoDate(date, '--build-date', 'build');
   const attribution = stringFlag(args, 'attribution-url');
   if (attribution !== undefined) options.attributionUrl = attribution;
+  if (args.flags['no-explain'] !== undefined) options.explain = false;
   return options;
 }
 
@@ -90,6 +91,8 @@ export const buildCommand: Command = {
     'With --fetch --save-feeds DIR the downloaded files are written to DIR (laid out like a feeds',
     'folder; only the files its sources.json lists, when it has one), and a feed whose download',
     'fails is read from its last good copy in DIR: the summary names it and its older date stays.',
+    'The explain sidecar (what each source said, for check --explain) is written next to the',
+    'snapshot as <out>.explain unless --no-explain.',
     'Exit code 0 when built, 1 when the build failed (the last snapshot stays), 2 for a usage error.',
   ].join('\n'),
   examples: ['ipintel build --feeds data/feeds --out world.ipintel', 'ipintel build --fetch --save-feeds feeds --timeout 120'],
@@ -105,6 +108,7 @@ export const buildCommand: Command = {
       out: { type: 'string', value: 'PATH', description: 'Output file (default: $IPINTEL_SNAPSHOT, else the @ipintel/data package\'s world.ipintel, where open() looks).' },
       'build-date': { type: 'string', value: 'ISO', description: 'Build date to record (default $SOURCE_DATE_EPOCH, else the newest source date).' },
       'attribution-url': { type: 'string', value: 'URL', description: 'Link carried in every result\'s "attribution".' },
+      'no-explain': { type: 'boolean', description: 'Do not write the explain sidecar <out>.explain (and remove an old one).' },
       quiet: { type: 'boolean', description: 'No progress, no summary.' },
       help: HELP_FLAG,
     },

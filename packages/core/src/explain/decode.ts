@@ -1,0 +1,225 @@
+/**
+ * Reads the explain sidecar (format.ts) into lookup tables: per role and
+ * family the prefixes as sorted keys (start * 256 + length) for a
+ * longest-match lookup, the intervals of the ASN table and the geo sources'
+ * spans, and the ASN-keyed sets. Every count, id and order is checked: a
+ * bad sidecar is `explain_corrupt`, never a crash or a wrong answer.
+ *
+ * @module
+ */
+import { inflateSync } from 'fflate';
+import { IpIntelError } from '../errors.js';
+import { crc32 } from '../snapshot/checksum.js';
+import type { Inflate } from '../snapshot/decode.js';
+import { ASN_ROLES, PREFIX_ROLES, SECTION_KINDS, SIDECAR_MAGIC, SIDECAR_PRELUDE, SIDECAR_VERSION, type SidecarAsnRole, type SidecarHeader, type SidecarPrefixRole } from './format.js';
+import { ByteReader } from './varint.js';
+
+/** One role's prefixes of one family. */
+export interface PrefixTable {
+  /** start * 256 + length, ascending (numbers for IPv4, bigints for IPv6). */
+  readonly keys: Float64Array | bigint[];
+  readonly sources: Uint32Array;
+  readonly values: Uint32Array;
+  readonly table: readonly unknown[];
+  /** Prefix lengths present, longest first. */
+  readonly lengths: readonly number[];
+}
+
+/** Sorted, disjoint intervals (the ASN table; geo spans have no values). */
+export interface IntervalTable {
+  readonly firsts: bigint[];
+  readonly lasts: bigint[];
+  readonly sources: Uint32Array;
+  readonly values: Uint32Array | null;
+  readonly table: readonly unknown[];
+}
+
+export interface AsnEntry {
+  readonly value: unknown;
+  readonly source: number;
+}
+
+export interface Sidecar {
+  readonly header: SidecarHeader;
+  readonly prefixes: ReadonlyMap<`${SidecarPrefixRole}${4 | 6}`, PrefixTable>;
+  readonly intervals: ReadonlyMap<string, IntervalTable>;
+  readonly asns: ReadonlyMap<SidecarAsnRole, ReadonlyMap<number, readonly AsnEntry[]>>;
+}
+
+export function sidecarCorrupt(why: string): IpIntelError {
+  return new IpIntelError('explain_corrupt', `explain sidecar is corrupt: ${why}`);
+}
+
+function parseHead(bytes: Uint8Array): { header: SidecarHeader; body: Uint8Array } {
+  if (bytes.length < SIDECAR_PRELUDE || SIDECAR_MAGIC.some((b, i) => bytes[i] !== b)) throw sidecarCorrupt('not an ipintel explain sidecar (bad magic)');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const version = view.getUint16(8, true);
+  if (version !== SIDECAR_VERSION) throw sidecarCorrupt(`sidecar format version ${version}; this reader reads version ${SIDECAR_VERSION}`);
+  const headLength = view.getUint32(12, true);
+  if (SIDECAR_PRELUDE + headLength > bytes.length) throw sidecarCorrupt('truncated header');
+  const head = bytes.subarray(SIDECAR_PRELUDE, SIDECAR_PRELUDE + headLength);
+  if (crc32(head) !== view.getUint32(16, true)) throw sidecarCorrupt('header checksum mismatch');
+  let header: SidecarHeader;
+  try {
+    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(head)) as SidecarHeader;
+  } catch {
+    throw sidecarCorrupt('header is not JSON');
+  }
+  const body = bytes.subarray(SIDECAR_PRELUDE + headLength);
+  const b = header.body as SidecarHeader['body'] | undefined;
+  if (typeof header.snapshot?.identity !== 'string' || typeof b?.raw !== 'number' || b.stored !== body.length) throw sidecarCorrupt('body size does not match the header');
+  if (crc32(body) !== b.checksum) throw sidecarCorrupt('body checksum mismatch');
+  return { header, body };
+}
+
+/** Only the header: which snapshot the sidecar explains (no body is inflated). */
+export function readSidecarHeader(bytes: Uint8Array): SidecarHeader {
+  return parseHead(bytes).header;
+}
+
+function table(r: ByteReader): unknown[] {
+  try {
+    const t = JSON.parse(r.text()) as unknown;
+    if (!Array.isArray(t)) throw new Error('not an array');
+    return t;
+  } catch (e) {
+    if (e instanceof IpIntelError) throw e;
+    throw sidecarCorrupt('a value table is not a JSON array');
+  }
+}
+
+function ids(r: ByteReader, n: number, below: number, what: string): Uint32Array {
+  const out = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = r.uint();
+    if (v >= below) throw sidecarCorrupt(`${what} ${v} out of range`);
+    out[i] = v;
+  }
+  return out;
+}
+
+const MAX_SOURCES = 1 << 16;
+
+function readPrefixes(r: ByteReader, version: 4 | 6, n: number, values: unknown[]): PrefixTable {
+  const bits = version === 4 ? 32 : 128;
+  const starts: bigint[] = new Array<bigint>(n);
+  let prev = 0n;
+  for (let i = 0; i < n; i++) starts[i] = prev += r.big();
+  const lengths = r.bytes(n);
+  const seen = new Set<number>();
+  const keys = version === 4 ? new Float64Array(n) : new Array<bigint>(n);
+  for (let i = 0; i < n; i++) {
+    const len = lengths[i]!;
+    const s = starts[i]!;
+    const hostBits = len < bits ? s & ((1n << BigInt(bits - len)) - 1n) : 0n;
+    if (len > bits || s >> BigInt(bits) !== 0n || hostBits !== 0n) throw sidecarCorrupt(`prefix ${i} of a role is not a valid IPv${version} prefix`);
+    seen.add(len);
+    const key = s * 256n + BigInt(len);
+    if (i > 0 && key <= (version === 4 ? BigInt(keys[i - 1] as number) : (keys[i - 1] as bigint))) throw sidecarCorrupt('prefixes out of order');
+    if (keys instanceof Float64Array) keys[i] = Number(key);
+    else keys[i] = key;
+  }
+  return { keys, sources: ids(r, n, MAX_SOURCES, 'source row'), values: ids(r, n, Math.max(values.length, 1), 'value id'), table: values, lengths: [...seen].sort((a, b) => b - a) };
+}
+
+function readIntervals(r: ByteReader, n: number, withValues: boolean, values: unknown[]): IntervalTable {
+  const firsts: bigint[] = new Array<bigint>(n);
+  const lasts: bigint[] = new Array<bigint>(n);
+  let next = 0n;
+  for (let i = 0; i < n; i++) {
+    firsts[i] = next + r.big();
+    lasts[i] = firsts[i]! + r.big();
+    next = lasts[i]! + 1n;
+  }
+  return { firsts, lasts, sources: ids(r, n, MAX_SOURCES, 'source row'), values: withValues ? ids(r, n, Math.max(values.length, 1), 'value id') : null, table: values };
+}
+
+function readAsns(r: ByteReader, n: number, values: unknown[]): Map<number, AsnEntry[]> {
+  const asns = new Array<number>(n);
+  let prev = 0;
+  for (let i = 0; i < n; i++) asns[i] = prev += r.uint();
+  const sources = ids(r, n, MAX_SOURCES, 'source row');
+  const vals = ids(r, n, Math.max(values.length, 1), 'value id');
+  const out = new Map<number, AsnEntry[]>();
+  for (let i = 0; i < n; i++) {
+    let list = out.get(asns[i]!);
+    if (list === undefined) out.set(asns[i]!, (list = []));
+    list.push({ value: values[vals[i]!] ?? null, source: sources[i]! });
+  }
+  return out;
+}
+
+const defaultInflate: Inflate = (stored, rawSize) => inflateSync(stored, { out: new Uint8Array(rawSize) });
+
+/** Decodes a whole sidecar. Throws `IpIntelError` `explain_corrupt`. */
+export function decodeSidecar(bytes: Uint8Array, inflate: Inflate = defaultInflate): Sidecar {
+  if (!(bytes instanceof Uint8Array)) throw new IpIntelError('invalid_input', 'an explain sidecar is a Uint8Array');
+  const { header, body } = parseHead(bytes);
+  let raw: Uint8Array;
+  try {
+    raw = inflate(body, header.body.raw);
+  } catch {
+    throw sidecarCorrupt('the body does not inflate');
+  }
+  if (raw.length !== header.body.raw) throw sidecarCorrupt('the body inflates to the wrong size');
+  const r = new ByteReader(raw);
+  const prefixes = new Map<`${SidecarPrefixRole}${4 | 6}`, PrefixTable>();
+  const intervals = new Map<string, IntervalTable>();
+  const asns = new Map<SidecarAsnRole, Map<number, AsnEntry[]>>();
+  while (r.remaining > 0) {
+    const role = r.text();
+    const kind = SECTION_KINDS[r.byte()];
+    const version = r.byte();
+    const n = r.uint();
+    if (n > r.remaining) throw sidecarCorrupt(`section ${role} claims ${n} entries`);
+    const values = table(r);
+    if (kind === 'prefix' && (PREFIX_ROLES as readonly string[]).includes(role) && (version === 4 || version === 6)) {
+      prefixes.set(`${role as SidecarPrefixRole}${version}`, readPrefixes(r, version, n, values));
+    } else if ((kind === 'interval' || kind === 'span') && (version === 4 || version === 6)) {
+      intervals.set(`${role}${version}`, readIntervals(r, n, kind === 'interval', values));
+    } else if (kind === 'asn' && (ASN_ROLES as readonly string[]).includes(role)) {
+      asns.set(role as SidecarAsnRole, readAsns(r, n, values));
+    } else {
+      throw sidecarCorrupt(`unknown section ${JSON.stringify(role)} (kind ${String(kind)}, family ${version})`);
+    }
+  }
+  return { header, prefixes, intervals, asns };
+}
+
+/** Index of the longest prefix of `t` holding `addr`, or -1. */
+export function longestMatch(t: PrefixTable, version: 4 | 6, addr: bigint): number {
+  const bits = version === 4 ? 32 : 128;
+  for (const len of t.lengths) {
+    const shift = BigInt(bits - len);
+    const key = ((addr >> shift) << shift) * 256n + BigInt(len);
+    const i = t.keys instanceof Float64Array ? search(t.keys, Number(key)) : search(t.keys, key);
+    if (i >= 0) return i;
+  }
+  return -1;
+}
+
+function search<K extends number | bigint>(keys: ArrayLike<K>, key: K): number {
+  let lo = 0;
+  let hi = keys.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const k = keys[mid]!;
+    if (k === key) return mid;
+    if (k < key) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** Index of the interval holding `addr`, or -1. */
+export function intervalAt(t: IntervalTable, addr: bigint): number {
+  let lo = 0;
+  let hi = t.firsts.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (t.firsts[mid]! > addr) hi = mid - 1;
+    else if (t.lasts[mid]! < addr) lo = mid + 1;
+    else return mid;
+  }
+  return -1;
+}

@@ -1,0 +1,114 @@
+/**
+ * LEB128 varints for the explain sidecar: a growable writer and a bounded
+ * reader. Numbers up to 2^53 and bigints (IPv6 address deltas) both; the
+ * reader throws `explain_corrupt` on a read past the end.
+ *
+ * @module
+ */
+import { IpIntelError } from '../errors.js';
+
+export class ByteWriter {
+  private buf = new Uint8Array(1 << 16);
+  length = 0;
+
+  private room(n: number): void {
+    if (this.length + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.length + n) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.length));
+    this.buf = next;
+  }
+
+  byte(b: number): void {
+    this.room(1);
+    this.buf[this.length++] = b;
+  }
+
+  /** Unsigned integer below 2^53. */
+  uint(n: number): void {
+    this.room(8);
+    while (n >= 0x80) {
+      this.buf[this.length++] = (n % 0x80) | 0x80;
+      n = Math.floor(n / 0x80);
+    }
+    this.buf[this.length++] = n;
+  }
+
+  big(n: bigint): void {
+    while (n >= 0x80n) {
+      this.byte(Number(n & 0x7fn) | 0x80);
+      n >>= 7n;
+    }
+    this.byte(Number(n));
+  }
+
+  bytes(b: Uint8Array): void {
+    this.room(b.length);
+    this.buf.set(b, this.length);
+    this.length += b.length;
+  }
+
+  text(s: string): void {
+    const b = new TextEncoder().encode(s);
+    this.uint(b.length);
+    this.bytes(b);
+  }
+
+  done(): Uint8Array {
+    return this.buf.subarray(0, this.length);
+  }
+}
+
+function truncated(): IpIntelError {
+  return new IpIntelError('explain_corrupt', 'explain sidecar is corrupt: it ends inside a section');
+}
+
+export class ByteReader {
+  pos = 0;
+  constructor(private readonly buf: Uint8Array) {}
+
+  get remaining(): number {
+    return this.buf.length - this.pos;
+  }
+
+  byte(): number {
+    if (this.pos >= this.buf.length) throw truncated();
+    return this.buf[this.pos++]!;
+  }
+
+  uint(): number {
+    let n = 0;
+    let scale = 1;
+    for (;;) {
+      const b = this.byte();
+      n += (b & 0x7f) * scale;
+      if (b < 0x80) return n;
+      scale *= 0x80;
+      if (scale > 2 ** 56) throw new IpIntelError('explain_corrupt', 'explain sidecar is corrupt: a number is too long');
+    }
+  }
+
+  big(): bigint {
+    let n = 0n;
+    let shift = 0n;
+    for (;;) {
+      const b = this.byte();
+      n |= BigInt(b & 0x7f) << shift;
+      if (b < 0x80) return n;
+      shift += 7n;
+      if (shift > 140n) throw new IpIntelError('explain_corrupt', 'explain sidecar is corrupt: an address is too long');
+    }
+  }
+
+  bytes(n: number): Uint8Array {
+    if (n > this.remaining) throw truncated();
+    const out = this.buf.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return out;
+  }
+
+  text(): string {
+    return new TextDecoder('utf-8', { fatal: true }).decode(this.bytes(this.uint()));
+  }
+}
