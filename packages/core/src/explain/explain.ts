@@ -141,10 +141,12 @@ export class Explainer {
     const said = this.said(result.version, addr);
     const geoSpan = this.sidecar.intervals.get(`geo${result.version}`);
     const g = geoSpan === undefined ? -1 : intervalAt(geoSpan, addr);
-    if (g >= 0) said.set('geo', [{ role: 'geo', source: geoSpan!.sources[g]!, matched: geoMatched, value: null }]);
+    // The span covers the gaps between the source's rows too: it answered only where the result has a geo row.
+    const hasGeo = Object.values(result.geo).some((v) => v !== null);
+    if (g >= 0 && hasGeo) said.set('geo', [{ role: 'geo', source: geoSpan!.sources[g]!, matched: geoMatched, value: null }]);
     const { facts, sets } = this.factsOf(said);
     const decided = new Map<ExplainedField, { rule: RuleId; facts: readonly FactKey[] }>();
-    const again = classify({ ...facts, geo: g >= 0 ? NULL_GEO : null }, sets, this.hasRoas, (field, rule, used) => decided.set(field, { rule, facts: used }));
+    const again = classify({ ...facts, geo: said.has('geo') ? NULL_GEO : null }, sets, this.hasRoas, (field, rule, used) => decided.set(field, { rule, facts: used }));
     sameAnswer(again.network, again.signals, result);
     const fields: ExplanationField[] = EXPLAINED_FIELDS.map((field) => {
       const d = decided.get(field);

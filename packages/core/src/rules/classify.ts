@@ -248,7 +248,8 @@ function networkOf(f: AddressFacts, hasRoas: boolean, trace: Trace | undefined):
     trace('network.asn', 'asn-table', ['asn']);
     trace('network.as_org', 'asn-table', ['asn']);
     trace('network.is_announced', f.route !== null ? 'routing-bgp' : f.mapped !== null ? 'routing-asmap' : 'routing-none', f.route !== null ? ['route'] : f.mapped !== null ? ['mapped'] : []);
-    trace('network.is_bogon', 'not-bogon', [...(f.unallocated ? (['unallocated'] as const) : []), 'route', 'mapped', 'asn', 'rir', 'drop']);
+    // Unallocated space in use: what shows the use is what decided; otherwise no bogon list holds the address.
+    trace('network.is_bogon', 'not-bogon', f.unallocated ? ['unallocated', 'route', 'mapped', 'asn', 'rir', 'drop'] : []);
     const fromRoute = hasRoas && f.route !== null && f.route.origins.includes(asn);
     trace('network.rpki', fromRoute ? 'rpki-route' : 'rpki-unknown', fromRoute ? ['route', 'asn'] : ['route', 'mapped']);
     trace('network.allocation_date', 'rir-delegation', ['rir']);

@@ -1,0 +1,234 @@
+/**
+ * Explain cases on hand-made inputs (one source row per role, named after
+ * it), through the real writer, sidecar writer and portable reader: the
+ * rule and sources named for a Tor exit inside AWS, a CDN edge in a VPN
+ * aggregate, an address only the asmap maps, a mobile operator of the
+ * curated table, a bogon; and the typed errors for a missing, foreign or
+ * corrupt sidecar — never a crash or a wrong explanation.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { IpIntelError, loadSnapshot, type ExplanationField, type IpIntel } from '@ipintel/core';
+import { encodeSnapshot, readSnapshotMeta } from '@ipintel/core/writer';
+import { sourceRow } from '@ipintel/testkit';
+import { sidecarOf } from '../../src/build/sidecar.js';
+import { combine } from '../../src/combine/combine.js';
+import type { AsnRole, CombineInput, PrefixRole, Provenance } from '../../src/combine/input.js';
+import type { Prefix } from '../../src/feeds/types.js';
+
+fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 60) });
+
+const v4 = (a: number, b: number, c: number, d: number): bigint => BigInt(((a << 24) >>> 0) + (b << 16) + (c << 8) + d);
+const p4 = <V>(a: number, b: number, c: number, d: number, length: number, value: V): Prefix<V> => ({ version: 4, start: v4(a, b, c, d), length, value });
+
+const PREFIX_ROLES: PrefixRole[] = ['routes', 'routesMapped', 'rir', 'bogons', 'unallocated', 'datacenterPublished', 'datacenterInferred', 'tor', 'vpn', 'vpnBroad', 'proxy', 'relay', 'crawlers', 'resolvers', 'drop', 'abuse'];
+const ASN_ROLES: AsnRole[] = ['hostingAsns', 'asnClass', 'operators', 'dropAsns', 'vpnAsnWide'];
+const ROWS = [...PREFIX_ROLES, ...ASN_ROLES, 'asnTags', 'asn', 'geo'];
+
+type Over = Partial<Omit<CombineInput, 'provenance' | 'sources'>>;
+
+/** A whole input: Google's 8.8.8.0/24 routed and in the ASN table, 10/8 a bogon, plus `over`; one source row per role. */
+function input(over: Over = {}): CombineInput {
+  const base: Omit<CombineInput, 'provenance'> = {
+    v4: { geo: [], asn: [{ first: v4(8, 8, 8, 0), last: v4(8, 8, 8, 255), value: { asn: 15169, org: 'Google LLC' } }] },
+    v6: { geo: [], asn: [] },
+    routes: [p4(8, 8, 8, 0, 24, { origins: [15169] })],
+    routesMapped: [],
+    validate: (_v, _s, _l, origin) => (origin === 15169 ? 'valid' : 'invalid'),
+    rir: [],
+    bogons: [p4(10, 0, 0, 0, 8, {})],
+    unallocated: [],
+    datacenterPublished: [],
+    datacenterInferred: [],
+    hostingAsns: new Map(),
+    tor: [],
+    vpn: [],
+    vpnBroad: [],
+    vpnAsnWide: new Set(),
+    proxy: [],
+    relay: [],
+    crawlers: [],
+    resolvers: [],
+    drop: [],
+    dropAsns: new Set(),
+    abuse: [],
+    asnTags: new Map(),
+    asnClass: new Map(),
+    operators: new Map(),
+    sources: ROWS.map((r, i) => sourceRow(r, `2026-08-${String(1 + (i % 28)).padStart(2, '0')}`)),
+    unavailable: [],
+    buildDate: '2026-08-22T00:00:00.000Z',
+    attributionUrl: 'https://example.test/attribution',
+    ...over,
+  };
+  const row = (r: string): number => ROWS.indexOf(r);
+  const run = (r: string, n: number) => (n === 0 ? [] : [{ source: row(r), count: n }]);
+  const provenance: Provenance = {
+    prefixes: Object.fromEntries(PREFIX_ROLES.map((r) => [r, run(r, base[r].length)])) as Provenance['prefixes'],
+    v4: { geo: run('geo', base.v4.geo.length), asn: run('asn', base.v4.asn.length) },
+    v6: { geo: run('geo', base.v6.geo.length), asn: run('asn', base.v6.asn.length) },
+    asns: Object.fromEntries(ASN_ROLES.map((r) => [r, new Map([...base[r].keys()].map((a) => [a, row(r)]))])) as Provenance['asns'],
+    asnTags: new Map([...base.asnTags].map(([a, tags]) => [a, new Map([...tags].map((t) => [t, row('asnTags')]))])),
+  };
+  return { ...base, provenance };
+}
+
+function built(over: Over = {}): { snapshot: Uint8Array; sidecar: Uint8Array } {
+  const i = input(over);
+  const { model } = combine(i);
+  const snapshot = encodeSnapshot(model);
+  return { snapshot, sidecar: sidecarOf(i, model, readSnapshotMeta(snapshot)) };
+}
+
+function explainer(over: Over = {}): IpIntel {
+  const b = built(over);
+  return loadSnapshot(b.snapshot, { explain: b.sidecar });
+}
+
+const field = (intel: IpIntel, ip: string, name: string): ExplanationField => intel.check(ip, { explain: true }).explanation!.fields.find((f) => f.field === name)!;
+const roles = (f: ExplanationField): string[] => f.sources.map((s) => s.role);
+
+function errorOf(f: () => unknown): IpIntelError {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(IpIntelError);
+    return e as IpIntelError;
+  }
+  throw new Error('expected an IpIntelError');
+}
+
+describe('explain: the rule and sources of each case', () => {
+  it('a Tor exit inside AWS: both explained, each by its own source', () => {
+    const s = explainer({ datacenterPublished: [p4(8, 8, 0, 0, 16, { provider: 'AWS', cdn: false, anycast: false })], tor: [p4(8, 8, 8, 9, 32, {})] });
+    expect(field(s, '8.8.8.9', 'signals.is_tor')).toMatchObject({ value: true, rule: 'listed', sources: [{ source: 'tor', matched: '8.8.8.9/32', data_date: '2026-08-08' }] });
+    expect(field(s, '8.8.8.9', 'signals.connection_type')).toMatchObject({ value: 'datacenter', rule: 'connection-published', sources: [{ source: 'datacenterPublished', matched: '8.8.0.0/16', value: { provider: 'AWS' } }] });
+    expect(field(s, '8.8.8.9', 'network.rpki')).toMatchObject({ value: 'valid', rule: 'rpki-route', sources: [{ source: 'routes', value: { origins: [15169], rpki: ['valid'] } }, { source: 'asn' }] });
+  });
+
+  it("a CDN edge in a VPN aggregate: rule 4 says not VPN, naming the edge range and the aggregate", () => {
+    const s = explainer({ datacenterPublished: [p4(8, 8, 8, 0, 24, { provider: 'CloudFront', cdn: true, anycast: false })], vpnBroad: [p4(8, 8, 0, 0, 16, { brand: null })] });
+    const f = field(s, '8.8.8.8', 'signals.is_vpn');
+    expect(f).toMatchObject({ value: false, rule: 'cdn-edge-not-vpn' });
+    expect(roles(f)).toEqual(['datacenterPublished', 'vpnBroad']);
+    expect(f.sources[1]!.matched).toBe('8.8.0.0/16');
+  });
+
+  it('an address only the asmap maps: routing inferred, RPKI unknown', () => {
+    const s = explainer({ routesMapped: [p4(9, 9, 0, 0, 16, { origins: [19281] })], v4: { geo: [], asn: [{ first: v4(9, 9, 9, 0), last: v4(9, 9, 9, 255), value: { asn: 19281, org: 'Quad9' } }] } });
+    const r = s.check('9.9.9.9', { explain: true });
+    expect(r.evidence.routing).toBe('inferred');
+    const f = r.explanation!.fields.find((x) => x.field === 'network.is_announced')!;
+    expect(f).toMatchObject({ value: true, rule: 'routing-asmap', sources: [{ role: 'routesMapped', matched: '9.9.0.0/16', value: [19281] }] });
+    expect(field(s, '9.9.9.9', 'network.rpki').rule).toBe('rpki-unknown');
+  });
+
+  it('a mobile operator of the curated table: rule 8, with the table and the ASN row', () => {
+    const s = explainer({ operators: new Map([[15169, { kind: 'mobile', name: 'T-Mobile US', anycast: false }]]), asnTags: new Map([[15169, new Set(['dsl', 'mobile'])]]) });
+    const f = field(s, '8.8.8.8', 'signals.connection_type');
+    expect(f).toMatchObject({ value: 'mobile', rule: 'connection-operator', sources: [{ role: 'operators', matched: 'AS15169', value: { kind: 'mobile' } }, { role: 'asn', matched: '8.8.8.0-8.8.8.255' }] });
+  });
+
+  it('a bogon: the bogon rule decides every field, a Tor listing there changes nothing', () => {
+    const s = explainer({ tor: [p4(10, 1, 1, 1, 32, {})] });
+    for (const f of s.check('10.1.1.1', { explain: true }).explanation!.fields) expect(f, f.field).toMatchObject({ rule: 'bogon-special', sources: [{ source: 'bogons', matched: '10.0.0.0/8' }] });
+  });
+
+  it('the aggregate inside an ASN it expands whole, and ASN-DROP', () => {
+    const s = explainer({ vpnBroad: [p4(8, 8, 8, 0, 24, { brand: null })], vpnAsnWide: new Set([15169]) });
+    expect(field(s, '8.8.8.8', 'signals.is_vpn')).toMatchObject({ value: false, rule: 'vpn-asn-wide' });
+    const d = explainer({ dropAsns: new Set([15169]) });
+    expect(field(d, '8.8.8.8', 'signals.is_drop_listed')).toMatchObject({ value: true, rule: 'drop-asn', sources: [{ source: 'dropAsns', matched: 'AS15169' }, { source: 'asn' }] });
+  });
+
+  it('property: random prefix sets explain every probed address, each named prefix holding it', () => {
+    const prefix = fc.tuple(fc.nat(255), fc.nat(255), fc.integer({ min: 8, max: 32 })).map(([a, b, len]) => {
+      const start = (v4(8, a, b, 0) >> BigInt(32 - len)) << BigInt(32 - len);
+      return { version: 4 as const, start, length: len };
+    });
+    const list = fc.array(prefix, { maxLength: 6 });
+    fc.assert(
+      fc.property(list, list, list, list, fc.array(fc.nat(0xffffff), { minLength: 5, maxLength: 5 }), (tor, vpnBroad, relay, dc, probes) => {
+        const s = explainer({
+          tor: tor.map((p) => ({ ...p, value: {} })),
+          vpnBroad: vpnBroad.map((p) => ({ ...p, value: { brand: 'B' } })),
+          relay: relay.map((p) => ({ ...p, value: { provider: 'R' } })),
+          datacenterPublished: dc.map((p) => ({ ...p, value: { provider: 'D', cdn: true, anycast: false } })),
+        });
+        for (const low of probes) {
+          const ip = `8.${low >> 16}.${(low >> 8) & 255}.${low & 255}`;
+          const r = s.check(ip, { explain: true });
+          for (const f of r.explanation!.fields) {
+            for (const src of f.sources.filter((x) => x.matched.includes('/'))) {
+              const [start, len] = src.matched.split('/');
+              const first = BigInt(start!.split('.').reduce((a, b) => a * 256 + Number(b), 0));
+              const addr = BigInt(ip.split('.').reduce((a, b) => a * 256 + Number(b), 0));
+              expect(addr >= first && addr < first + (1n << BigInt(32 - Number(len)))).toBe(true);
+            }
+          }
+        }
+      }),
+    );
+  });
+});
+
+describe('explain: typed errors', () => {
+  it('no sidecar: explain_unavailable; check() without explain works as before', () => {
+    const s = loadSnapshot(built().snapshot);
+    expect(s.check('8.8.8.8').network.asn).toBe(15169);
+    expect(errorOf(() => s.check('8.8.8.8', { explain: true })).code).toBe('explain_unavailable');
+    expect(errorOf(() => s.checkBatch(['8.8.8.8'], { explain: true })).code).toBe('explain_unavailable');
+  });
+
+  it('explain must be a boolean', () => {
+    expect(errorOf(() => explainer().check('8.8.8.8', { explain: 'yes' as unknown as boolean })).code).toBe('invalid_input');
+  });
+
+  it("the sidecar of another build: explain_mismatch", () => {
+    const a = built();
+    const b = built({ tor: [p4(8, 8, 8, 9, 32, {})] });
+    expect(errorOf(() => loadSnapshot(a.snapshot, { explain: b.sidecar }).check('8.8.8.8', { explain: true })).code).toBe('explain_mismatch');
+  });
+
+  it('a sidecar that does not re-derive the answer (same identity, other facts): explain_mismatch, never a wrong explanation', () => {
+    const withTor = input({ tor: [p4(8, 8, 8, 9, 32, {})] });
+    const { model } = combine(withTor);
+    const snapshot = encodeSnapshot(model);
+    // The sidecar written from an input without the Tor listing, stamped with this snapshot's identity.
+    const lying = sidecarOf(input(), model, readSnapshotMeta(snapshot));
+    const s = loadSnapshot(snapshot, { explain: lying });
+    expect(s.check('8.8.8.8', { explain: true }).explanation).toBeDefined();
+    const e = errorOf(() => s.check('8.8.8.9', { explain: true }));
+    expect(e.code).toBe('explain_mismatch');
+    expect(e.message).toMatch(/is_tor/);
+  });
+
+  it('property: a corrupt sidecar (a flipped byte, truncated, empty, garbage) is explain_corrupt, never a crash', () => {
+    const { snapshot, sidecar } = built({ tor: [p4(8, 8, 8, 9, 32, {})] });
+    fc.assert(
+      fc.property(fc.nat(sidecar.length - 1), fc.integer({ min: 1, max: 255 }), (at, xor) => {
+        const bad = sidecar.slice();
+        bad[at]! ^= xor;
+        const e = errorOf(() => loadSnapshot(snapshot, { explain: bad }).check('8.8.8.9', { explain: true }));
+        expect(['explain_corrupt', 'explain_mismatch']).toContain(e.code);
+      }),
+    );
+    for (const bad of [sidecar.subarray(0, sidecar.length - 7), sidecar.subarray(0, 10), new Uint8Array(0), new TextEncoder().encode('not a sidecar at all, just text')]) {
+      expect(errorOf(() => loadSnapshot(snapshot, { explain: bad }).check('8.8.8.9', { explain: true })).code).toBe('explain_corrupt');
+    }
+  });
+
+  it('check() and checkBatch() without explain never read the sidecar', () => {
+    let reads = 0;
+    const s = loadSnapshot(built().snapshot, {
+      explain: () => {
+        reads++;
+        return new Uint8Array(0);
+      },
+    });
+    s.check('8.8.8.8');
+    s.check('8.8.8.8', { format: 'thirdparty', explain: true });
+    s.checkBatch(['8.8.8.8', '10.0.0.1']);
+    expect(reads).toBe(0);
+  });
+});
