@@ -4,17 +4,58 @@
  * roles.ts recorded. Values are the ones the combiner reads (routes carry
  * the RPKI status of each origin, as combine.ts computes it), so core can
  * run the precedence rules again at one address and get the snapshot's
- * answer. Geo is stored as one span per geo source (the address range its
- * rows cover), not per row: the geo row itself is the snapshot's.
+ * answer. Two things are left to the snapshot to keep the file small: geo
+ * is one span per geo source (the address range its rows cover), not per
+ * row, the geo row itself being the snapshot's; and the ASN table keeps
+ * ASNs, not names (the name is the snapshot's `as_org`). asmap prefixes
+ * that BGP routes cover whole are left out (the rules never read them).
  *
  * @module
  */
 import type { RpkiStatus } from '@ipintel/core';
-import { encodeSidecar, snapshotIdentity, type AsnSectionInput, type IntervalSectionInput, type PrefixSectionInput, type SnapshotModel } from '@ipintel/core/writer';
+import { encodeSidecar, flattenPrefixes, snapshotIdentity, type AsnSectionInput, type IntervalSectionInput, type PrefixSectionInput, type SnapshotModel } from '@ipintel/core/writer';
 import type { AsnRole, CombineInput, Interval, PrefixRole, SourceRun } from '../combine/input.js';
 import type { Prefix } from '../feeds/types.js';
 
 type SnapshotMeta = Parameters<typeof snapshotIdentity>[0];
+
+/**
+ * The asmap prefixes that hold an address no BGP route holds: where a BGP
+ * table routes an address the rules never read the asmap (core's
+ * rules/classify.ts), so the rest would only grow the file. Runs are
+ * filtered along (`keep` per index).
+ */
+function withoutRouted<V>(mapped: readonly Prefix<V>[], routes: readonly Prefix<unknown>[]): { prefixes: Prefix<V>[]; keep: boolean[] } {
+  const covered = { 4: flattenPrefixes(4, routes.filter((r) => r.version === 4).map((r) => ({ start: r.start, length: r.length, value: 1 })), 0), 6: flattenPrefixes(6, routes.filter((r) => r.version === 6).map((r) => ({ start: r.start, length: r.length, value: 1 })), 0) };
+  const keep = mapped.map((p) => {
+    const ranges = covered[p.version];
+    const last = p.start + (1n << BigInt((p.version === 4 ? 32 : 128) - p.length)) - 1n;
+    // The range holding the prefix's first address; the prefix is covered if that range is routed and reaches its last address.
+    let lo = 0;
+    let hi = ranges.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (ranges.starts[mid]! <= p.start) lo = mid;
+      else hi = mid - 1;
+    }
+    const end = lo + 1 < ranges.starts.length ? ranges.starts[lo + 1]! - 1n : (1n << BigInt(p.version === 4 ? 32 : 128)) - 1n;
+    return !(ranges.values[lo] === 1 && end >= last);
+  });
+  return { prefixes: mapped.filter((_, i) => keep[i]), keep };
+}
+
+/** Runs over the entries `keep` says to keep. */
+function keptRuns(runs: readonly SourceRun[], keep: readonly boolean[]): SourceRun[] {
+  const out: SourceRun[] = [];
+  let i = 0;
+  for (const r of runs) {
+    let n = 0;
+    for (let j = 0; j < r.count; j++) if (keep[i + j]) n++;
+    i += r.count;
+    if (n > 0) out.push({ source: r.source, count: n });
+  }
+  return out;
+}
 
 /** One interval per run: the range a source's (sorted, adjacent) intervals cover. */
 function spans<V>(intervals: readonly Interval<V>[], runs: readonly SourceRun[]): { intervals: Interval<null>[]; runs: SourceRun[] } {
@@ -37,9 +78,10 @@ export function sidecarOf(input: CombineInput, model: Pick<SnapshotModel, 'build
   const section = <V>(role: PrefixRole, prefixes: readonly Prefix<V>[], value: (v: V, p: Prefix<unknown>) => unknown): PrefixSectionInput<never> =>
     ({ role, prefixes, runs: p.prefixes[role], value }) as unknown as PrefixSectionInput<never>;
   const none = (): null => null;
+  const mapped = withoutRouted(input.routesMapped, input.routes);
   const prefixes = [
     section('routes', input.routes, (v, r) => ({ origins: v.origins, rpki: rpkiOf(r, v.origins) })),
-    section('routesMapped', input.routesMapped, (v) => v.origins),
+    { ...section('routesMapped', mapped.prefixes, (v) => v.origins), runs: keptRuns(p.prefixes.routesMapped, mapped.keep) },
     section('rir', input.rir, (v) => ({ date: v.date, country: v.country })),
     section('bogons', input.bogons, none),
     section('unallocated', input.unallocated, none),
@@ -59,7 +101,7 @@ export function sidecarOf(input: CombineInput, model: Pick<SnapshotModel, 'build
   for (const version of [4, 6] as const) {
     const fam = version === 4 ? input.v4 : input.v6;
     const runs = version === 4 ? p.v4 : p.v6;
-    intervals.push({ role: 'asn', version, kind: 'interval', intervals: fam.asn, runs: runs.asn, value: (v: { asn: number; org: string }) => ({ asn: v.asn, org: v.org }) } as unknown as IntervalSectionInput<never>);
+    intervals.push({ role: 'asn', version, kind: 'interval', intervals: fam.asn, runs: runs.asn, value: (v: { asn: number }) => v.asn } as unknown as IntervalSectionInput<never>);
     const geo = spans(fam.geo, runs.geo);
     intervals.push({ role: 'geo', version, kind: 'span', intervals: geo.intervals, runs: geo.runs, value: none } as unknown as IntervalSectionInput<never>);
   }

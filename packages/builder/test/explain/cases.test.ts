@@ -64,10 +64,10 @@ function input(over: Over = {}): CombineInput {
   const row = (r: string): number => ROWS.indexOf(r);
   const run = (r: string, n: number) => (n === 0 ? [] : [{ source: row(r), count: n }]);
   const provenance: Provenance = {
-    prefixes: Object.fromEntries(PREFIX_ROLES.map((r) => [r, run(r, base[r].length)])) as Provenance['prefixes'],
+    prefixes: Object.fromEntries(PREFIX_ROLES.map((r) => [r, run(r, base[r].length)])) as unknown as Provenance['prefixes'],
     v4: { geo: run('geo', base.v4.geo.length), asn: run('asn', base.v4.asn.length) },
     v6: { geo: run('geo', base.v6.geo.length), asn: run('asn', base.v6.asn.length) },
-    asns: Object.fromEntries(ASN_ROLES.map((r) => [r, new Map([...base[r].keys()].map((a) => [a, row(r)]))])) as Provenance['asns'],
+    asns: Object.fromEntries(ASN_ROLES.map((r) => [r, new Map([...base[r].keys()].map((a) => [a, row(r)]))])) as unknown as Provenance['asns'],
     asnTags: new Map([...base.asnTags].map(([a, tags]) => [a, new Map([...tags].map((t) => [t, row('asnTags')]))])),
   };
   return { ...base, provenance };
@@ -124,7 +124,7 @@ describe('explain: the rule and sources of each case', () => {
   });
 
   it('a mobile operator of the curated table: rule 8, with the table and the ASN row', () => {
-    const s = explainer({ operators: new Map([[15169, { kind: 'mobile', name: 'T-Mobile US', anycast: false }]]), asnTags: new Map([[15169, new Set(['dsl', 'mobile'])]]) });
+    const s = explainer({ operators: new Map([[15169, { kind: 'mobile', name: 'T-Mobile US', anycast: false, why: 'test' }]]), asnTags: new Map([[15169, new Set(['dsl', 'mobile'])]]) });
     const f = field(s, '8.8.8.8', 'signals.connection_type');
     expect(f).toMatchObject({ value: 'mobile', rule: 'connection-operator', sources: [{ role: 'operators', matched: 'AS15169', value: { kind: 'mobile' } }, { role: 'asn', matched: '8.8.8.0-8.8.8.255' }] });
   });

@@ -166,13 +166,17 @@ export function decodeSidecar(bytes: Uint8Array, inflate: Inflate = defaultInfla
   const prefixes = new Map<`${SidecarPrefixRole}${4 | 6}`, PrefixTable>();
   const intervals = new Map<string, IntervalTable>();
   const asns = new Map<SidecarAsnRole, Map<number, AsnEntry[]>>();
+  const tables = new Map<string, unknown[]>();
   while (r.remaining > 0) {
     const role = r.text();
     const kind = SECTION_KINDS[r.byte()];
     const version = r.byte();
     const n = r.uint();
     if (n > r.remaining) throw sidecarCorrupt(`section ${role} claims ${n} entries`);
-    const values = table(r);
+    // A role's sections share one value table: each adds its values to the earlier sections' (encode.ts).
+    let values = tables.get(role);
+    if (values === undefined) tables.set(role, (values = []));
+    for (const v of table(r)) values.push(v);
     if (kind === 'prefix' && (PREFIX_ROLES as readonly string[]).includes(role) && (version === 4 || version === 6)) {
       prefixes.set(`${role as SidecarPrefixRole}${version}`, readPrefixes(r, version, n, values));
     } else if ((kind === 'interval' || kind === 'span') && (version === 4 || version === 6)) {

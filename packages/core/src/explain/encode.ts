@@ -64,9 +64,22 @@ function expandRuns(runs: readonly SourceRun[], n: number): Uint32Array {
   return out;
 }
 
+/**
+ * A role's value table, shared by its sections (IPv4, then IPv6): each
+ * section stores only the values it adds (`fresh`), the reader appends them
+ * to what the role's earlier sections stored, so a value both families use
+ * is stored once.
+ */
 class Values {
   readonly table: unknown[] = [];
+  private written = 0;
   private readonly ids = new Map<string, number>();
+  /** The values added since the last call. */
+  fresh(): unknown[] {
+    const out = this.table.slice(this.written);
+    this.written = this.table.length;
+    return out;
+  }
   id(v: unknown): number {
     const key = v === null ? 'null' : JSON.stringify(v);
     let id = this.ids.get(key);
@@ -84,10 +97,10 @@ function sectionHead(w: ByteWriter, role: string, kind: SectionKind, version: nu
   w.byte(SECTION_KINDS.indexOf(kind));
   w.byte(version);
   w.uint(count);
-  w.text(JSON.stringify(values?.table ?? []));
+  w.text(JSON.stringify(values?.fresh() ?? []));
 }
 
-function writePrefixes(w: ByteWriter, s: PrefixSectionInput<unknown>, version: 4 | 6, source: Uint32Array): void {
+function writePrefixes(w: ByteWriter, s: PrefixSectionInput<unknown>, version: 4 | 6, source: Uint32Array, values: Values): void {
   // 1. This family's entries sorted by (start, length, position); of equal prefixes the last position wins.
   const idx: number[] = [];
   for (let i = 0; i < s.prefixes.length; i++) if (s.prefixes[i]!.version === version) idx.push(i);
@@ -98,7 +111,6 @@ function writePrefixes(w: ByteWriter, s: PrefixSectionInput<unknown>, version: 4
     return x.start < y.start ? -1 : x.start > y.start ? 1 : x.length - y.length || a - b;
   });
   const kept = idx.filter((i, k) => k + 1 === idx.length || p[idx[k + 1]!]!.start !== p[i]!.start || p[idx[k + 1]!]!.length !== p[i]!.length);
-  const values = new Values();
   const ids = kept.map((i) => values.id(s.value(p[i]!.value, p[i]!)));
   sectionHead(w, s.role, 'prefix', version, kept.length, values);
   // 2. Columns: start deltas, lengths, source rows, value ids.
@@ -112,9 +124,9 @@ function writePrefixes(w: ByteWriter, s: PrefixSectionInput<unknown>, version: 4
   for (const id of ids) w.uint(id);
 }
 
-function writeIntervals(w: ByteWriter, s: IntervalSectionInput<unknown>): void {
+function writeIntervals(w: ByteWriter, s: IntervalSectionInput<unknown>, shared: Values): void {
   const source = expandRuns(s.runs, s.intervals.length);
-  const values = s.kind === 'interval' ? new Values() : null;
+  const values = s.kind === 'interval' ? shared : null;
   const ids = values === null ? [] : s.intervals.map((iv) => values.id(s.value(iv.value)));
   sectionHead(w, s.role, s.kind, s.version, s.intervals.length, values);
   let next = 0n;
@@ -147,10 +159,16 @@ export function encodeSidecar(input: SidecarInput, deflate: (raw: Uint8Array, le
   const w = new ByteWriter();
   for (const s of input.prefixes as unknown as readonly PrefixSectionInput<unknown>[]) {
     const source = expandRuns(s.runs, s.prefixes.length);
-    writePrefixes(w, s, 4, source);
-    writePrefixes(w, s, 6, source);
+    const values = new Values();
+    writePrefixes(w, s, 4, source, values);
+    writePrefixes(w, s, 6, source, values);
   }
-  for (const s of input.intervals as unknown as readonly IntervalSectionInput<unknown>[]) writeIntervals(w, s);
+  const tables = new Map<string, Values>();
+  for (const s of input.intervals as unknown as readonly IntervalSectionInput<unknown>[]) {
+    let values = tables.get(s.role);
+    if (values === undefined) tables.set(s.role, (values = new Values()));
+    writeIntervals(w, s, values);
+  }
   for (const s of input.asns) writeAsns(w, s);
   const raw = w.done();
   const stored = deflate(raw, 9);

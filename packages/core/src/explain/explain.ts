@@ -79,7 +79,7 @@ export class Explainer {
       const matched = `${bigIntToText(version, asnTable.firsts[j]!)}-${bigIntToText(version, asnTable.lasts[j]!)}`;
       out.set('asn', [{ role: 'asn', source: asnTable.sources[j]!, matched, value: asnTable.table[asnTable.values![j]!] ?? null }]);
     }
-    const asn = (out.get('asn')?.[0]?.value as { asn?: unknown } | undefined)?.asn;
+    const asn = out.get('asn')?.[0]?.value;
     if (typeof asn === 'number' && asn !== 0) {
       for (const [role, entries] of this.sidecar.asns) {
         const list = entries.get(asn);
@@ -90,18 +90,18 @@ export class Explainer {
   }
 
   /** Facts and sets as the builder's combiner had them at this address. */
-  private factsOf(said: Map<FactKey, Said[]>): { facts: AddressFacts; sets: Sets } {
+  private factsOf(said: Map<FactKey, Said[]>, org: string): { facts: AddressFacts; sets: Sets } {
     const v = (k: FactKey): unknown => said.get(k)?.[0]?.value;
     const has = (k: FactKey): boolean => said.has(k);
-    const asnValue = v('asn') as { asn: number; org: string } | undefined;
-    const asn = asnValue?.asn ?? 0;
+    const asnValue = v('asn') as number | undefined;
+    const asn = asnValue ?? 0;
     const one = <T>(role: SidecarAsnRole, value: (x: unknown) => T): Map<number, T> => {
       const e = said.get(role)?.[0];
       return new Map<number, T>(e === undefined ? [] : [[asn, value(e.value)]]);
     };
     const facts: AddressFacts = {
       geo: null,
-      asn: asnValue === undefined ? null : { asn: asnValue.asn, org: asnValue.org },
+      asn: asnValue === undefined ? null : { asn, org },
       route: has('route') ? (v('route') as RouteFacts) : null,
       mapped: has('mapped') ? ((v('mapped') as number[])[0] ?? null) : null,
       rir: has('rir') ? (v('rir') as { date: string | null; country: string | null }) : null,
@@ -144,7 +144,8 @@ export class Explainer {
     // The span covers the gaps between the source's rows too: it answered only where the result has a geo row.
     const hasGeo = Object.values(result.geo).some((v) => v !== null);
     if (g >= 0 && hasGeo) said.set('geo', [{ role: 'geo', source: geoSpan!.sources[g]!, matched: geoMatched, value: null }]);
-    const { facts, sets } = this.factsOf(said);
+    // The sidecar keeps the ASN table's ASNs, not its names: the name is the snapshot's (docs/snapshot-format.md).
+    const { facts, sets } = this.factsOf(said, result.network.as_org);
     const decided = new Map<ExplainedField, { rule: RuleId; facts: readonly FactKey[] }>();
     const again = classify({ ...facts, geo: said.has('geo') ? NULL_GEO : null }, sets, this.hasRoas, (field, rule, used) => decided.set(field, { rule, facts: used }));
     sameAnswer(again.network, again.signals, result);

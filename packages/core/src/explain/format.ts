@@ -17,8 +17,9 @@
  *
  * Body = sections one after another; each: role name (varint length +
  * UTF-8), kind byte (0 prefix, 1 interval, 2 span, 3 asn), family byte (4,
- * 6 or 0), entry count, the value table (varint length + UTF-8 JSON array),
- * then columns of varints: prefix = start deltas, lengths, source rows,
+ * 6 or 0), entry count, the values it adds to its role's value table
+ * (varint length + UTF-8 JSON array; a role's sections share one table, the
+ * IPv6 section's ids continue the IPv4 section's), then columns of varints: prefix = start deltas, lengths, source rows,
  * value ids; interval = gaps from the previous interval's end, sizes
  * (last - first), source rows, value ids; span = as interval, no values;
  * asn = ASN deltas, source rows, value ids.

@@ -181,6 +181,15 @@ export function rpkiFor(route: RouteFacts | null, asn: number, hasRoas: boolean)
   return i < 0 ? 'unknown' : route.rpki[i]!;
 }
 
+/**
+ * The routing source that decided: the BGP route, else the asmap. The asmap
+ * is read only where no BGP table routes the address (the explain sidecar
+ * leaves out asmap prefixes that BGP routes cover whole).
+ */
+function routingFacts(f: AddressFacts): FactKey[] {
+  return f.route !== null ? ['route'] : f.mapped !== null ? ['mapped'] : [];
+}
+
 interface Connection {
   readonly type: ConnectionType;
   readonly evidence: Exclude<EvidenceLabel, 'unavailable'>;
@@ -219,7 +228,7 @@ export function connectionFor(f: AddressFacts, asn: number, org: string, inUse: 
       return { type: 'datacenter', evidence: 'inferred', provider: f.datacenterInferred || listed || org || null, rule: 'connection-hosting', facts };
     }
   }
-  const facts: FactKey[] = ['asn', 'route', 'mapped', 'rir', 'asnTags', 'asnClass'];
+  const facts: FactKey[] = ['asn', ...routingFacts(f), 'rir', 'asnTags', 'asnClass'];
   return inUse || asn !== 0
     ? { type: 'isp', evidence: 'inferred', provider: null, rule: 'connection-isp', facts }
     : { type: 'unknown', evidence: 'inferred', provider: null, rule: 'connection-unknown', facts: [] };
@@ -247,11 +256,11 @@ function networkOf(f: AddressFacts, hasRoas: boolean, trace: Trace | undefined):
   if (trace !== undefined) {
     trace('network.asn', 'asn-table', ['asn']);
     trace('network.as_org', 'asn-table', ['asn']);
-    trace('network.is_announced', f.route !== null ? 'routing-bgp' : f.mapped !== null ? 'routing-asmap' : 'routing-none', f.route !== null ? ['route'] : f.mapped !== null ? ['mapped'] : []);
+    trace('network.is_announced', f.route !== null ? 'routing-bgp' : f.mapped !== null ? 'routing-asmap' : 'routing-none', routingFacts(f));
     // Unallocated space in use: what shows the use is what decided; otherwise no bogon list holds the address.
-    trace('network.is_bogon', 'not-bogon', f.unallocated ? ['unallocated', 'route', 'mapped', 'asn', 'rir', 'drop'] : []);
+    trace('network.is_bogon', 'not-bogon', f.unallocated ? ['unallocated', ...routingFacts(f), 'asn', 'rir', 'drop'] : []);
     const fromRoute = hasRoas && f.route !== null && f.route.origins.includes(asn);
-    trace('network.rpki', fromRoute ? 'rpki-route' : 'rpki-unknown', fromRoute ? ['route', 'asn'] : ['route', 'mapped']);
+    trace('network.rpki', fromRoute ? 'rpki-route' : 'rpki-unknown', fromRoute ? ['route', 'asn'] : routingFacts(f));
     trace('network.allocation_date', 'rir-delegation', ['rir']);
     trace('network.registration_country', 'rir-delegation', ['rir']);
   }
