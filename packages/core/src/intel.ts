@@ -233,6 +233,24 @@ export class IpIntel {
     return options !== undefined && explainOf(options) ? this.explained(result) : result;
   }
 
+  /**
+   * Whether `check(ip, { explain: true })` can answer: the explain sidecar
+   * is there, intact and of this snapshot. Loads it (once) to find out;
+   * never throws for a missing or bad sidecar.
+   *
+   * @example
+   * intel.canExplain() // => true when <snapshot>.explain belongs to it
+   */
+  canExplain(): boolean {
+    try {
+      this.loadExplainer();
+      return true;
+    } catch (e) {
+      if (e instanceof IpIntelError && e.code.startsWith('explain_')) return false;
+      throw e;
+    }
+  }
+
   /** The result with its explanation. */
   private explained(result: CheckResult): CheckResult {
     const a = parseAddress(result.ip);

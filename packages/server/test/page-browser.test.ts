@@ -13,7 +13,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { open, type CheckResult, type IpIntel } from '@ipintel/core';
+import { defaultSnapshotPath, open, openSync, type CheckResult, type IpIntel } from '@ipintel/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../src/keys/manage.js';
 import { project } from '../src/page/world-map.js';
@@ -64,10 +64,10 @@ describe('the web page in headless Chromium', () => {
   const servers: RunningServer[] = [];
   const dirs: (() => void)[] = [];
 
-  const serve = async (extra: { demoQuota?: number } = {}): Promise<RunningServer> => {
+  const serve = async (extra: { demoQuota?: number; snapshot?: string } = {}): Promise<RunningServer> => {
     const t = tempDir('ipintel-page-');
     dirs.push(t.cleanup);
-    const s = await startServer({ port: 0, snapshot: fixtureBytes('a'), store: `sqlite:${join(t.dir, 'store.sqlite')}`, plans: TEST_PLANS, activationDelayMs: 0, logger: false, sighup: false, ...extra });
+    const s = await startServer({ port: 0, snapshot: extra.snapshot ?? fixtureBytes('a'), store: `sqlite:${join(t.dir, 'store.sqlite')}`, plans: TEST_PLANS, activationDelayMs: 0, logger: false, sighup: false, ...extra });
     servers.push(s);
     return s;
   };
@@ -124,6 +124,28 @@ describe('the web page in headless Chromium', () => {
     expect(await page.evaluate<string>('location.href')).toBe(`${server.url}/`);
     expect(await page.evaluate<string>(`document.getElementById('status').textContent`)).toMatch(/^3 results .* \d+ lookups left/);
     writeFileSync(join(OUTPUT, 'page.png'), await page.screenshot());
+    expect(page.problems).toEqual([]);
+  });
+
+  it('shows the explanation under the result when the snapshot has its explain sidecar', async () => {
+    // The default snapshot (packages/data, built by the test command) carries world.ipintel.explain.
+    const server = await serve({ snapshot: defaultSnapshotPath() });
+    const { key } = await createKey(server.store, { plan: 'test', plans: resolvePlans(TEST_PLANS), now: Date.now() - 1 });
+    const page = await browser.open(`${server.url}/`);
+    await page.waitFor(`document.body.dataset.ready === '1'`);
+    await page.evaluate(`(() => {
+      document.getElementById('ips').value = '185.220.101.1';
+      document.getElementById('key').value = ${JSON.stringify(key)};
+      document.getElementById('look-up').click();
+    })()`);
+    await page.waitFor(`document.querySelectorAll('article.result').length === 1`);
+    const rows = await page.evaluate<string[][]>(`[...document.querySelectorAll('article.result .explanation tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent))`);
+    const expected = openSync(defaultSnapshotPath()).check('185.220.101.1', { explain: true }).explanation!;
+    // One row per field and per source its rule read (one for a field no source holds).
+    expect(rows.length).toBe(expected.fields.reduce((n, f) => n + Math.max(1, f.sources.length), 0));
+    const tor = expected.fields.find((f) => f.field === 'signals.is_tor')!;
+    expect(rows).toContainEqual(['signals.is_tor', 'true', tor.sources[0]!.source, tor.sources[0]!.matched, tor.sources[0]!.data_date ?? '—', tor.rule]);
+    writeFileSync(join(OUTPUT, 'page-explain.png'), await page.screenshot());
     expect(page.problems).toEqual([]);
   });
 

@@ -66,7 +66,8 @@ describe('the web page routes', () => {
 
   it('client.json names the caller as the server sees it, and no demo quota by default', async () => {
     const res = await call(h.app, '/page/client.json', { remoteAddress: '203.0.113.9' });
-    expect(res.json).toEqual({ ip: '203.0.113.9', demo_quota: null, max_batch: 100 });
+    // The fixture snapshot has no explain sidecar: the page does not ask for explanations.
+    expect(res.json).toEqual({ ip: '203.0.113.9', demo_quota: null, max_batch: 100, explain: false });
     expect(res.headers['cache-control']).toBe('no-store');
   });
 

@@ -27,8 +27,9 @@ export interface PrefixTable {
 
 /** Sorted, disjoint intervals (the ASN table; geo spans have no values). */
 export interface IntervalTable {
-  readonly firsts: bigint[];
-  readonly lasts: bigint[];
+  /** IPv4: numbers; IPv6: bigints. */
+  readonly firsts: Float64Array | bigint[];
+  readonly lasts: Float64Array | bigint[];
   readonly sources: Uint32Array;
   readonly values: Uint32Array | null;
   readonly table: readonly unknown[];
@@ -101,35 +102,71 @@ function ids(r: ByteReader, n: number, below: number, what: string): Uint32Array
 const MAX_SOURCES = 1 << 16;
 
 function readPrefixes(r: ByteReader, version: 4 | 6, n: number, values: unknown[]): PrefixTable {
-  const bits = version === 4 ? 32 : 128;
-  const starts: bigint[] = new Array<bigint>(n);
-  let prev = 0n;
-  for (let i = 0; i < n; i++) starts[i] = prev += r.big();
+  const keys = version === 4 ? readPrefixes4(r, n) : readPrefixes6(r, n);
+  const lengths = new Set<number>();
+  for (let i = 0; i < n; i++) lengths.add(typeof keys[i] === 'number' ? (keys[i] as number) % 256 : Number((keys[i] as bigint) & 255n));
+  return { keys, sources: ids(r, n, MAX_SOURCES, 'source row'), values: ids(r, n, Math.max(values.length, 1), 'value id'), table: values, lengths: [...lengths].sort((a, b) => b - a) };
+}
+
+const notPrefix = (i: number, version: 4 | 6): IpIntelError => sidecarCorrupt(`prefix ${i} of a role is not a valid IPv${version} prefix`);
+
+/** IPv4 prefixes in plain numbers (exact below 2^53): keys start * 256 + length, ascending. */
+function readPrefixes4(r: ByteReader, n: number): Float64Array {
+  const starts = new Float64Array(n);
+  let prev = 0;
+  for (let i = 0; i < n; i++) starts[i] = prev += r.uint();
   const lengths = r.bytes(n);
-  const seen = new Set<number>();
-  const keys = version === 4 ? new Float64Array(n) : new Array<bigint>(n);
+  const keys = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const len = lengths[i]!;
     const s = starts[i]!;
-    const hostBits = len < bits ? s & ((1n << BigInt(bits - len)) - 1n) : 0n;
-    if (len > bits || s >> BigInt(bits) !== 0n || hostBits !== 0n) throw sidecarCorrupt(`prefix ${i} of a role is not a valid IPv${version} prefix`);
-    seen.add(len);
-    const key = s * 256n + BigInt(len);
-    if (i > 0 && key <= (version === 4 ? BigInt(keys[i - 1] as number) : (keys[i - 1] as bigint))) throw sidecarCorrupt('prefixes out of order');
-    if (keys instanceof Float64Array) keys[i] = Number(key);
-    else keys[i] = key;
+    if (len > 32 || s > 0xffffffff || s % 2 ** (32 - len) !== 0) throw notPrefix(i, 4);
+    keys[i] = s * 256 + len;
+    if (i > 0 && keys[i]! <= keys[i - 1]!) throw sidecarCorrupt('prefixes out of order');
   }
-  return { keys, sources: ids(r, n, MAX_SOURCES, 'source row'), values: ids(r, n, Math.max(values.length, 1), 'value id'), table: values, lengths: [...seen].sort((a, b) => b - a) };
+  return keys;
 }
 
-function readIntervals(r: ByteReader, n: number, withValues: boolean, values: unknown[]): IntervalTable {
-  const firsts: bigint[] = new Array<bigint>(n);
-  const lasts: bigint[] = new Array<bigint>(n);
-  let next = 0n;
+/** IPv6 prefixes as bigints: keys start * 256 + length, ascending. */
+function readPrefixes6(r: ByteReader, n: number): bigint[] {
+  const starts = new Array<bigint>(n);
+  let prev = 0n;
+  for (let i = 0; i < n; i++) starts[i] = prev += r.big();
+  const lengths = r.bytes(n);
+  const keys = new Array<bigint>(n);
   for (let i = 0; i < n; i++) {
-    firsts[i] = next + r.big();
-    lasts[i] = firsts[i]! + r.big();
-    next = lasts[i]! + 1n;
+    const len = lengths[i]!;
+    const s = starts[i]!;
+    const hostBits = len < 128 ? s & ((1n << BigInt(128 - len)) - 1n) : 0n;
+    if (len > 128 || s >> 128n !== 0n || hostBits !== 0n) throw notPrefix(i, 6);
+    keys[i] = s * 256n + BigInt(len);
+    if (i > 0 && keys[i]! <= keys[i - 1]!) throw sidecarCorrupt('prefixes out of order');
+  }
+  return keys;
+}
+
+function readIntervals(r: ByteReader, version: 4 | 6, n: number, withValues: boolean, values: unknown[]): IntervalTable {
+  let firsts: Float64Array | bigint[];
+  let lasts: Float64Array | bigint[];
+  if (version === 4) {
+    const f = (firsts = new Float64Array(n));
+    const l = (lasts = new Float64Array(n));
+    let next = 0;
+    for (let i = 0; i < n; i++) {
+      f[i] = next + r.uint();
+      l[i] = f[i]! + r.uint();
+      next = l[i]! + 1;
+      if (l[i]! > 0xffffffff) throw sidecarCorrupt('an IPv4 interval ends past the family');
+    }
+  } else {
+    const f = (firsts = new Array<bigint>(n));
+    const l = (lasts = new Array<bigint>(n));
+    let next = 0n;
+    for (let i = 0; i < n; i++) {
+      f[i] = next + r.big();
+      l[i] = f[i]! + r.big();
+      next = l[i]! + 1n;
+    }
   }
   return { firsts, lasts, sources: ids(r, n, MAX_SOURCES, 'source row'), values: withValues ? ids(r, n, Math.max(values.length, 1), 'value id') : null, table: values };
 }
@@ -180,7 +217,7 @@ export function decodeSidecar(bytes: Uint8Array, inflate: Inflate = defaultInfla
     if (kind === 'prefix' && (PREFIX_ROLES as readonly string[]).includes(role) && (version === 4 || version === 6)) {
       prefixes.set(`${role as SidecarPrefixRole}${version}`, readPrefixes(r, version, n, values));
     } else if ((kind === 'interval' || kind === 'span') && (version === 4 || version === 6)) {
-      intervals.set(`${role}${version}`, readIntervals(r, n, kind === 'interval', values));
+      intervals.set(`${role}${version}`, readIntervals(r, version, n, kind === 'interval', values));
     } else if (kind === 'asn' && (ASN_ROLES as readonly string[]).includes(role)) {
       asns.set(role as SidecarAsnRole, readAsns(r, n, values));
     } else {
@@ -217,12 +254,13 @@ function search<K extends number | bigint>(keys: ArrayLike<K>, key: K): number {
 
 /** Index of the interval holding `addr`, or -1. */
 export function intervalAt(t: IntervalTable, addr: bigint): number {
+  const x = t.firsts instanceof Float64Array ? Number(addr) : addr;
   let lo = 0;
   let hi = t.firsts.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    if (t.firsts[mid]! > addr) hi = mid - 1;
-    else if (t.lasts[mid]! < addr) lo = mid + 1;
+    if (t.firsts[mid]! > x) hi = mid - 1;
+    else if (t.lasts[mid]! < x) lo = mid + 1;
     else return mid;
   }
   return -1;

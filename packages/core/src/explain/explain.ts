@@ -76,7 +76,7 @@ export class Explainer {
     const asnTable = this.sidecar.intervals.get(`asn${version}`);
     const j = asnTable === undefined ? -1 : intervalAt(asnTable, addr);
     if (asnTable !== undefined && j >= 0) {
-      const matched = `${bigIntToText(version, asnTable.firsts[j]!)}-${bigIntToText(version, asnTable.lasts[j]!)}`;
+      const matched = `${bigIntToText(version, BigInt(asnTable.firsts[j]!))}-${bigIntToText(version, BigInt(asnTable.lasts[j]!))}`;
       out.set('asn', [{ role: 'asn', source: asnTable.sources[j]!, matched, value: asnTable.table[asnTable.values![j]!] ?? null }]);
     }
     const asn = out.get('asn')?.[0]?.value;

@@ -34,6 +34,7 @@ export const PROBLEMS = {
   rate_limited: [429, 'Rate limit exceeded'],
   internal_error: [500, 'Internal server error'],
   snapshot_unavailable: [503, 'No snapshot loaded'],
+  explain_unavailable: [503, 'Explanation not available'],
   store_unavailable: [503, 'Key store unavailable'],
 } as const satisfies Record<string, readonly [number, string]>;
 

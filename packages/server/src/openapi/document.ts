@@ -41,6 +41,15 @@ function problems(codes: readonly ProblemCode[]): Obj {
 /** Answers any request may get before routing: broken HTTP, too slow, too many or too large headers, an unmet Expect. */
 const REQUEST_PROBLEMS: ProblemCode[] = ['malformed_request', 'request_timeout', 'headers_too_large', 'expectation_failed'];
 const AUTH_PROBLEMS: ProblemCode[] = ['missing_api_key', 'invalid_api_key', 'key_not_active', 'key_revoked', 'rate_limited', 'quota_exceeded', 'store_unavailable', 'snapshot_unavailable', ...REQUEST_PROBLEMS];
+/** `explain=1`: the native result carries `explanation` (the thirdparty layout ignores it). */
+const EXPLAIN_PARAM = {
+  name: 'explain',
+  in: 'query',
+  required: false,
+  schema: { type: 'string', enum: ['1', '0', 'true', 'false'] },
+  description: 'With 1 (or true) a native result carries `explanation`: per field the deciding rule and the sources, prefixes and data dates behind it. The thirdparty layout ignores it.',
+};
+
 const LOOKUP_RESULT = { anyOf: [schemaRef('CheckResult'), schemaRef('ThirdPartyResult')] };
 const KEYED = [{ ApiKey: [] }, { Bearer: [] }];
 
@@ -100,10 +109,11 @@ export function openApiDocument(server: string): Obj {
           parameters: [
             { name: 'ip', in: 'query', required: true, schema: { type: 'string' }, description: 'IPv4 or IPv6 address.' },
             { name: 'format', in: 'query', required: false, schema: { type: 'string', enum: ['native', 'thirdparty'] } },
+            EXPLAIN_PARAM,
           ],
           responses: {
             '200': { description: 'The result (native layout, or thirdparty with format=thirdparty).', headers: RATE_HEADERS, content: jsonOf(LOOKUP_RESULT) },
-            ...problems(['missing_ip', 'invalid_ip', 'invalid_format', 'invalid_query', 'method_not_allowed', ...AUTH_PROBLEMS]),
+            ...problems(['missing_ip', 'invalid_ip', 'invalid_format', 'invalid_query', 'method_not_allowed', 'explain_unavailable', ...AUTH_PROBLEMS]),
           },
         },
       },
@@ -112,11 +122,11 @@ export function openApiDocument(server: string): Obj {
           summary: 'Check up to 100 IP addresses; each successful element is one lookup. A batch that would cross the quota is refused whole.',
           tags: ['lookup'],
           security: KEYED,
-          parameters: [{ name: 'format', in: 'query', required: false, schema: { type: 'string', enum: ['native', 'thirdparty'] } }],
+          parameters: [{ name: 'format', in: 'query', required: false, schema: { type: 'string', enum: ['native', 'thirdparty'] } }, EXPLAIN_PARAM],
           requestBody: { required: true, content: jsonOf(schemaRef('BatchRequest')) },
           responses: {
             '200': { description: 'Results in request order; an invalid element carries an error in place.', headers: RATE_HEADERS, content: jsonOf(schemaRef('BatchResponse')) },
-            ...problems(['invalid_body', 'invalid_format', 'invalid_query', 'batch_too_large', 'body_too_large', 'unsupported_media_type', 'method_not_allowed', ...AUTH_PROBLEMS]),
+            ...problems(['invalid_body', 'invalid_format', 'invalid_query', 'batch_too_large', 'body_too_large', 'unsupported_media_type', 'method_not_allowed', 'explain_unavailable', ...AUTH_PROBLEMS]),
           },
         },
       },

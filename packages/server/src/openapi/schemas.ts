@@ -92,6 +92,25 @@ export const SCHEMAS: Record<string, Schema> = {
     evidence: ref('Evidence'),
     risk: ref('Risk'),
     attribution: { ...str, description: 'Link to the data attributions.' },
+    explanation: { ...ref('Explanation'), description: 'Only with explain=1: why each field has its value.' },
+  }, ['ip', 'version', 'geo', 'network', 'signals', 'evidence', 'risk', 'attribution']),
+  ExplanationSource: obj({
+    source: { ...str, description: 'Source row id, as in /attribution and `ipintel info`.' },
+    data_date: { ...nstr, description: "The source's data date." },
+    role: { ...str, description: 'The role the source plays for the rule (tor, vpnBroad, routes, asnTags, ...).' },
+    matched: { ...str, description: 'Longest matching prefix (CIDR), ASN table range (first-last), or ASN (AS123).' },
+    value: { description: 'What the source says there (a name, a tag, route origins), or null.' },
+  }),
+  ExplanationField: obj({
+    field: { ...str, description: 'Path in the native result: geo, network.asn, signals.is_vpn, ...' },
+    value: { description: "The field's value in this result." },
+    rule: { ...str, description: 'Id of the precedence rule that decided (docs/data.md, "Precedence rules").' },
+    rule_text: str,
+    sources: { type: 'array', items: ref('ExplanationSource'), description: 'The sources the rule read that hold the address, the deciding one first.' },
+  }),
+  Explanation: obj({
+    build_date: { ...str, description: 'Build date of the snapshot the explain sidecar belongs to.' },
+    fields: { type: 'array', items: ref('ExplanationField') },
   }),
   ThirdPartyPrivacy: obj(
     { vpn: bool, proxy: bool, tor: bool, relay: bool, hosting: bool, service: str },

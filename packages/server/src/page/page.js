@@ -15,7 +15,7 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
 const $ = (id) => document.getElementById(id);
 
 /** What the server told the page about itself: the caller's address, the demo quota, the batch size. */
-let client = { ip: null, demo_quota: null, max_batch: 100 };
+let client = { ip: null, demo_quota: null, max_batch: 100, explain: false };
 
 function setStatus(text, isError = false) {
   const s = $('status');
@@ -65,10 +65,11 @@ function currentKey() {
 }
 
 /** One batch call; resolves to the results, or throws an Error whose message is the problem's detail. */
-async function batch(ips, format, key) {
+async function batch(ips, format, key, explain = false) {
   const headers = { 'content-type': 'application/json' };
   if (key !== '') headers['x-api-key'] = key;
-  const res = await fetch('v1/check/batch', { method: 'POST', headers, body: JSON.stringify({ ips, format }), cache: 'no-store' });
+  const url = explain ? 'v1/check/batch?explain=1' : 'v1/check/batch';
+  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ ips, format }), cache: 'no-store' });
   const body = await res.json().catch(() => null);
   if (!res.ok) {
     const detail = body !== null && typeof body.detail === 'string' ? body.detail : `the server answered ${res.status}`;
@@ -76,6 +77,37 @@ async function batch(ips, format, key) {
     throw new Error(code + detail);
   }
   return { results: body.results, remaining: res.headers.get('ratelimit-remaining') };
+}
+
+/** The native results, with their explanations when the server can give them (client.json says). */
+async function nativeExplained(ips, key) {
+  return { ...(await batch(ips, 'native', key, client.explain === true)), explained: client.explain === true };
+}
+
+/** A field's value as one short cell. */
+function cellOf(value) {
+  if (value !== null && typeof value === 'object') return [value.country_code, value.region, value.city].filter((p) => p !== null && p !== '').join(', ') || '—';
+  return value === null ? 'null' : String(value);
+}
+
+/** The explanation as a table: a row per field and per source its rule read (docs/api.md, "Explain"). */
+function renderExplanation(table, explanation) {
+  const tbody = table.querySelector('tbody');
+  for (const f of explanation.fields) {
+    const sources = f.sources.length === 0 ? [null] : f.sources;
+    sources.forEach((src, i) => {
+      const tr = document.createElement('tr');
+      tr.setAttribute('data-field', f.field);
+      const cells = [i === 0 ? f.field : '', i === 0 ? cellOf(f.value) : '', src?.source ?? '—', src?.matched ?? '—', src?.data_date ?? '—', i === 0 ? f.rule : ''];
+      cells.forEach((text, c) => {
+        const td = document.createElement(c === 0 ? 'th' : 'td');
+        td.textContent = text;
+        if (c === 5 && i === 0) td.title = f.rule_text;
+        tr.append(td);
+      });
+      tbody.append(tr);
+    });
+  }
 }
 
 function row(tbody, label, value) {
@@ -140,6 +172,7 @@ function renderResult(native, thirdparty, index) {
     node.querySelector('.summary').textContent = `${native.error.code}: ${native.error.message}`;
     node.querySelector('.fields').remove();
     node.querySelector('.evidence-box').remove();
+    node.querySelector('.explain-box').remove();
     return node;
   }
   const { geo, network: n, signals: s, risk } = native;
@@ -163,6 +196,8 @@ function renderResult(native, thirdparty, index) {
     row(evidence, signal, label);
     evidence.lastElementChild.lastElementChild.className = `label-${label}`;
   }
+  if (native.explanation !== undefined) renderExplanation(node.querySelector('.explanation'), native.explanation);
+  else node.querySelector('.explain-box').remove();
   addMarker(native, index);
   return node;
 }
@@ -175,13 +210,14 @@ async function lookUp(ips) {
   setStatus(`Looking up ${ips.length} address${ips.length === 1 ? '' : 'es'}…`);
   $('look-up').disabled = true;
   try {
-    const native = await batch(ips, 'native', key);
+    const native = await nativeExplained(ips, key);
     const third = await batch(ips, 'thirdparty', key);
     $('markers').replaceChildren();
     const nodes = native.results.map((r, i) => renderResult(r, third.results[i], i));
     $('results').replaceChildren(...nodes);
     const left = third.remaining === null ? '' : ` ${third.remaining} lookups left in this period.`;
-    setStatus(`${native.results.length} result${native.results.length === 1 ? '' : 's'} (each counts twice: native and thirdparty).${left}`);
+    const why = native.explained ? '' : ' This server has no explain sidecar: no explanations.';
+    setStatus(`${native.results.length} result${native.results.length === 1 ? '' : 's'} (each counts twice: native and thirdparty).${left}${why}`);
   } catch (e) {
     setStatus(e instanceof Error ? e.message : String(e), true);
   } finally {

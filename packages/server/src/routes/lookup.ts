@@ -12,7 +12,7 @@ import { ProblemError } from '../http/problem.js';
 import { jsonPreview, resultJson } from '../http/serialize.js';
 import type { ApiRequest, ApiResponse } from '../http/types.js';
 import { metered, type Outcome } from './metered.js';
-import { parseFormat, readJsonBody, strictQuery } from './params.js';
+import { parseExplain, parseFormat, readJsonBody, strictQuery } from './params.js';
 
 /** The snapshot in service; 503 snapshot_unavailable before the first one loads. */
 export function intelOf(app: AppContext): IpIntel {
@@ -30,23 +30,31 @@ export function checkThirdparty(intel: IpIntel, ip: string): ThirdPartyResult {
   }
 }
 
-/** One address checked: its answer as one lookup; invalid_ip as a 400 problem. */
-export function checkOne(intel: IpIntel, ip: string, format: ResultFormat): Outcome {
+/** One address checked (with its explanation when asked): its answer as one lookup; invalid_ip as a 400 problem. */
+export function checkOne(intel: IpIntel, ip: string, format: ResultFormat, explain = false): Outcome {
   try {
-    return { body: resultJson(intel.check(ip, { format })), n: 1 };
+    return { body: resultJson(intel.check(ip, { format, explain })), n: 1 };
   } catch (e) {
     throw asProblem(e);
   }
 }
 
-/** core's invalid_ip as the API's 400 problem; anything else unchanged. */
+/** core's invalid_ip as the API's 400 problem, its explain errors as 503 explain_unavailable; anything else unchanged. */
 function asProblem(e: unknown): unknown {
-  return e instanceof IpIntelError && e.code === 'invalid_ip' ? new ProblemError('invalid_ip', e.message) : e;
+  if (!(e instanceof IpIntelError)) return e;
+  if (e.code === 'invalid_ip') return new ProblemError('invalid_ip', e.message);
+  if (e.code.startsWith('explain_')) return explainProblem(e);
+  return e;
 }
 
-const CHECK_PARAMS = ['ip', 'format'] as const;
+/** The server cannot explain: its snapshot has no sidecar, or one of another build, or a broken one (core's code in the detail). */
+function explainProblem(e: IpIntelError): ProblemError {
+  return new ProblemError('explain_unavailable', `this server cannot explain results (${e.code}): ${e.message}`);
+}
 
-/** GET /v1/check?ip=&format= */
+const CHECK_PARAMS = ['ip', 'format', 'explain'] as const;
+
+/** GET /v1/check?ip=&format=&explain= */
 export function checkRoute(app: AppContext, req: ApiRequest, query: string, rc: RequestLog): Promise<ApiResponse> {
   const params = new URLSearchParams(query);
   return metered(app, req, { params, tokenAllowed: false }, rc, () => {
@@ -54,7 +62,7 @@ export function checkRoute(app: AppContext, req: ApiRequest, query: string, rc: 
     const ip = q['ip'];
     if (ip === undefined || ip === '') throw new ProblemError('missing_ip', 'the query parameter ip is required, e.g. /v1/check?ip=8.8.8.8');
     const format = parseFormat(q['format']);
-    return checkOne(intelOf(app), ip, format);
+    return checkOne(intelOf(app), ip, format, parseExplain(q['explain']));
   });
 }
 
@@ -64,7 +72,8 @@ const BATCH_FIELDS = ['ips', 'format'];
 export function batchRoute(app: AppContext, req: ApiRequest, query: string, rc: RequestLog): Promise<ApiResponse> {
   const params = new URLSearchParams(query);
   return metered(app, req, { params, tokenAllowed: false }, rc, async () => {
-    const q = strictQuery(params, ['format']);
+    const q = strictQuery(params, ['format', 'explain']);
+    const explain = parseExplain(q['explain']);
     const body = await readJsonBody(req, app.maxBodyBytes);
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new ProblemError('invalid_body', 'the body must be a JSON object: {"ips": ["8.8.8.8", ...]}');
@@ -92,10 +101,12 @@ export function batchRoute(app: AppContext, req: ApiRequest, query: string, rc: 
         return JSON.stringify({ ip: jsonPreview(ip, 64), error: { code: 'invalid_ip', message: `ips[${i}] is ${kind}, not a string` } });
       }
       try {
-        const r = resultJson(intel.check(ip, { format: chosen }));
+        const r = resultJson(intel.check(ip, { format: chosen, explain }));
         n++;
         return r;
       } catch (e) {
+        // The sidecar is the server's, not the element's: the whole request fails.
+        if (e instanceof IpIntelError && e.code.startsWith('explain_')) throw explainProblem(e);
         if (e instanceof IpIntelError) return JSON.stringify({ ip, error: e.toJSON() });
         throw e;
       }

@@ -9,8 +9,9 @@
  *   /page/page.css     the style sheet
  *   /page/icon.svg     the tab's icon (else browsers ask for /favicon.ico, a 404)
  *   /page/world.json   the offline world map (page/world-map.ts)
- *   /page/client.json  {ip, demo_quota, max_batch}: the caller's address as this server
- *                      sees it (after trustProxy), for the "My address" button
+ *   /page/client.json  {ip, demo_quota, max_batch, explain}: the caller's address as this server
+ *                      sees it (after trustProxy), for the "My address" button; whether
+ *                      lookups can carry explanations (the snapshot has its explain sidecar)
  *
  * Every answer carries a Content-Security-Policy that allows only this
  * origin's script, style and fetches (no inline script, no external request),
@@ -78,7 +79,7 @@ function fileBody(name: string): string | undefined {
 export function pageRoute(ctx: AppContext, req: ApiRequest, path: string): ApiResponse {
   if (!ctx.page) return problem('not_found', 'this server does not serve the web page; the API is under /v1, see /v1/openapi.json', {}, ctx.problemTypeBase);
   if (path === '/page/client.json') {
-    const body = { ip: req.remoteAddress ?? null, demo_quota: ctx.demoPlan?.quota ?? null, max_batch: MAX_BATCH };
+    const body = { ip: req.remoteAddress ?? null, demo_quota: ctx.demoPlan?.quota ?? null, max_batch: MAX_BATCH, explain: ctx.snapshot.current?.canExplain() ?? false };
     return { status: 200, headers: { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }, body: JSON.stringify(body) };
   }
   if (path === '/page/world.json') {

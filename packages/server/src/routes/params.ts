@@ -32,6 +32,13 @@ export function parseFormat(value: unknown): ResultFormat {
   throw new ProblemError('invalid_format', `format must be "native" or "thirdparty", got ${shown}`);
 }
 
+/** `explain=1` / `true` asks for the explanation; `0` / `false` or absent does not; anything else is invalid_query. */
+export function parseExplain(value: string | undefined): boolean {
+  if (value === undefined || value === '0' || value === 'false') return false;
+  if (value === '1' || value === 'true') return true;
+  throw new ProblemError('invalid_query', `explain must be 1 or 0 (true or false), got ${quote(value)}`);
+}
+
 /** Whether a content type is JSON in UTF-8 (`application/json`, `application/*+json`; charset utf-8 if given). */
 export function isJsonContentType(value: string | undefined): boolean {
   if (value === undefined) return false;
