@@ -11,6 +11,7 @@ import { ERROR_CODES } from '../packages/core/src/errors.js';
 import { RISK_WEIGHTS } from '../packages/core/src/result/score.js';
 import { QUALITY_LIMITS } from '../packages/core/src/quality.js';
 import { COLUMNS } from '../packages/core/src/snapshot/format.js';
+import { RULES } from '../packages/core/src/rules/ids.js';
 import { EVIDENCE_ROLES } from '../packages/builder/src/build/roles.js';
 import { PROBLEMS } from '../packages/server/src/http/problem.js';
 import { DEFAULT_LIMITS } from '../packages/server/src/http/server-limits.js';
@@ -25,6 +26,12 @@ describe('docs tables match the code', () => {
     const docs = new Map(tableUnder('api.md', 'Errors').map(([status, c]) => [code(c!), status!]));
     const source = new Map(Object.entries(PROBLEMS).map(([c, [status]]) => [c, String(status)]));
     expect(diff('HTTP problem codes (docs/api.md vs server/src/http/problem.ts)', docs, source)).toBe('');
+  });
+
+  it('docs/data.md "Rule ids (explanations)": every precedence rule id with its text (core RULES)', () => {
+    const docs = new Map(tableUnder('data.md', 'Rule ids (explanations)').map(([id, text]) => [code(id!), text!]));
+    const source = new Map(Object.entries(RULES).map(([id, text]) => [id, text as string]));
+    expect(diff('rule ids (docs/data.md vs core/src/rules/ids.ts)', docs, source)).toBe('');
   });
 
   it("docs/api.md: every IpIntelError code of core (ERROR_CODES)", () => {

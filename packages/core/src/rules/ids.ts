@@ -1,7 +1,8 @@
 /**
  * The precedence rules' ids, each with the short text an explanation shows.
- * docs/data.md ("Precedence rules") numbers the same rules; the number in
- * each text is that list's (a test holds the two together). classify.ts
+ * The rule numbers in the texts are those of docs/data.md ("Precedence
+ * rules"), whose table "Rule ids (explanations)" lists the same ids and
+ * texts (test/docs-tables.test.ts holds the two together). classify.ts
  * reports the id of the rule that decided each field.
  *
  * @module
