@@ -10,53 +10,9 @@ import { bigIntToText, encodeSnapshot } from '@ipintel/core/writer';
 import { combine } from '../../src/combine/combine.js';
 import type { CombineInput } from '../../src/combine/input.js';
 import type { Prefix } from '../../src/feeds/types.js';
+import { GEO_US, input, p4, PUBLISHED, v4 } from '../support/combine-input.js';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 40) });
-
-const v4 = (a: number, b: number, c: number, d: number): bigint => BigInt(((a << 24) >>> 0) + (b << 16) + (c << 8) + d);
-const p4 = <V>(a: number, b: number, c: number, d: number, length: number, value: V): Prefix<V> => ({ version: 4, start: v4(a, b, c, d), length, value });
-
-const PUBLISHED = (provider: string) => ({ provider, cdn: false, anycast: false });
-
-const GEO_US = { country: 'United States', country_code: 'US', region: 'California', city: 'Mountain View', latitude: 37.422, longitude: -122.085, timezone: 'America/Los_Angeles' };
-
-function input(over: Partial<CombineInput> = {}): CombineInput {
-  return {
-    v4: {
-      geo: [{ first: v4(8, 0, 0, 0), last: v4(8, 255, 255, 255), value: GEO_US }],
-      asn: [{ first: v4(8, 8, 8, 0), last: v4(8, 8, 8, 255), value: { asn: 15169, org: 'Google LLC' } }],
-    },
-    v6: { geo: [], asn: [] },
-    routes: [p4(8, 8, 8, 0, 24, { origins: [15169] })],
-    routesMapped: [],
-    validate: (_v, _s, _l, origin) => (origin === 15169 ? 'valid' : 'invalid'),
-    rir: [],
-    bogons: [p4(10, 0, 0, 0, 8, {})],
-    unallocated: [p4(8, 9, 0, 0, 16, {})],
-    datacenterPublished: [],
-    datacenterInferred: [],
-    hostingAsns: new Map(),
-    tor: [],
-    vpn: [],
-    vpnBroad: [],
-    vpnAsnWide: new Set(),
-    proxy: [],
-    relay: [],
-    crawlers: [],
-    resolvers: [],
-    drop: [],
-    dropAsns: new Set(),
-    abuse: [],
-    asnTags: new Map(),
-    asnClass: new Map(),
-    operators: new Map(),
-    sources: [],
-    unavailable: [],
-    buildDate: '2026-08-22T00:00:00.000Z',
-    attributionUrl: 'https://example.test/attribution',
-    ...over,
-  };
-}
 
 function build(over: Partial<CombineInput> = {}) {
   return loadSnapshot(encodeSnapshot(combine(input(over)).model));

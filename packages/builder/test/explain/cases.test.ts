@@ -1,6 +1,6 @@
 /**
- * Explain cases on hand-made inputs (one source row per role, named after
- * it), through the real writer, sidecar writer and portable reader: the
+ * Explain cases on hand-made inputs (the combiner tests' input, one source
+ * row per role, named after it), through the real writer, sidecar writer and portable reader: the
  * rule and sources named for a Tor exit inside AWS, a CDN edge in a VPN
  * aggregate, an address only the asmap maps, a mobile operator of the
  * curated table, a bogon; and the typed errors for a missing, foreign or
@@ -14,12 +14,9 @@ import { sourceRow } from '@ipintel/testkit';
 import { sidecarOf } from '../../src/build/sidecar.js';
 import { combine } from '../../src/combine/combine.js';
 import type { AsnRole, CombineInput, PrefixRole, Provenance } from '../../src/combine/input.js';
-import type { Prefix } from '../../src/feeds/types.js';
+import { input as baseInput, p4, v4 } from '../support/combine-input.js';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 60) });
-
-const v4 = (a: number, b: number, c: number, d: number): bigint => BigInt(((a << 24) >>> 0) + (b << 16) + (c << 8) + d);
-const p4 = <V>(a: number, b: number, c: number, d: number, length: number, value: V): Prefix<V> => ({ version: 4, start: v4(a, b, c, d), length, value });
 
 const PREFIX_ROLES: PrefixRole[] = ['routes', 'routesMapped', 'rir', 'bogons', 'unallocated', 'datacenterPublished', 'datacenterInferred', 'tor', 'vpn', 'vpnBroad', 'proxy', 'relay', 'crawlers', 'resolvers', 'drop', 'abuse'];
 const ASN_ROLES: AsnRole[] = ['hostingAsns', 'asnClass', 'operators', 'dropAsns', 'vpnAsnWide'];
@@ -27,40 +24,9 @@ const ROWS = [...PREFIX_ROLES, ...ASN_ROLES, 'asnTags', 'asn', 'geo'];
 
 type Over = Partial<Omit<CombineInput, 'provenance' | 'sources'>>;
 
-/** A whole input: Google's 8.8.8.0/24 routed and in the ASN table, 10/8 a bogon, plus `over`; one source row per role. */
+/** The combiner tests' input (support/combine-input.ts) plus `over`, with one source row per role and its provenance. */
 function input(over: Over = {}): CombineInput {
-  const base: Omit<CombineInput, 'provenance'> = {
-    v4: { geo: [], asn: [{ first: v4(8, 8, 8, 0), last: v4(8, 8, 8, 255), value: { asn: 15169, org: 'Google LLC' } }] },
-    v6: { geo: [], asn: [] },
-    routes: [p4(8, 8, 8, 0, 24, { origins: [15169] })],
-    routesMapped: [],
-    validate: (_v, _s, _l, origin) => (origin === 15169 ? 'valid' : 'invalid'),
-    rir: [],
-    bogons: [p4(10, 0, 0, 0, 8, {})],
-    unallocated: [],
-    datacenterPublished: [],
-    datacenterInferred: [],
-    hostingAsns: new Map(),
-    tor: [],
-    vpn: [],
-    vpnBroad: [],
-    vpnAsnWide: new Set(),
-    proxy: [],
-    relay: [],
-    crawlers: [],
-    resolvers: [],
-    drop: [],
-    dropAsns: new Set(),
-    abuse: [],
-    asnTags: new Map(),
-    asnClass: new Map(),
-    operators: new Map(),
-    sources: ROWS.map((r, i) => sourceRow(r, `2026-08-${String(1 + (i % 28)).padStart(2, '0')}`)),
-    unavailable: [],
-    buildDate: '2026-08-22T00:00:00.000Z',
-    attributionUrl: 'https://example.test/attribution',
-    ...over,
-  };
+  const base: Omit<CombineInput, 'provenance'> = baseInput({ sources: ROWS.map((r, i) => sourceRow(r, `2026-08-${String(1 + (i % 28)).padStart(2, '0')}`)), ...over });
   const row = (r: string): number => ROWS.indexOf(r);
   const run = (r: string, n: number) => (n === 0 ? [] : [{ source: row(r), count: n }]);
   const provenance: Provenance = {

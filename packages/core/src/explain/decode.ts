@@ -56,6 +56,8 @@ function parseHead(bytes: Uint8Array): { header: SidecarHeader; body: Uint8Array
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = view.getUint16(8, true);
   if (version !== SIDECAR_VERSION) throw sidecarCorrupt(`sidecar format version ${version}; this reader reads version ${SIDECAR_VERSION}`);
+  // No flag is defined yet: a set bit means a newer writer.
+  if (view.getUint16(10, true) !== 0) throw sidecarCorrupt(`unknown flags ${view.getUint16(10, true)}`);
   const headLength = view.getUint32(12, true);
   if (SIDECAR_PRELUDE + headLength > bytes.length) throw sidecarCorrupt('truncated header');
   const head = bytes.subarray(SIDECAR_PRELUDE, SIDECAR_PRELUDE + headLength);
