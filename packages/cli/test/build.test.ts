@@ -89,6 +89,7 @@ describe('ipintel build: the summary of a --fetch build', () => {
   const report: BuildReport = {
     out: '/tmp/w.ipintel',
     bytes: 1048576,
+    explain: { path: '/tmp/w.ipintel.explain', bytes: 524288 },
     ms: 1500,
     stats: { combinations: 3 } as BuildReport['stats'],
     ranges: { v4: 10, v6: 2 },
@@ -118,6 +119,8 @@ describe('ipintel build: the summary of a --fetch build', () => {
     expect(text).toContain('kept       1 feed(s) failed and kept their last good copy (older data date above): tor-exits');
     expect(text).toContain('saved      1 file(s) to /data/feeds (sources.json and SOURCES.md updated)');
     expect(text).toContain('not written (1): abuse-greensnow (not carried: republication prohibited)');
+    expect(text).toContain('explain    /tmp/w.ipintel.explain: 0.5 MB; with the snapshot 1.5 MB');
+    expect(buildSummary({ ...report, explain: null }, null)).toContain('explain    not written (--no-explain)');
   });
 
   it('ends with the sources already older than their refresh interval, judged at the present', () => {
