@@ -29,7 +29,7 @@ afterAll(async () => {
   await plain.close();
 });
 
-const schema = (name: string): unknown => ({ $ref: `#/components/schemas/${name}` });
+const schema = (name: string): Record<string, unknown> => ({ $ref: `#/components/schemas/${name}` });
 
 describe('explain=1', () => {
   it("GET /v1/check: the native result with core's explanation, valid against the OpenAPI schema", async () => {
