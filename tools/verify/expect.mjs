@@ -1,7 +1,7 @@
 // What verify-build expects of one address: every fact the raw sources hold
 // about it (reference.mjs's tables), and the fields a snapshot must answer,
 // re-derived from those facts with the precedence rules of docs/data.md
-// written out again (never the builder's classify.ts).
+// written out again (never core's rules/classify.ts).
 
 /** Every fact about one address, from the raw sources. */
 export function facts(ref, version, x) {
@@ -82,7 +82,7 @@ function connectionOf(ref, f, asn, org) {
   return [registered ? 'isp' : 'unknown', null];
 }
 
-/** The precedence rules of docs/data.md, written out again (never the builder's classify.ts). */
+/** The precedence rules of docs/data.md, written out again (never core's rules/classify.ts). */
 export function expectedSignals(ref, f) {
   const a = ref.asnSets;
   const asn = f.asnRow ? f.asnRow.asn : 0;
