@@ -132,8 +132,10 @@ export function toCombineInput(loaded: readonly Loaded[], options: Pick<LoadOpti
   };
 
   let validate: CombineInput['validate'] = null;
+  let roasSource: number | null = null;
   for (const l of of('rpki')) {
     say(`indexing ROAs of ${l.feed.id}`);
+    roasSource = rowOf(l.result.source);
     const index = buildRoaIndex(l.result.roas);
     validate = (version, start, length, origin) => validateOrigin(index, { version, start, length }, origin);
   }
@@ -237,6 +239,6 @@ export function toCombineInput(loaded: readonly Loaded[], options: Pick<LoadOpti
     buildDate,
     attributionUrl: options.attributionUrl,
   };
-  const provenance: Provenance = { prefixes: runs, v4: familyRuns.v4, v6: familyRuns.v6, asns: asnSources, asnTags: tagSources };
+  const provenance: Provenance = { prefixes: runs, v4: familyRuns.v4, v6: familyRuns.v6, asns: asnSources, asnTags: tagSources, roas: roasSource };
   return { ...input, provenance };
 }

@@ -117,5 +117,5 @@ export function sidecarOf(input: CombineInput, model: Pick<SnapshotModel, 'build
     asnSection('vpnAsnWide', input.vpnAsnWide, () => null),
     { role: 'asnTags', entries: [...p.asnTags].flatMap(([a, tags]) => [...tags].map(([tag, source]) => [a, tag, source] as const)) },
   ];
-  return encodeSidecar({ snapshot: { build_date: model.build_date, identity: snapshotIdentity(meta) }, prefixes, intervals, asns }, deflate);
+  return encodeSidecar({ snapshot: { build_date: model.build_date, identity: snapshotIdentity(meta) }, roas_source: p.roas ?? null, prefixes, intervals, asns }, deflate);
 }

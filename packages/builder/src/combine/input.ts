@@ -70,6 +70,8 @@ export interface Provenance {
   readonly asns: Readonly<Record<AsnRole, ReadonlyMap<number, number>>>;
   /** ASN -> tag -> the source row of that tag list. */
   readonly asnTags: ReadonlyMap<number, ReadonlyMap<string, number>>;
+  /** The source row of the ROA set that `validate` checks routes against, or null without one. */
+  readonly roas: number | null;
 }
 
 export interface CombineInput {

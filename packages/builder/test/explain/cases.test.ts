@@ -13,6 +13,7 @@ import { encodeSnapshot, readSnapshotMeta } from '@ipintel/core/writer';
 import { sourceRow } from '@ipintel/testkit';
 import { sidecarOf } from '../../src/build/sidecar.js';
 import { combine } from '../../src/combine/combine.js';
+import { OPERATORS } from '../../src/feeds/curated/operators.js';
 import type { AsnRole, CombineInput, PrefixRole, Provenance } from '../../src/combine/input.js';
 import { input as baseInput, p4, v4 } from '../support/combine-input.js';
 
@@ -20,7 +21,7 @@ fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(pr
 
 const PREFIX_ROLES: PrefixRole[] = ['routes', 'routesMapped', 'rir', 'bogons', 'unallocated', 'datacenterPublished', 'datacenterInferred', 'tor', 'vpn', 'vpnBroad', 'proxy', 'relay', 'crawlers', 'resolvers', 'drop', 'abuse'];
 const ASN_ROLES: AsnRole[] = ['hostingAsns', 'asnClass', 'operators', 'dropAsns', 'vpnAsnWide'];
-const ROWS = [...PREFIX_ROLES, ...ASN_ROLES, 'asnTags', 'asn', 'geo'];
+const ROWS = [...PREFIX_ROLES, ...ASN_ROLES, 'asnTags', 'asn', 'geo', 'roas'];
 
 type Over = Partial<Omit<CombineInput, 'provenance' | 'sources'>>;
 
@@ -35,6 +36,7 @@ function input(over: Over = {}): CombineInput {
     v6: { geo: run('geo', base.v6.geo.length), asn: run('asn', base.v6.asn.length) },
     asns: Object.fromEntries(ASN_ROLES.map((r) => [r, new Map([...base[r].keys()].map((a) => [a, row(r)]))])) as unknown as Provenance['asns'],
     asnTags: new Map([...base.asnTags].map(([a, tags]) => [a, new Map([...tags].map((t) => [t, row('asnTags')]))])),
+    roas: base.validate === null ? null : row('roas'),
   };
   return { ...base, provenance };
 }
@@ -69,7 +71,11 @@ describe('explain: the rule and sources of each case', () => {
     const s = explainer({ datacenterPublished: [p4(8, 8, 0, 0, 16, { provider: 'AWS', cdn: false, anycast: false })], tor: [p4(8, 8, 8, 9, 32, {})] });
     expect(field(s, '8.8.8.9', 'signals.is_tor')).toMatchObject({ value: true, rule: 'listed', sources: [{ source: 'tor', matched: '8.8.8.9/32', data_date: '2026-08-08' }] });
     expect(field(s, '8.8.8.9', 'signals.connection_type')).toMatchObject({ value: 'datacenter', rule: 'connection-published', sources: [{ source: 'datacenterPublished', matched: '8.8.0.0/16', value: { provider: 'AWS' } }] });
-    expect(field(s, '8.8.8.9', 'network.rpki')).toMatchObject({ value: 'valid', rule: 'rpki-route', sources: [{ source: 'routes', value: { origins: [15169], rpki: ['valid'] } }, { source: 'asn' }] });
+    expect(field(s, '8.8.8.9', 'network.rpki')).toMatchObject({
+      value: 'valid',
+      rule: 'rpki-route',
+      sources: [{ source: 'routes', matched: '8.8.8.0/24', value: { origins: [15169], rpki: ['valid'] } }, { source: 'roas', matched: '8.8.8.0/24', value: 'AS15169 valid' }, { source: 'asn' }],
+    });
   });
 
   it("a CDN edge in a VPN aggregate: rule 4 says not VPN, naming the edge range and the aggregate", () => {
@@ -90,9 +96,14 @@ describe('explain: the rule and sources of each case', () => {
   });
 
   it('a mobile operator of the curated table: rule 8, with the table and the ASN row', () => {
-    const s = explainer({ operators: new Map([[15169, { kind: 'mobile', name: 'T-Mobile US', anycast: false, why: 'test' }]]), asnTags: new Map([[15169, new Set(['dsl', 'mobile'])]]) });
-    const f = field(s, '8.8.8.8', 'signals.connection_type');
-    expect(f).toMatchObject({ value: 'mobile', rule: 'connection-operator', sources: [{ role: 'operators', matched: 'AS15169', value: { kind: 'mobile' } }, { role: 'asn', matched: '8.8.8.0-8.8.8.255' }] });
+    // T-Mobile US (AS21928) is tagged both dsl and mobile: the tags alone would say isp.
+    const s = explainer({
+      operators: OPERATORS,
+      asnTags: new Map([[21928, new Set(['dsl', 'mobile'])]]),
+      v4: { geo: [], asn: [{ first: v4(172, 32, 0, 0), last: v4(172, 63, 255, 255), value: { asn: 21928, org: 'T-Mobile USA, Inc.' } }] },
+    });
+    const f = field(s, '172.58.1.1', 'signals.connection_type');
+    expect(f).toMatchObject({ value: 'mobile', rule: 'connection-operator', sources: [{ role: 'operators', matched: 'AS21928', value: { kind: 'mobile', name: 'T-Mobile US' } }, { role: 'asn', matched: '172.32.0.0-172.63.255.255' }] });
   });
 
   it('a bogon: the bogon rule decides every field, a Tor listing there changes nothing', () => {

@@ -33,6 +33,7 @@ beforeAll(async () => {
 /** What each source's fixture files hold, read again with the feeds' adapters: prefixes, ranges and ASNs by source row id. */
 interface Holds {
   prefixes: Set<string>;
+  roas: { version: 4 | 6; start: bigint; length: number; maxLength: number; asn: number }[];
   ranges: { version: 4 | 6; first: bigint; last: bigint }[];
   asns: Set<number>;
 }
@@ -50,8 +51,10 @@ function sourceHolds(id: string): Holds {
         prefixes?: { version: 4 | 6; start: bigint; length: number }[];
         ranges?: { version?: 4 | 6; first: bigint; last: bigint }[];
         asns?: Map<number, unknown>;
+        roas?: Holds['roas'];
       };
-      const h = holds.get(result.source.id) ?? { prefixes: new Set<string>(), ranges: [], asns: new Set<number>() };
+      const h = holds.get(result.source.id) ?? { prefixes: new Set<string>(), roas: [], ranges: [], asns: new Set<number>() };
+      h.roas.push(...(result.roas ?? []));
       holds.set(result.source.id, h);
       for (const p of result.prefixes ?? []) h.prefixes.add(`${p.version}|${p.start}|${p.length}`);
       const family = (feed as { path?: string }).path?.includes('ipv6') ? 6 : 4;
@@ -100,7 +103,15 @@ function checkExplanation(ip: string): ExplanationField[] {
         const length = Number(cidr[2]);
         // The prefix holds the address.
         expect(addr >= start && addr < start + (1n << BigInt(bits - length)), `${f.field}: ${s.matched} holds ${ip}`).toBe(true);
-        if (s.role === 'geo') {
+        if (s.role === 'roas') {
+          // The ROA set behind the route's status: RFC 6811 on its ROAs gives the status named.
+          const [asText, status] = String(s.value).split(' ');
+          const origin = Number(asText!.slice(2));
+          const bitsOf = a.version === 4 ? 32 : 128;
+          const covering = sourceHolds(s.source).roas.filter((r) => r.version === a.version && r.length <= length && (start >> BigInt(bitsOf - r.length)) === (r.start >> BigInt(bitsOf - r.length)));
+          const valid = covering.some((r) => r.asn === origin && r.asn !== 0 && length <= r.maxLength);
+          expect(valid ? 'valid' : covering.length > 0 ? 'invalid' : 'not-found', `${s.source} on ${s.matched} from AS${origin}`).toBe(status);
+        } else if (s.role === 'geo') {
           expect(sourceHolds(s.source).ranges.some((r) => r.version === a.version && r.first <= addr && addr <= r.last), `${s.source} has a geo row for ${ip}`).toBe(true);
         } else {
           expect(sourceHolds(s.source).prefixes.has(`${a.version}|${start}|${length}`), `${s.source} lists ${s.matched}`).toBe(true);

@@ -71,6 +71,7 @@ function parseHead(bytes: Uint8Array): { header: SidecarHeader; body: Uint8Array
   const body = bytes.subarray(SIDECAR_PRELUDE + headLength);
   const b = header.body as SidecarHeader['body'] | undefined;
   if (typeof header.snapshot?.identity !== 'string' || typeof b?.raw !== 'number' || b.stored !== body.length) throw sidecarCorrupt('body size does not match the header');
+  if (header.roas_source !== null && !Number.isInteger(header.roas_source)) throw sidecarCorrupt('roas_source is not a source row');
   if (crc32(body) !== b.checksum) throw sidecarCorrupt('body checksum mismatch');
   return { header, body };
 }

@@ -47,6 +47,7 @@ export interface AsnSectionInput {
 
 export interface SidecarInput {
   readonly snapshot: SidecarHeader['snapshot'];
+  readonly roas_source: SidecarHeader['roas_source'];
   readonly prefixes: readonly PrefixSectionInput<never>[];
   readonly intervals: readonly IntervalSectionInput<never>[];
   readonly asns: readonly AsnSectionInput[];
@@ -175,6 +176,7 @@ export function encodeSidecar(input: SidecarInput, deflate: (raw: Uint8Array, le
   const header: SidecarHeader = {
     sidecar_version: SIDECAR_VERSION,
     snapshot: input.snapshot,
+    roas_source: input.roas_source,
     body: { raw: raw.length, stored: stored.length, checksum: crc32(stored) },
   };
   const head = new TextEncoder().encode(JSON.stringify(header));

@@ -145,6 +145,14 @@ export class Explainer {
     const hasGeo = Object.values(result.geo).some((v) => v !== null);
     if (g >= 0 && hasGeo) said.set('geo', [{ role: 'geo', source: geoSpan!.sources[g]!, matched: geoMatched, value: null }]);
     // The sidecar keeps the ASN table's ASNs, not its names: the name is the snapshot's (docs/snapshot-format.md).
+    // The route's RPKI statuses came from the ROA set: it is named beside the route.
+    const route = said.get('route')?.[0];
+    const roas = this.sidecar.header.roas_source;
+    if (route !== undefined && roas !== null) {
+      const { origins, rpki } = route.value as { origins: number[]; rpki: string[] };
+      const at = origins.indexOf(result.network.asn);
+      said.set('roas', [{ role: 'roas', source: roas, matched: route.matched, value: at < 0 ? null : `AS${origins[at]} ${rpki[at]}` }]);
+    }
     const { facts, sets } = this.factsOf(said, result.network.as_org);
     const decided = new Map<ExplainedField, { rule: RuleId; facts: readonly FactKey[] }>();
     const again = classify({ ...facts, geo: said.has('geo') ? NULL_GEO : null }, sets, this.hasRoas, (field, rule, used) => decided.set(field, { rule, facts: used }));

@@ -41,6 +41,8 @@ export interface SidecarHeader {
   readonly sidecar_version: number;
   /** The snapshot this sidecar explains: its build date and identity (snapshotIdentity). */
   readonly snapshot: { readonly build_date: string; readonly identity: string };
+  /** The source row of the ROA set the build validated routes against (RPKI statuses), or null. */
+  readonly roas_source: number | null;
   /** The deflated body: raw and stored sizes, CRC-32 of the stored bytes. */
   readonly body: { readonly raw: number; readonly stored: number; readonly checksum: number };
 }

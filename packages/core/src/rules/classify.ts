@@ -107,8 +107,8 @@ export interface Sets {
   readonly vpnAsnWide: ReadonlySet<number>;
 }
 
-/** What a rule can have read: a per-address role (AddressFacts) or an ASN-keyed set (Sets). */
-export type FactKey = Exclude<keyof AddressFacts, 'geo'> | keyof Sets | 'geo';
+/** What a rule can have read: a per-address role (AddressFacts), an ASN-keyed set (Sets), or the ROA set behind a route's RPKI status. */
+export type FactKey = Exclude<keyof AddressFacts, 'geo'> | keyof Sets | 'geo' | 'roas';
 
 /** A result field an explanation covers (its path in the native result). */
 export type ExplainedField =
@@ -260,7 +260,7 @@ function networkOf(f: AddressFacts, hasRoas: boolean, trace: Trace | undefined):
     // Unallocated space in use: what shows the use is what decided; otherwise no bogon list holds the address.
     trace('network.is_bogon', 'not-bogon', f.unallocated ? ['unallocated', ...routingFacts(f), 'asn', 'rir', 'drop'] : []);
     const fromRoute = hasRoas && f.route !== null && f.route.origins.includes(asn);
-    trace('network.rpki', fromRoute ? 'rpki-route' : 'rpki-unknown', fromRoute ? ['route', 'asn'] : routingFacts(f));
+    trace('network.rpki', fromRoute ? 'rpki-route' : 'rpki-unknown', fromRoute ? ['route', 'roas', 'asn'] : routingFacts(f));
     trace('network.allocation_date', 'rir-delegation', ['rir']);
     trace('network.registration_country', 'rir-delegation', ['rir']);
   }
