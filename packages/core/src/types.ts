@@ -126,12 +126,12 @@ export interface ExplanationSource {
   readonly source: string;
   /** The source's data date (`info.sources[].data_date`). */
   readonly data_date: string | null;
-  /** The role the source plays for the rule (e.g. `tor`, `vpnBroad`, `routes`, `asnTags`: docs/api.md, "Explain"). */
+  /** The role the source plays for the rule (e.g. `tor`, `vpnBroad`, `routes`, `roas`, `asnTags`: docs/api.md, "Explain"). */
   readonly role: string;
   /**
    * Where the source holds the address: the longest matching prefix
-   * (`185.220.101.0/24`), an ASN table range (`8.8.8.0-8.8.8.255`), or for a
-   * list of ASNs the ASN (`AS13335`).
+   * (`185.220.101.0/24`), an ASN table range (`8.8.8.0-8.8.8.255`), for a
+   * list of ASNs the ASN (`AS13335`), for the ROA set the route it validated.
    */
   readonly matched: string;
   /** What the source says there (a name, a tag, route origins), or null for a plain listing. */
