@@ -35,6 +35,9 @@ describe('ipintel build: flags', () => {
       attributionUrl: 'https://a',
     });
     expect(buildOptions(parseArgs(['--feeds', 'f'], buildCommand.spec)).feeds).toBe(join(process.cwd(), 'f'));
+    // The explain sidecar is written unless --no-explain.
+    expect(buildOptions(parseArgs(['--feeds', 'f'], buildCommand.spec)).explain).toBeUndefined();
+    expect(buildOptions(parseArgs(['--feeds', 'f', '--no-explain'], buildCommand.spec)).explain).toBe(false);
     // --save-feeds DIR: where the downloads go, and where a failing feed's last good copy is read.
     expect(buildOptions(parseArgs(['--fetch', '--save-feeds', 'saved'], buildCommand.spec))).toMatchObject({
       fetch: { lastGood: join(process.cwd(), 'saved') },
