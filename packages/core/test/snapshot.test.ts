@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { IpIntelError, loadSnapshot } from '../src/portable.js';
 import { encodeSnapshot, format, crc32 } from '../src/writer.js';
 import { modelFromPrefixes } from '@ipintel/testkit';
+import { decodeSnapshot, readSnapshotMeta } from '../src/snapshot/decode.js';
+import { applyFilter, COLUMN_FILTERS, undoFilter } from '../src/snapshot/filters.js';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 200) });
 
@@ -33,6 +35,35 @@ function withHeader(bytes: Uint8Array, edit: (dv: DataView) => void): Uint8Array
   edit(dv);
   dv.setUint32(28, crc32(copy.subarray(0, 28)), true);
   return copy;
+}
+
+/** Meta as JSON (columns by name), editable by a test. */
+type EditableMeta = { columns: Record<string, { offset: number; stored: number; checksum: number; deflate: boolean; filter?: string; type: string }> };
+
+/**
+ * Lets `edit` change the meta (and the blobs in place), then re-seals the
+ * meta, its checksum and the header, as a writer would have: what is left
+ * for the reader is the content itself.
+ */
+function withMeta(file: Uint8Array, edit: (meta: EditableMeta, blobs: Uint8Array, header: DataView) => void): Uint8Array {
+  const dv = new DataView(file.buffer, file.byteOffset);
+  const metaLen = dv.getUint32(32, true);
+  const meta = JSON.parse(new TextDecoder().decode(file.subarray(36, 36 + metaLen))) as EditableMeta;
+  const blobs = file.slice(36 + metaLen);
+  const head = file.slice(0, 32);
+  edit(meta, blobs, new DataView(head.buffer));
+  const metaBytes = new TextEncoder().encode(JSON.stringify(meta));
+  const out = new Uint8Array(36 + metaBytes.length + blobs.length);
+  out.set(head);
+  const odv = new DataView(out.buffer);
+  odv.setUint32(32, metaBytes.length, true);
+  out.set(metaBytes, 36);
+  out.set(blobs, 36 + metaBytes.length);
+  odv.setUint32(16, out.length - 32, true);
+  odv.setUint32(20, metaBytes.length, true);
+  odv.setUint32(24, crc32(out.subarray(32, 36 + metaBytes.length)), true);
+  odv.setUint32(28, crc32(out.subarray(0, 28)), true);
+  return out;
 }
 
 describe('snapshot loading', () => {
@@ -89,26 +120,12 @@ describe('snapshot loading', () => {
 
   it('refuses a payload whose index breaks an invariant even when every checksum is right', () => {
     // Damage an uncompressed index column, then re-seal its checksum, the meta and the header.
-    const file = encodeSnapshot(model, { compress: false });
-    const dv = new DataView(file.buffer);
-    const metaLen = dv.getUint32(32, true);
-    const meta = JSON.parse(new TextDecoder().decode(file.subarray(36, 36 + metaLen)));
-    const blobs = file.slice(36 + metaLen);
-    const col = meta.columns['v4.dir'];
-    expect(col.deflate).toBe(false);
-    new DataView(blobs.buffer).setUint32(col.offset, 999, true); // a leaf id beyond the table
-    col.checksum = crc32(blobs.subarray(col.offset, col.offset + col.stored));
-    const metaBytes = new TextEncoder().encode(JSON.stringify(meta));
-    const out = new Uint8Array(36 + metaBytes.length + blobs.length);
-    out.set(file.subarray(0, 32));
-    const odv = new DataView(out.buffer);
-    odv.setUint32(32, metaBytes.length, true);
-    out.set(metaBytes, 36);
-    out.set(blobs, 36 + metaBytes.length);
-    odv.setUint32(16, out.length - 32, true);
-    odv.setUint32(20, metaBytes.length, true);
-    odv.setUint32(24, crc32(out.subarray(32, 36 + metaBytes.length)), true);
-    odv.setUint32(28, crc32(out.subarray(0, 28)), true);
+    const out = withMeta(encodeSnapshot(model, { compress: false }), (meta, blobs) => {
+      const col = meta.columns['v4.dir']!;
+      expect(col.deflate).toBe(false);
+      new DataView(blobs.buffer).setUint32(col.offset, 999, true); // a leaf id beyond the table
+      col.checksum = crc32(blobs.subarray(col.offset, col.offset + col.stored));
+    });
     expect(errorCode(out)).toBe('snapshot_corrupt');
     expect(() => loadSnapshot(out)).toThrow(/v4\.dir/);
   });
@@ -148,5 +165,52 @@ describe('readSnapshotMeta', () => {
     badMeta[40]! ^= 0xff;
     expect(() => readSnapshotMeta(badMeta)).toThrow(/meta checksum/);
     expect(() => readSnapshotMeta(good.subarray(0, 20))).toThrow(IpIntelError);
+  });
+});
+
+describe('column filters (filters.ts)', () => {
+  it('undoFilter(applyFilter(x)) is x, for any 16- or 32-bit column', () => {
+    const columns = fc.oneof(
+      fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 300 }).map((a) => Uint16Array.from(a)),
+      fc.array(fc.integer({ min: 0, max: 0xffffffff }), { maxLength: 300 }).map((a) => Uint32Array.from(a)),
+    );
+    fc.assert(
+      fc.property(fc.constantFrom(...COLUMN_FILTERS), columns, (filter, column) => {
+        const stored = applyFilter(filter, column);
+        expect(stored.constructor).toBe(column.constructor);
+        undoFilter(filter, stored);
+        expect(stored).toEqual(column);
+      }),
+    );
+  });
+
+  // Enough ranges that the index columns run to thousands of rising numbers: filters pay there.
+  const many = modelFromPrefixes(
+    Array.from({ length: 3000 }, (_, i) => ({ start: BigInt(0x0a000000 + i * 512), length: 24, value: (i % 40) + 1 })),
+    Array.from({ length: 3000 }, (_, i) => ({ start: (0x20010db8n << 96n) | (BigInt(i * 3) << 80n), length: 48, value: (i % 40) + 1 })),
+    41,
+  );
+  const filtered = encodeSnapshot(many);
+  const plain = encodeSnapshot(many, { compress: false });
+
+  it('the writer filters the columns where that stores less, and the reader gets every column back bit for bit', () => {
+    const meta = readSnapshotMeta(filtered);
+    const used = Object.entries(meta.columns).filter(([, c]) => c.filter !== undefined);
+    expect(used.length).toBeGreaterThan(0);
+    expect(new DataView(filtered.buffer).getUint16(10, true) & format.FLAG_FILTERS).toBe(format.FLAG_FILTERS);
+    expect(new DataView(plain.buffer).getUint16(10, true) & format.FLAG_FILTERS).toBe(0);
+    const a = decodeSnapshot(filtered).columns as unknown as Record<string, ArrayLike<number>>;
+    const b = decodeSnapshot(plain).columns as unknown as Record<string, ArrayLike<number>>;
+    for (const name of Object.keys(format.COLUMNS)) expect([name, a[name]]).toEqual([name, b[name]]);
+  });
+
+  it('refuses a filter this reader does not know (snapshot_version), one on a byte or float column or without the header flag (snapshot_corrupt)', () => {
+    const filteredName = Object.entries(readSnapshotMeta(filtered).columns).find(([, c]) => c.filter !== undefined)![0];
+    expect(errorCode(withMeta(filtered, (meta) => void (meta.columns[filteredName]!.filter = 'zigzag')))).toBe('snapshot_version');
+    expect(errorCode(withMeta(filtered, (meta) => void (meta.columns['v4.blk']!.filter = 'delta')))).toBe('snapshot_corrupt');
+    expect(errorCode(withMeta(filtered, (meta) => void (meta.columns['geo.latitude']!.filter = 'delta')))).toBe('snapshot_corrupt');
+    expect(errorCode(withMeta(filtered, (_meta, _blobs, header) => header.setUint16(10, format.FLAG_DEFLATE, true)))).toBe('snapshot_corrupt');
+    // The same edits' control: re-sealed but unchanged, the file loads.
+    expect(errorCode(withMeta(filtered, () => undefined))).toBeUndefined();
   });
 });

@@ -18,6 +18,7 @@ import {
   CONNECTION_CODES,
   EVIDENCE_CODES,
   FLAG_DEFLATE,
+  FLAG_FILTERS,
   HEADER_SIZE,
   KNOWN_FLAGS,
   NULL_STRING,
@@ -43,6 +44,7 @@ import {
   firstBadSubTable,
   firstDecrease32,
 } from './checks.js';
+import { isColumnFilter, undoFilter, type ColumnFilter } from './filters.js';
 import { checkV4 } from './v4-index.js';
 
 /** Inflates one deflate-raw column to exactly `rawSize` bytes (lets Node pass its native zlib). */
@@ -126,6 +128,8 @@ export interface PlannedColumn {
   readonly stored: number;
   readonly rawSize: number;
   readonly deflate: boolean;
+  /** The filter to undo after inflating (filters.ts), or null. */
+  readonly filter: ColumnFilter | null;
   readonly checksum: number;
 }
 
@@ -136,8 +140,12 @@ export interface Prelude {
   readonly columns: readonly PlannedColumn[];
 }
 
-/** A typed-array view of a column's raw bytes (copied first if misaligned). */
-function view(name: ColumnName, raw: Uint8Array, rawSize: number): Columns[ColumnName] {
+/**
+ * A typed-array view of a column's raw bytes (copied first if misaligned),
+ * with its filter undone in place: the bytes are the reader's own (inflated,
+ * or copied from the caller's buffer).
+ */
+function view(name: ColumnName, raw: Uint8Array, rawSize: number, filter: ColumnFilter | null): Columns[ColumnName] {
   if (raw.length !== rawSize) throw corrupt(`column ${name} inflates to ${raw.length} bytes, expected ${rawSize}`, name);
   const type = COLUMNS[name];
   const size = TYPE_SIZE[type];
@@ -146,12 +154,18 @@ function view(name: ColumnName, raw: Uint8Array, rawSize: number): Columns[Colum
   switch (type) {
     case 'u8':
       return bytes;
-    case 'u16':
-      return new Uint16Array(bytes.buffer, bytes.byteOffset, n);
+    case 'u16': {
+      const col = new Uint16Array(bytes.buffer, bytes.byteOffset, n);
+      if (filter !== null) undoFilter(filter, col);
+      return col;
+    }
     case 'f32':
       return new Float32Array(bytes.buffer, bytes.byteOffset, n);
-    default:
-      return new Uint32Array(bytes.buffer, bytes.byteOffset, n);
+    default: {
+      const col = new Uint32Array(bytes.buffer, bytes.byteOffset, n);
+      if (filter !== null) undoFilter(filter, col);
+      return col;
+    }
   }
 }
 
@@ -266,7 +280,13 @@ export function parsePrelude(header: Header, metaRegion: Uint8Array): Prelude {
     const rawSize = ref.count * TYPE_SIZE[type];
     if (!ref.deflate && ref.stored !== rawSize) throw corrupt(`column ${name} has ${ref.stored} bytes for ${ref.count} elements`, name);
     if (ref.deflate && (header.flags & FLAG_DEFLATE) === 0) throw corrupt(`column ${name} is deflated but the header says nothing is`, name);
-    columns.push({ name, at: base + ref.offset, stored: ref.stored, rawSize, deflate: ref.deflate === true, checksum: ref.checksum });
+    const filter = ref.filter ?? null;
+    if (filter !== null) {
+      if (!isColumnFilter(filter)) throw new IpIntelError('snapshot_version', `column ${name} uses a filter unknown to this reader (${String(filter)})`, name);
+      if ((header.flags & FLAG_FILTERS) === 0) throw corrupt(`column ${name} is filtered but the header says nothing is`, name);
+      if (type !== 'u16' && type !== 'u32') throw corrupt(`column ${name} is not an integer column of 2 or 4 bytes and cannot be filtered`, name);
+    }
+    columns.push({ name, at: base + ref.offset, stored: ref.stored, rawSize, deflate: ref.deflate === true, filter, checksum: ref.checksum });
   }
   // The blobs tile the payload: no gap, no overlap, nothing after the last.
   columns.sort((a, b) => a.at - b.at);
@@ -324,7 +344,7 @@ export function checkDecoded(meta: SnapshotMeta, columns: Readonly<Record<string
 /** Typed-array views over each column's raw bytes, validated. */
 export function finishSnapshot(prelude: Prelude, raw: ReadonlyMap<ColumnName, Uint8Array>): DecodedSnapshot {
   const columns = {} as Record<ColumnName, Columns[ColumnName]>;
-  for (const c of prelude.columns) columns[c.name] = view(c.name, raw.get(c.name)!, c.rawSize);
+  for (const c of prelude.columns) columns[c.name] = view(c.name, raw.get(c.name)!, c.rawSize, c.filter);
   const ranges4 = validate(columns as Columns);
   return { meta: prelude.meta, columns: columns as Columns, ranges4 };
 }

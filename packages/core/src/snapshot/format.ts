@@ -25,6 +25,8 @@
  * @module
  */
 
+import type { ColumnFilter } from './filters.js';
+
 export const SNAPSHOT_MAGIC = new Uint8Array([0x49, 0x50, 0x49, 0x4e, 0x54, 0x45, 0x4c, 0x00]); // "IPINTEL\0"
 /**
  * 2: sig.vpn_operator, SIG_ANYCAST, NET_ROUTING_INFERRED and the meta's `unavailable`;
@@ -35,8 +37,10 @@ export const SNAPSHOT_VERSION = 3;
 export const HEADER_SIZE = 32;
 /** Set when the writer deflated columns (each column also says whether it is). */
 export const FLAG_DEFLATE = 1;
-/** Flags this reader understands; any other bit set means a newer writer. */
-export const KNOWN_FLAGS = FLAG_DEFLATE;
+/** Set when some column is stored through a filter (filters.ts; the column's `filter`). */
+export const FLAG_FILTERS = 2;
+/** Flags this reader understands; any other bit set means a newer writer (so a reader without filters refuses a file that has them). */
+export const KNOWN_FLAGS = FLAG_DEFLATE | FLAG_FILTERS;
 
 /**
  * The IPv4 index (see snapshot/lookup4.ts and docs/design.md): a direct
@@ -89,6 +93,8 @@ export interface ColumnRef {
   /** Stored bytes (compressed size when `deflate`). */
   readonly stored: number;
   readonly deflate: boolean;
+  /** A reversible byte rearrangement applied before deflate (filters.ts); absent: none. */
+  readonly filter?: ColumnFilter;
   /** CRC-32 (IEEE, as zlib's) of the stored blob. */
   readonly checksum: number;
 }
