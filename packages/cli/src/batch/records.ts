@@ -53,6 +53,13 @@ class RunStore {
   bytes = new Uint8Array(1 << 16);
   used = 0;
   private readonly encoder = new TextEncoder();
+  /** `bytes` as a DataView (ByteSink.copyRange), made again when `bytes` grows. */
+  private view: DataView | null = null;
+
+  words(): DataView {
+    if (this.view === null || this.view.buffer !== this.bytes.buffer) this.view = new DataView(this.bytes.buffer);
+    return this.view;
+  }
 
   /** Stores `text` as UTF-8; returns its start. */
   put(text: string): number {
@@ -165,6 +172,7 @@ export class RecordRows {
     }
     // 2. The rows.
     const bytes = this.store.bytes;
+    const words = this.store.words();
     for (let j = 0; j < n; j++) {
       if (joined && rowsBefore + j > 0) sink.append(COMMA_LF);
       let k = j * nr;
@@ -173,7 +181,7 @@ export class RecordRows {
           sink.ensure(this.ends[j]! - this.starts[j]!);
           sink.putRange(input, this.starts[j]!, this.ends[j]!);
         } else {
-          sink.copyRange(bytes, this.at[k]!, this.len[k]!);
+          sink.copyRange(bytes, words, this.at[k]!, this.len[k]!);
           k++;
         }
       }
