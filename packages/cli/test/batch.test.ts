@@ -378,4 +378,28 @@ describe('the record-id path of IPv4 lines', () => {
       expect(fast.rows).toBe(ips.length);
     }
   });
+
+  it('keys the evidence by signal set and network routing: leaves sharing a signal set, one network routing-inferred, get their own routing label', async () => {
+    const { BlockProcessor } = await import('../src/batch/block.js');
+    const { RowTemplate } = await import('../src/batch/template.js');
+    // Leaf 4 (1.1.1.1) now shares leaf 2's signal set (8.8.8.0/24), under a routing-inferred copy of leaf 2's network.
+    const model = trickyModel();
+    const inferredNet = model.networks.length;
+    const model2 = { ...model, networks: [...model.networks, { ...model.networks[2]!, routing_inferred: true }], leaves: model.leaves.map((l, i) => (i === 4 ? { ...l, net: inferredNet, sig: 2 } : l)) };
+    const other = openSync(writeSnapshot(model2));
+    const ips = ['8.8.8.8', '1.1.1.1', ...randomIps(5000, 23), '8.8.8.9', '1.1.1.1'];
+    const seen = new Set(ips.map((ip) => other.check(ip).evidence.routing));
+    expect(seen).toEqual(new Set(['inferred', 'authoritative']));
+    for (const output of ['ndjson', 'csv'] as const) {
+      const layout = { format: 'native', output } as const;
+      // Both orders: whichever routing label a signal set meets first must not be reused for the other.
+      for (const order of [ips, [...ips].reverse()]) {
+        const direct = new TextEncoder().encode(order.join('\n'));
+        const mapped = new TextEncoder().encode(order.map((ip) => `::ffff:${ip}`).join('\n'));
+        const fast = new BlockProcessor(other, new RowTemplate(layout)).process(direct);
+        const general = new BlockProcessor(other, new RowTemplate(layout)).process(mapped);
+        expect(Buffer.from(fast.bytes).toString(), output).toBe(Buffer.from(general.bytes).toString());
+      }
+    }
+  });
 });

@@ -4,13 +4,13 @@
  *
  * A leaf is a (geo row, network row, signal set) triple, and results of
  * leaves sharing a record share that record's frozen sub-object. So every
- * byte of an IPv4 row but the address depends on one record at most: the
- * row layout (template.ts) is folded once into *runs*, each the bytes of
- * consecutive segments that depend on the same record (or on none: the
- * version is always 4 here, the attribution is the snapshot's), literals
- * included. A CSV row of all columns is then the address and three runs
- * (version and geo; network; signals, evidence, risk, attribution and the
- * line end). Rendered runs live back to back in one byte store, found by
+ * byte of an IPv4 row but the address depends on one record at most (the
+ * evidence on a key of its own: RECORD_OF): the row layout (template.ts)
+ * is folded once into *runs*, each the bytes of consecutive segments that
+ * depend on the same record (or on none: the version is always 4 here, the
+ * attribution is the snapshot's), literals included. A CSV row of all
+ * columns is then the address and five runs (version and geo; network;
+ * signals; evidence; risk, attribution and the line end). Rendered runs live back to back in one byte store, found by
  * record id in a typed array of (start, length): one read, then one copy.
  *
  * Rows are written in groups (up to GROUP lines): all the group's index
@@ -32,8 +32,16 @@ import { leafRecordsMany, lookupMany, resultForLeaf } from '@ipintel/core/intern
 import type { ByteSink } from './sink.js';
 import type { Group, RowTemplate } from './template.js';
 
-/** Which record id keys each group: 0 geo row, 1 network row, 2 signal set; -1 none (the attribution is one string per snapshot). */
-const RECORD_OF: Readonly<Record<Group, number>> = { geo: 0, network: 1, signals: 2, evidence: 2, risk: 2, attribution: -1 };
+/**
+ * Which record id keys each group: 0 geo row, 1 network row, 2 signal set,
+ * 3 the evidence (its connection label comes from the signal set, its
+ * routing label from the network row: key 2 × signal set + 1 when the
+ * network's routing is inferred); -1 none (the attribution is one string per
+ * snapshot).
+ */
+const RECORD_OF: Readonly<Record<Group, number>> = { geo: 0, network: 1, signals: 2, evidence: 3, risk: 2, attribution: -1 };
+/** Record keys per queued line (the slots of RECORD_OF). */
+const KEYS = 4;
 const DAY_MS = 86_400_000;
 
 /** Lines per staged group. */
@@ -114,6 +122,10 @@ export class RecordRows {
   private readonly starts = new Uint32Array(GROUP);
   private readonly ends = new Uint32Array(GROUP);
   private readonly ids = new Uint32Array(3 * GROUP);
+  /** Per queued line, its KEYS record keys (RECORD_OF). */
+  private readonly keys = new Uint32Array(KEYS * GROUP);
+  /** Per network row: 1 when its routing is inferred, 0 when not, -1 not known yet (read from its first result). */
+  private readonly inferred: Int8Array;
   /** Lines queued in the group. */
   size = 0;
   private readonly pieces: Piece[];
@@ -129,7 +141,8 @@ export class RecordRows {
     template: RowTemplate,
   ) {
     const c = intel.info.counts;
-    this.pieces = compileRuns(template, [c.geo_records, c.network_records, c.signal_sets]);
+    this.pieces = compileRuns(template, [c.geo_records, c.network_records, c.signal_sets, 2 * c.signal_sets]);
+    this.inferred = new Int8Array(c.network_records).fill(-1);
     this.runs = this.pieces.filter((p): p is Run => p !== 'ip');
     this.at = new Int32Array(GROUP * this.runs.length);
     this.len = new Int32Array(GROUP * this.runs.length);
@@ -158,13 +171,14 @@ export class RecordRows {
     this.size = 0;
     lookupMany(this.intel, this.addrs.subarray(0, n), this.leaves);
     leafRecordsMany(this.intel, this.leaves, n, this.ids);
+    this.keyLines(n);
     // 1. Every run's place, rendering what is missing.
     const runs = this.runs;
     const nr = runs.length;
     for (let j = 0; j < n; j++) {
       for (let k = 0; k < nr; k++) {
         const run = runs[k]!;
-        const id = run.slot < 0 ? 0 : this.ids[3 * j + run.slot]!;
+        const id = run.slot < 0 ? 0 : this.keys[KEYS * j + run.slot]!;
         if (run.places[2 * id] === 0) this.render(run, id, j);
         this.at[j * nr + k] = run.places[2 * id]! - 1;
         this.len[j * nr + k] = run.places[2 * id + 1]!;
@@ -185,6 +199,24 @@ export class RecordRows {
           k++;
         }
       }
+    }
+  }
+
+  /** The record keys of the n queued lines, from their record ids (RECORD_OF). */
+  private keyLines(n: number): void {
+    const ids = this.ids;
+    const keys = this.keys;
+    for (let j = 0; j < n; j++) {
+      const net = ids[3 * j + 1]!;
+      let inferred = this.inferred[net]!;
+      if (inferred < 0) {
+        inferred = resultForLeaf(this.intel, this.leaves[j]!, '0.0.0.0', 4).evidence.routing === 'inferred' ? 1 : 0;
+        this.inferred[net] = inferred;
+      }
+      keys[KEYS * j] = ids[3 * j]!;
+      keys[KEYS * j + 1] = net;
+      keys[KEYS * j + 2] = ids[3 * j + 2]!;
+      keys[KEYS * j + 3] = 2 * ids[3 * j + 2]! + inferred;
     }
   }
 
