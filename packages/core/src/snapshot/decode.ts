@@ -151,22 +151,11 @@ function view(name: ColumnName, raw: Uint8Array, rawSize: number, filter: Column
   const size = TYPE_SIZE[type];
   const bytes = raw.byteOffset % size === 0 ? raw : new Uint8Array(raw); // a copy (Buffer#slice would be a view)
   const n = rawSize / size;
-  switch (type) {
-    case 'u8':
-      return bytes;
-    case 'u16': {
-      const col = new Uint16Array(bytes.buffer, bytes.byteOffset, n);
-      if (filter !== null) undoFilter(filter, col);
-      return col;
-    }
-    case 'f32':
-      return new Float32Array(bytes.buffer, bytes.byteOffset, n);
-    default: {
-      const col = new Uint32Array(bytes.buffer, bytes.byteOffset, n);
-      if (filter !== null) undoFilter(filter, col);
-      return col;
-    }
-  }
+  if (type === 'u8') return bytes;
+  if (type === 'f32') return new Float32Array(bytes.buffer, bytes.byteOffset, n);
+  const col = type === 'u16' ? new Uint16Array(bytes.buffer, bytes.byteOffset, n) : new Uint32Array(bytes.buffer, bytes.byteOffset, n);
+  if (filter !== null) undoFilter(filter, col); // parsePrelude lets filters stand on u16 and u32 columns only
+  return col;
 }
 
 function require(ok: boolean, why: string, at: string): void {

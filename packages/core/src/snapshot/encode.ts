@@ -69,17 +69,19 @@ const MIN_DEFLATE_BYTES = 256;
  */
 const MIN_DEFLATE_SAVING = 0.25;
 
+/** A column as the writer holds it. */
+type TypedColumn = Uint8Array | Uint16Array | Uint32Array | Float32Array;
+
+/** A column's bytes (little-endian, as every supported platform holds them). */
+const bytes = (a: TypedColumn): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+
 /**
  * The smallest deflated form of a column: as it is, or through a filter
  * (filters.ts) for integer columns of 2 or 4 bytes. Undoing one costs the
  * reader a pass over the column in place (a few ms for the largest); it saved
  * ~8 MB of a 38 MB world snapshot (the IPv6 range words alone 5.6 MB).
  */
-/** A column as the writer holds it. */
-type TypedColumn = Uint8Array | Uint16Array | Uint32Array | Float32Array;
-
 function smallestDeflate(col: TypedColumn, deflate: (b: Uint8Array) => Uint8Array): { blob: Uint8Array; filter: ColumnFilter | null } {
-  const bytes = (a: TypedColumn): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
   let best: { blob: Uint8Array; filter: ColumnFilter | null } = { blob: deflate(bytes(col)), filter: null };
   if (!(col instanceof Uint16Array || col instanceof Uint32Array)) return best;
   for (const filter of COLUMN_FILTERS) {
@@ -367,14 +369,12 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
   const refs: Record<string, ColumnRef> = {};
   const blobs: Uint8Array[] = [];
   let at = 0;
-  let filtered = false;
   for (const name of Object.keys(COLUMNS) as ColumnName[]) {
     const col = cols.get(name)!;
-    const raw = new Uint8Array(col.buffer, col.byteOffset, col.byteLength);
+    const raw = bytes(col);
     const tried = compress && raw.length >= MIN_DEFLATE_BYTES ? smallestDeflate(col, (b) => deflate(b, level)) : null;
     const packed = tried !== null && tried.blob.length <= raw.length * (1 - MIN_DEFLATE_SAVING) ? tried : null;
     const blob = packed?.blob ?? raw;
-    if (packed?.filter) filtered = true;
     refs[name] = {
       type: typeOf(col),
       count: col.byteLength / TYPE_SIZE[typeOf(col)],
@@ -405,6 +405,7 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
   const dv = new DataView(file.buffer);
   file.set(SNAPSHOT_MAGIC, 0);
   dv.setUint16(8, SNAPSHOT_VERSION, true);
+  const filtered = Object.values(refs).some((r) => r.filter !== undefined);
   dv.setUint16(10, (compress ? FLAG_DEFLATE : 0) | (filtered ? FLAG_FILTERS : 0), true);
   dv.setUint32(12, HEADER_SIZE, true);
   dv.setUint32(16, storedSize, true);
