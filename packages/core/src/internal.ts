@@ -36,3 +36,4 @@ export {
   type QualityReport,
 } from './quality.js';
 export { csvCell } from './result/csv.js';
+export { withRoom } from './bytes.js';

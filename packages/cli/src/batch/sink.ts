@@ -7,6 +7,7 @@
  * @module
  */
 import { TextEncoder } from 'node:util';
+import { withRoom } from '@ipintel/core/internal';
 
 const encoder = new TextEncoder();
 
@@ -28,12 +29,8 @@ export class ByteSink {
   /** Makes room for `n` more bytes. */
   ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
-    let cap = this.buf.length * 2;
-    while (cap < this.pos + n) cap *= 2;
-    const next = new Uint8Array(cap);
-    next.set(this.buf.subarray(0, this.pos));
-    this.buf = next;
-    this.words = new DataView(next.buffer);
+    this.buf = withRoom(this.buf, this.pos, n);
+    this.words = new DataView(this.buf.buffer);
   }
 
   /** Copies bytes (room must have been ensured). */

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { withRoom } from '../bytes.js';
 import { IpIntelError } from '../errors.js';
 
 export class ByteWriter {
@@ -12,12 +13,7 @@ export class ByteWriter {
   length = 0;
 
   private room(n: number): void {
-    if (this.length + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.length + n) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.length));
-    this.buf = next;
+    this.buf = withRoom(this.buf, this.length, n);
   }
 
   byte(b: number): void {

@@ -17,6 +17,7 @@
  *
  * @module
  */
+import { withRoom } from '@ipintel/core/internal';
 import { ExportError } from '../errors.js';
 
 /** A number with its MMDB type (JavaScript numbers alone do not say which). */
@@ -279,12 +280,7 @@ export class DataWriter {
   }
 
   private ensure(n: number): void {
-    if (this.len + n <= this.buf.length) return;
-    let cap = this.buf.length * 2;
-    while (cap < this.len + n) cap *= 2;
-    const next = new Uint8Array(cap);
-    next.set(this.buf.subarray(0, this.len));
-    this.buf = next;
+    this.buf = withRoom(this.buf, this.len, n);
   }
 }
 
