@@ -51,6 +51,21 @@ const readResult = (page: BrowserPage, ip: string): Promise<Rendered | null> =>
 const markers = (page: BrowserPage): Promise<{ ip: string; cx: number; cy: number }[]> =>
   page.evaluate(`[...document.querySelectorAll('#markers circle.marker')].map((c) => ({ ip: c.dataset.ip, cx: Number(c.getAttribute('cx')), cy: Number(c.getAttribute('cy')) }))`);
 
+/** Opens the page and waits until its script has set it up. */
+async function openPage(browser: Browser, url: string): Promise<BrowserPage> {
+  const page = await browser.open(`${url}/`);
+  await page.waitFor(`document.body.dataset.ready === '1'`);
+  return page;
+}
+
+/** Types the addresses (and the key, when given) and presses "Look up", as a user would. */
+const lookUp = (page: BrowserPage, ips: string, key?: string): Promise<unknown> =>
+  page.evaluate(`(() => {
+    document.getElementById('ips').value = ${JSON.stringify(ips)};
+    ${key === undefined ? '' : `document.getElementById('key').value = ${JSON.stringify(key)};`}
+    document.getElementById('look-up').click();
+  })()`);
+
 /** The summary line the page writes for a native result, from check() on the same snapshot. */
 function expectSummary(text: string, r: CheckResult): void {
   if (r.geo.country !== null) expect(text).toContain(`${r.geo.country} (${r.geo.country_code})`);
@@ -89,15 +104,10 @@ describe('the web page in headless Chromium', () => {
   it('looks addresses up with a typed key: result text, both shapes, evidence, map marker', async () => {
     const server = await serve();
     const { key } = await createKey(server.store, { plan: 'test', plans: resolvePlans(TEST_PLANS), now: Date.now() - 1 });
-    const page = await browser.open(`${server.url}/`);
-    await page.waitFor(`document.body.dataset.ready === '1'`);
+    const page = await openPage(browser, server.url);
     expect(await page.evaluate<number>(`document.querySelector('#land path').getAttribute('d').length`)).toBeGreaterThan(10_000);
 
-    await page.evaluate(`(() => {
-      document.getElementById('ips').value = '8.8.8.8\\n\\n10.0.0.1\\n8.8.8.8\\nnot-an-ip';
-      document.getElementById('key').value = ${JSON.stringify(key)};
-      document.getElementById('look-up').click();
-    })()`);
+    await lookUp(page, '8.8.8.8\n\n10.0.0.1\n8.8.8.8\nnot-an-ip', key);
     await page.waitFor(`document.querySelectorAll('article.result').length === 3`);
 
     const google = intel.check('8.8.8.8');
@@ -131,13 +141,8 @@ describe('the web page in headless Chromium', () => {
     // The default snapshot (packages/data, built by the test command) carries world.ipintel.explain.
     const server = await serve({ snapshot: defaultSnapshotPath() });
     const { key } = await createKey(server.store, { plan: 'test', plans: resolvePlans(TEST_PLANS), now: Date.now() - 1 });
-    const page = await browser.open(`${server.url}/`);
-    await page.waitFor(`document.body.dataset.ready === '1'`);
-    await page.evaluate(`(() => {
-      document.getElementById('ips').value = '185.220.101.1';
-      document.getElementById('key').value = ${JSON.stringify(key)};
-      document.getElementById('look-up').click();
-    })()`);
+    const page = await openPage(browser, server.url);
+    await lookUp(page, '185.220.101.1', key);
     await page.waitFor(`document.querySelectorAll('article.result').length === 1`);
     const rows = await page.evaluate<string[][]>(`[...document.querySelectorAll('article.result .explanation tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent))`);
     const expected = openSync(defaultSnapshotPath()).check('185.220.101.1', { explain: true }).explanation!;
@@ -151,15 +156,13 @@ describe('the web page in headless Chromium', () => {
 
   it('without a key: a clear message, or the demo quota and "My address"', async () => {
     const keyed = await serve();
-    const refused = await browser.open(`${keyed.url}/`);
-    await refused.waitFor(`document.body.dataset.ready === '1'`);
-    await refused.evaluate(`(() => { document.getElementById('ips').value = '8.8.8.8'; document.getElementById('look-up').click(); })()`);
+    const refused = await openPage(browser, keyed.url);
+    await lookUp(refused, '8.8.8.8');
     await refused.waitFor(`document.getElementById('status').classList.contains('error')`);
     expect(await refused.evaluate<string>(`document.getElementById('status').textContent`)).toContain('needs an API key');
 
     const demo = await serve({ demoQuota: 4 });
-    const page = await browser.open(`${demo.url}/`);
-    await page.waitFor(`document.body.dataset.ready === '1'`);
+    const page = await openPage(browser, demo.url);
     expect(await page.evaluate<string>(`document.getElementById('key-note').textContent`)).toContain('4 lookups per address per day');
     await page.evaluate(`document.getElementById('my-address').click()`);
     await page.waitFor(`document.querySelectorAll('article.result').length === 1`);
