@@ -16,13 +16,12 @@ import { ARRAY_OF, checkDecoded, decodeSnapshot, type DecodedSnapshot, type Infl
 import { COLUMNS, type ColumnName, type SnapshotMeta } from './snapshot/format.js';
 import { RangeIndex, type IndexArrays } from './snapshot/lookup.js';
 import { currentUtcDay, utcDayOf } from './clock.js';
-import { RecordTables, type PairParts } from './snapshot/tables.js';
+import { RecordTables } from './snapshot/tables.js';
 
 /** Addresses per stage of checkBatch (see checkGroup). */
 const BATCH_STAGE = 256;
 import type {
   BatchError,
-  Geo,
   CheckOptions,
   CheckResult,
   MatchInfo,
@@ -144,8 +143,8 @@ export class IpIntel {
   private readonly batchAddrs = new Uint32Array(BATCH_STAGE);
   private readonly batchLeaves = new Uint32Array(BATCH_STAGE);
   private readonly batchIsV4 = new Uint8Array(BATCH_STAGE);
-  private readonly batchPairs = new Array<PairParts | undefined>(BATCH_STAGE);
-  private readonly batchGeos = new Array<Geo | undefined>(BATCH_STAGE);
+  private readonly batchPairs = new Uint32Array(BATCH_STAGE);
+  private readonly batchGeos = new Uint32Array(BATCH_STAGE);
   /** Today's UTC day: the shared cheap clock, or the caller's clock read on every call. */
   private readonly today: () => number;
   private readonly attribution: string;
@@ -304,8 +303,8 @@ export class IpIntel {
   /**
    * checkBatch over list[from, to): in stages, so that the memory reads of
    * independent addresses overlap (docs/design.md): 1. parse the IPv4
-   * strings, 2. all their index lookups (lookupMany), 3. all their answer
-   * slots, 4. the results in order; anything else takes check()'s path.
+   * strings, 2. all their index lookups (lookupMany), 3. all their leaves'
+   * record ids, 4. the results in order; anything else takes check()'s path.
    */
   private checkGroup(list: readonly unknown[], from: number, to: number, format: ResultFormat, out: unknown[], explain: boolean): void {
     const addrs = this.batchAddrs;
@@ -321,19 +320,18 @@ export class IpIntel {
       this.batchIsV4[j] = a < 0 ? 0 : 1;
     }
     this.index.v4.lookupMany(addrs, leaves, 0, n);
-    const today = this.today();
     for (let j = 0; j < n; j++) {
       if (this.batchIsV4[j] === 0) continue;
       const k = 3 * leaves[j]!;
       const hi = ids[k + 2]!;
-      pairs[j] = this.tables.pairParts(ids[k + 1]! | ((hi >>> 8) << 16), today);
-      geos[j] = this.tables.geo(ids[k]! | ((hi & 0xff) << 16));
+      pairs[j] = ids[k + 1]! | ((hi >>> 8) << 16);
+      geos[j] = ids[k]! | ((hi & 0xff) << 16);
     }
+    const today = this.today();
     for (let j = 0; j < n; j++) {
       const ip = list[from + j];
-      const p = pairs[j];
       let r: CheckResult;
-      if (p !== undefined) r = this.result(geos[j]!, p, ip as string, 4);
+      if (this.batchIsV4[j] === 1) r = this.result(geos[j]!, pairs[j]!, ip as string, 4, today);
       else {
         try {
           r = this.checkNative(ip as string);
@@ -344,8 +342,6 @@ export class IpIntel {
         }
       }
       out[from + j] = format === 'native' ? (explain ? this.explained(r) : r) : toThirdParty(r);
-      pairs[j] = undefined;
-      geos[j] = undefined;
     }
   }
 
@@ -415,24 +411,31 @@ export class IpIntel {
   }
 
   private assemble(leaf: number, ip: string, version: 4 | 6): CheckResult {
-    // 1. The leaf's geo row and network/signal pair: one cache line of `leafIds`.
+    // The leaf's geo row and network/signal pair: one cache line of `leafIds`.
     const ids = this.leafIds;
     const j = 3 * leaf;
     const hi = ids[j + 2]!;
-    // 2. The shared, frozen parts: one cached object per pair (network + signals + evidence + risk), one per geo row.
-    const parts = this.tables.pairParts(ids[j + 1]! | ((hi >>> 8) << 16), this.today());
-    return this.result(this.tables.geo(ids[j]! | ((hi & 0xff) << 16)), parts, ip, version);
+    return this.result(ids[j]! | ((hi & 0xff) << 16), ids[j + 1]! | ((hi >>> 8) << 16), ip, version, this.today());
   }
 
-  private result(geo: Geo, parts: PairParts, ip: string, version: 4 | 6): CheckResult {
+  /**
+   * The result for geo row `geo` and network/signal pair `pair`: the shared,
+   * frozen parts come from caches indexed by row (network, geo) or by
+   * signal set (signals, risk, evidence), each a small array.
+   */
+  private result(geo: number, pair: number, ip: string, version: 4 | 6, today: number): CheckResult {
+    const t = this.tables;
+    const net = this.pairNet[pair]!;
+    const sig = this.pairSig[pair]!;
+    const s = t.signalParts(sig);
     return {
       ip,
       version,
-      geo,
-      network: parts.network,
-      signals: parts.signals,
-      evidence: parts.evidence,
-      risk: parts.risk,
+      geo: t.geo(geo),
+      network: t.network(net, today),
+      signals: s.signals,
+      evidence: t.evidenceOf(sig, s, net),
+      risk: s.risk,
       attribution: this.attribution,
     };
   }

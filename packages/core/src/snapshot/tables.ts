@@ -5,9 +5,10 @@
  * lookup, so their cache is dropped when the UTC day changes.
  *
  * The caches are flat arrays indexed by row id, allocated when the snapshot
- * is opened (9 MB for a world snapshot): paging them to allocate on first
- * use, and a per-leaf answer slot holding all of a leaf's parts, were both
- * measured and dropped (slower per check; docs/design.md).
+ * is opened (8 MB for a world snapshot): paging them to allocate on first
+ * use, a per-leaf answer slot holding all of a leaf's parts, and one object
+ * per network/signal pair holding the pair's parts were measured and dropped
+ * (docs/design.md).
  *
  * @module
  */
@@ -55,14 +56,6 @@ export interface SignalParts {
   readonly risk: Risk;
 }
 
-/** Everything a network/signal pair contributes to a result, in one object (one cache line to read). */
-export interface PairParts {
-  readonly network: Network;
-  readonly signals: Signals;
-  readonly evidence: Evidence;
-  readonly risk: Risk;
-}
-
 export class RecordTables {
   private readonly c: DecodedSnapshot['columns'];
   private readonly decoder = new TextDecoder();
@@ -71,7 +64,11 @@ export class RecordTables {
   private readonly geoCache: (Geo | undefined)[];
   private readonly sigCache: (SignalParts | undefined)[];
   private netCache: (Network | undefined)[];
-  private pairCache: (PairParts | undefined)[];
+  /**
+   * Evidence per signal set and routing flag (index 2 * set + 1 when the
+   * network's routing is inferred): the labels depend on nothing else.
+   */
+  private readonly sigEvidence: (Evidence | undefined)[];
   private netDay = -1;
   private readonly countryNames: Readonly<Record<string, string>>;
   private readonly evidence: EvidenceTable;
@@ -83,7 +80,7 @@ export class RecordTables {
     this.geoCache = new Array<Geo | undefined>(this.c['geo.country_code'].length);
     this.sigCache = new Array<SignalParts | undefined>(this.c['sig.flags'].length);
     this.netCache = new Array<Network | undefined>(this.c['net.asn'].length);
-    this.pairCache = new Array<PairParts | undefined>(this.c['pair.net'].length);
+    this.sigEvidence = new Array<Evidence | undefined>(2 * this.c['sig.flags'].length);
   }
 
   str(id: number): string | null {
@@ -121,24 +118,21 @@ export class RecordTables {
     return g;
   }
 
-  /** The parts of network/signal pair `p` as of UTC day `today`: the hot path of check(). */
-  pairParts(p: number, today: number): PairParts {
-    if (today !== this.netDay) this.newDay(today);
-    let parts = this.pairCache[p];
-    if (parts === undefined) {
-      const s = this.signalParts(this.c['pair.sig'][p]!);
-      const net = this.c['pair.net'][p]!;
-      const routing = (this.c['net.flags'][net]! & NET_ROUTING_INFERRED) !== 0 ? 'inferred' : 'authoritative';
-      parts = { network: this.network(net, today), signals: s.signals, evidence: this.evidence.get(s.connection, routing), risk: s.risk };
-      this.pairCache[p] = parts;
+  /** The evidence object of signal set `sig` (whose parts are `s`) on network row `net`. */
+  evidenceOf(sig: number, s: SignalParts, net: number): Evidence {
+    const inferred = (this.c['net.flags'][net]! & NET_ROUTING_INFERRED) !== 0 ? 1 : 0;
+    const k = 2 * sig + inferred;
+    let e = this.sigEvidence[k];
+    if (e === undefined) {
+      e = this.evidence.get(s.connection, inferred === 1 ? 'inferred' : 'authoritative');
+      this.sigEvidence[k] = e;
     }
-    return parts;
+    return e;
   }
 
-  /** Network objects hold the age of the allocation: a new UTC day drops them (and the pairs holding them). */
+  /** Network objects hold the age of the allocation: a new UTC day drops them. */
   private newDay(today: number): void {
     this.netCache = new Array<Network | undefined>(this.netCache.length);
-    this.pairCache = new Array<PairParts | undefined>(this.pairCache.length);
     this.netDay = today;
   }
 
