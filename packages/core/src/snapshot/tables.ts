@@ -5,7 +5,7 @@
  * lookup, so their cache is dropped when the UTC day changes.
  *
  * The caches are flat arrays indexed by row id, allocated when the snapshot
- * is opened (8 MB for a world snapshot): paging them to allocate on first
+ * is opened (7.5 MB for a world snapshot): paging them to allocate on first
  * use, a per-leaf answer slot holding all of a leaf's parts, and one object
  * per network/signal pair holding the pair's parts were measured and dropped
  * (docs/design.md).
