@@ -107,14 +107,13 @@ async function measured(child, loadRun) {
 /**
  * The routing core without sockets: CPU per app.handle() for GET /v1/check,
  * 10 requests at a time (one counting group each), best of 5 rounds that
- * alternate between an app logging as the standalone server does (pino,
+ * alternate between an app logging as the standalone server does (serverLogger,
  * one write per event-loop turn, here to /dev/null) and one without an access log.
  */
 async function routingCore(server, writer, dir, n = 20_000) {
-  const { default: pino } = await import('pino');
   const snapshot = snapshotBytes(writer);
   const variants = {
-    'with the access log': () => pino({ level: 'info', base: { service: 'ipintel' } }, server.turnBuffered(openSync('/dev/null', 'w'))),
+    'with the access log': () => server.serverLogger(server.turnBuffered(openSync('/dev/null', 'w'))),
     'without the access log': () => false,
   };
   const apps = [];

@@ -16,6 +16,7 @@ import { DEFAULT_MAX_HEADERS, header, type ApiRequest, type ApiResponse } from '
 import { KeyCache } from './keys/cache.js';
 import { DEFAULT_ACTIVATION_DELAY_MS } from './keys/manage.js';
 import { defaultLogger, loggableUrl, silentLogger } from './log.js';
+import { accessLog } from './access-log.js';
 import { resolvePlans, type Plan } from './plans.js';
 import { methodsOf, route, splitUrl } from './routes/router.js';
 import { clientAddressResolver, type TrustProxy } from './http/client-address.js';
@@ -188,7 +189,7 @@ export function createApp(options: AppOptions = {}): App {
   };
 
   // Decided once: a disabled access log costs the request path nothing.
-  const accessLog = logger.isLevelEnabled('info');
+  const logAccess = logger.isLevelEnabled('info') ? accessLog(logger) : undefined;
   const maxHeaders = options.maxHeaders ?? DEFAULT_MAX_HEADERS;
 
   async function handle(given: ApiRequest): Promise<ApiResponse> {
@@ -212,9 +213,9 @@ export function createApp(options: AppOptions = {}): App {
     }
     if (cors !== undefined && preflight === undefined) res = cors.decorate(req, res);
     if (req.method === 'HEAD') res = { ...res, body: '' };
-    if (accessLog) {
+    if (logAccess !== undefined) {
       const ms = Math.round((performance.now() - t0) * 100) / 100;
-      logger.info({ method: req.method, url: loggableUrl(req.url), status: res.status, code: res.code, key_id: rc.keyId, lookups: rc.lookups, client, ms }, 'request');
+      logAccess(req.method, loggableUrl(req.url), res.status, res.code, rc.keyId, rc.lookups, client, ms);
     }
     return res;
   }

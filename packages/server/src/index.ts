@@ -34,3 +34,4 @@ export { StoreUnavailableError, type Store, type KeyRecord, type ConsumeRequest,
 export { openApiDocument } from './openapi/document.js';
 export { MAX_BATCH } from './context.js';
 export { turnBuffered, type TurnBufferedDestination } from './log.js';
+export { serverLogger } from './access-log.js';

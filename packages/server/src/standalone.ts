@@ -9,12 +9,13 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { createNodeHandler } from './adapters/node.js';
 import type { App, AppOptions } from './app.js';
 import { clientErrorHandler, connectHandler } from './http/client-error.js';
 import { drainable } from './http/drain.js';
 import { turnBuffered } from './log.js';
+import { serverLogger } from './access-log.js';
 import { DEFAULT_PROBLEM_TYPE_BASE } from './http/problem.js';
 import { DEFAULT_MAX_HEADERS } from './http/types.js';
 import { limitedServer, resolveLimits, type ServerLimits } from './http/server-limits.js';
@@ -63,7 +64,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   // stdout, one write per event-loop turn (log.ts, turnBuffered): readable while the server runs,
   // nothing lost on a crash, one write per turn however many requests it answered. Flushed on close.
   const stdout = options.logger === undefined ? turnBuffered(1) : undefined;
-  const own: Logger | undefined = stdout === undefined ? undefined : pino({ level: options.logLevel ?? 'info', base: { service: 'ipintel' } }, stdout);
+  const own: Logger | undefined = stdout === undefined ? undefined : serverLogger(stdout, options.logLevel ?? 'info');
   const logger: Logger | false = own ?? options.logger ?? false;
   const { snapshotPath, snapshot: given, ...rest } = options;
   const snapshot = given ?? snapshotPath;
