@@ -58,3 +58,23 @@ it('a process that dies in the middle of a turn still writes the lines it logged
   }
   expect(stdout).toContain('"msg":"before the crash"');
 });
+
+it('writes every byte of a turn larger than the pipe, multi-byte text included, waiting while the pipe is full', () => {
+  // ~2.6 MB in one turn: far more than a pipe holds (64 KiB), so the write is short or meets EAGAIN.
+  const script = `
+    const { turnBuffered } = await import(${JSON.stringify(LOG_MODULE)});
+    void process.stdout; // makes fd 1 non-blocking, as in a server whose pino logger touched it: a full pipe answers EAGAIN
+    const out = turnBuffered();
+    for (let i = 0; i < 20000; i++) out.write(JSON.stringify({ i, city: 'São Paulo ✓ '.repeat(10) }) + '\\n');
+    out.end();
+  `;
+  const stdout = execFileSync(process.execPath, ['--import', REGISTER, '--input-type=module', '-e', script], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 64 * 1024 * 1024,
+    encoding: 'utf8',
+  });
+  const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as { i: number; city: string });
+  expect(lines.map((l) => l.i)).toEqual(Array.from({ length: 20000 }, (_, i) => i));
+  expect(new Set(lines.map((l) => l.city))).toEqual(new Set(['São Paulo ✓ '.repeat(10)]));
+});

@@ -185,15 +185,19 @@ export function createNodeHandler(options: AppOptions & { readonly app?: App } =
       readBody: (limit) => readNodeBody(req, limit, res),
       remoteAddress: req.socket.remoteAddress,
     };
-    const done = app.handle(apiReq).then(
-      (r) => send(req, res, r),
+    // Leaves `answering` as it settles (no .finally: one promise and two microtasks fewer per request).
+    const done: Promise<void> = app.handle(apiReq).then(
+      (r) => {
+        answering.delete(done);
+        send(req, res, r);
+      },
       (e: unknown) => {
+        answering.delete(done);
         app.logger.error({ err: String(e) }, 'unexpected error');
         if (!res.headersSent) send(req, res, problem('internal_error', 'an unexpected error occurred'));
       },
     );
     answering.add(done);
-    void done.finally(() => answering.delete(done));
   };
   return Object.assign(handler, {
     app,

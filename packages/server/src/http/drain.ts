@@ -38,9 +38,8 @@ export function drainable(server: Server): Drain {
         return;
       }
       unanswered.add(res);
-      const done = (): void => void unanswered.delete(res);
-      res.once('close', done);
-      res.once('finish', done);
+      // A response emits 'close' once, after 'finish' or when its connection closes first.
+      res.on('close', () => void unanswered.delete(res));
     },
     drain(timeoutMs) {
       draining = true;
