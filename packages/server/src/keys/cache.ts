@@ -56,15 +56,23 @@ export class KeyCache {
    */
   async get(id: string, deadline = Number.POSITIVE_INFINITY): Promise<KeyRecord | null> {
     if (this.ttlMs <= 0) return beforeDeadline(this.store.getKey(id), deadline);
-    const hit = this.entries.get(id);
+    const hit = this.fresh(id);
+    if (hit !== undefined) return hit;
     // Wall-clock time, not the injectable request clock: the TTL bounds real staleness.
     const t = Date.now();
-    if (hit !== undefined && hit.until > t) return hit.record;
     const record = await beforeDeadline(this.store.getKey(id), deadline);
     this.entries.delete(id);
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(id, { record, until: t + this.ttlMs });
     return record;
+  }
+
+  /** The cached record for `id` (null: an unknown id) while it is fresh; undefined when it must be read (get). */
+  fresh(id: string): KeyRecord | null | undefined {
+    if (this.ttlMs <= 0) return undefined;
+    const hit = this.entries.get(id);
+    // Wall-clock time, not the injectable request clock: the TTL bounds real staleness.
+    return hit !== undefined && hit.until > Date.now() ? hit.record : undefined;
   }
 
   /**
