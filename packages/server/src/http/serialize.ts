@@ -47,7 +47,7 @@ const NATIVE_KEYS = ['ip', 'version', 'geo', 'network', 'signals', 'evidence', '
 /**
  * The text of a native result (exactly the NATIVE_KEYS, in that order, with
  * frozen parts) as one template; undefined for any other object. The general
- * loop costs ~1.3 us per result, this ~0.6 us (docs/design.md, "Server,
+ * loop costs ~1.5 us per result, this ~0.8 us (docs/design.md, "Server,
  * fourth round"): no per-key type tests, key quoting or separators.
  */
 function nativeJson(rec: Record<string, unknown>): string | undefined {
