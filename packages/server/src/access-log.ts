@@ -39,8 +39,8 @@ export function serverLogger(dest: DestinationStream, level = 'info'): Logger {
   return logger;
 }
 
-/** Logs one answered request. `code`, `keyId` and `client` are left out when undefined. */
-export type AccessLog = (
+/** The fields of one access line, in the order they are logged; `code`, `keyId` and `client` are left out when undefined. */
+type AccessFields = [
   method: string,
   url: string,
   status: number,
@@ -49,7 +49,10 @@ export type AccessLog = (
   lookups: number,
   client: string | undefined,
   ms: number,
-) => void;
+];
+
+/** Logs one answered request. */
+export type AccessLog = (...fields: AccessFields) => void;
 
 /** The access log of `logger`: straight to its destination when serverLogger made it, else `logger.info(fields, 'request')`. */
 export function accessLog(logger: Logger): AccessLog {
@@ -70,21 +73,11 @@ export function accessLog(logger: Logger): AccessLog {
  * accessLine(0, 'GET', '/healthz', 200, undefined, undefined, 0, '::1', 0.1)
  * // => '{"level":30,"time":0,"service":"ipintel","method":"GET","url":"/healthz","status":200,"lookups":0,"client":"::1","ms":0.1,"msg":"request"}\n'
  */
-export function accessLine(
-  time: number,
-  method: string,
-  url: string,
-  status: number,
-  code: string | undefined,
-  keyId: string | undefined,
-  lookups: number,
-  client: string | undefined,
-  ms: number,
-): string {
+export const accessLine: (time: number, ...fields: AccessFields) => string = (time, method, url, status, code, keyId, lookups, client, ms) => {
   let line = `{"level":${INFO},"time":${time},"service":"${SERVICE}","method":${JSON.stringify(method)},"url":${JSON.stringify(url)},"status":${JSON.stringify(status)}`;
   if (code !== undefined) line += `,"code":${JSON.stringify(code)}`;
   if (keyId !== undefined) line += `,"key_id":${JSON.stringify(keyId)}`;
   line += `,"lookups":${JSON.stringify(lookups)}`;
   if (client !== undefined) line += `,"client":${JSON.stringify(client)}`;
   return `${line},"ms":${JSON.stringify(ms)},"msg":"request"}\n`;
-}
+};
