@@ -38,7 +38,7 @@ function snapshotBytes(writer) {
   const none = {
     connection_type: 'unknown', connection_evidence: 'inferred', datacenter_provider: null, relay_provider: null,
     is_relay: false, is_tor: false, is_vpn: false, is_proxy: false, is_public_resolver: false, is_drop_listed: false,
-    recent_abuse: false, is_verified_bot: false, verified_bot_name: null,
+    recent_abuse: false, is_verified_bot: false, verified_bot_name: null, vpn_operator: null, is_anycast: false,
   };
   const nullGeo = { country: null, country_code: null, region: null, city: null, latitude: null, longitude: null, timezone: null };
   return writer.encodeSnapshot({

@@ -105,8 +105,11 @@ export function dayNumber(date: string): number {
 class StringTable {
   private readonly ids = new Map<string, number>();
   private readonly list: string[] = [];
-  id(s: string | null): number {
+  /** The id of `s` (NULL_STRING for null); `what` names the field for the error a non-string gets. */
+  id(s: string | null, what: string): number {
     if (s === null) return NULL_STRING;
+    // A missing field (undefined) would otherwise be stored as "" and answer as an empty string.
+    if (typeof s !== 'string') throw new RangeError(`${what}: expected a string or null, got ${s === undefined ? 'undefined' : typeof s}`);
     let id = this.ids.get(s);
     if (id === undefined) {
       id = this.list.length;
@@ -255,8 +258,8 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
     if (xs.some((x) => x !== NULL_STRING && x >= NULL_STRING16)) throw new RangeError(`too many distinct ${what} for a u16 column`);
     return Uint16Array.from(xs.map((x) => (x === NULL_STRING ? NULL_STRING16 : x)));
   };
-  const ccIds = g.map((r) => strings.id(r.country_code));
-  const tzIds = g.map((r) => strings.id(r.timezone));
+  const ccIds = g.map((r) => strings.id(r.country_code, 'geo.country_code'));
+  const tzIds = g.map((r) => strings.id(r.timezone, 'geo.timezone'));
   // Country names live once per code in the meta, not once per row.
   const countryNames: Record<string, string> = {};
   for (const r of g) {
@@ -270,21 +273,21 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
     throw new RangeError('a geo row lacks the country name other rows give its code');
   }
   cols.set('geo.country_code', u16(ccIds, 'country codes'));
-  cols.set('geo.region', u32(g.map((r) => strings.id(r.region))));
-  cols.set('geo.city', u32(g.map((r) => strings.id(r.city))));
+  cols.set('geo.region', u32(g.map((r) => strings.id(r.region, 'geo.region'))));
+  cols.set('geo.city', u32(g.map((r) => strings.id(r.city, 'geo.city'))));
   cols.set('geo.timezone', u16(tzIds, 'time zones'));
   cols.set('geo.latitude', Float32Array.from(g.map((r) => r.latitude ?? Number.NaN)));
   cols.set('geo.longitude', Float32Array.from(g.map((r) => r.longitude ?? Number.NaN)));
   const nets = model.networks;
   cols.set('net.asn', u32(nets.map((r) => r.asn)));
-  cols.set('net.as_org', u32(nets.map((r) => strings.id(r.as_org))));
+  cols.set('net.as_org', u32(nets.map((r) => strings.id(r.as_org, 'net.as_org'))));
   cols.set(
     'net.flags',
     Uint8Array.from(nets.map((r) => (r.is_announced ? NET_ANNOUNCED : 0) | (r.is_bogon ? NET_BOGON : 0) | (r.routing_inferred === true ? NET_ROUTING_INFERRED : 0))),
   );
   cols.set('net.rpki', Uint8Array.from(nets.map((r) => RPKI_CODES.indexOf(r.rpki))));
   cols.set('net.allocation_day', u32(nets.map((r) => (r.allocation_date === null ? NULL_DAY : dayNumber(r.allocation_date)))));
-  cols.set('net.registration_country', u32(nets.map((r) => strings.id(r.registration_country))));
+  cols.set('net.registration_country', u32(nets.map((r) => strings.id(r.registration_country, 'net.registration_country'))));
   const sigs = model.signals;
   cols.set(
     'sig.flags',
@@ -305,10 +308,10 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
   );
   cols.set('sig.connection_type', Uint8Array.from(sigs.map((s) => CONNECTION_CODES.indexOf(s.connection_type))));
   cols.set('sig.connection_evidence', Uint8Array.from(sigs.map((s) => EVIDENCE_CODES.indexOf(s.connection_evidence))));
-  cols.set('sig.datacenter_provider', u32(sigs.map((s) => strings.id(s.datacenter_provider))));
-  cols.set('sig.relay_provider', u32(sigs.map((s) => strings.id(s.relay_provider))));
-  cols.set('sig.verified_bot_name', u32(sigs.map((s) => strings.id(s.verified_bot_name))));
-  cols.set('sig.vpn_operator', u32(sigs.map((s) => strings.id(s.vpn_operator))));
+  cols.set('sig.datacenter_provider', u32(sigs.map((s) => strings.id(s.datacenter_provider, 'sig.datacenter_provider'))));
+  cols.set('sig.relay_provider', u32(sigs.map((s) => strings.id(s.relay_provider, 'sig.relay_provider'))));
+  cols.set('sig.verified_bot_name', u32(sigs.map((s) => strings.id(s.verified_bot_name, 'sig.verified_bot_name'))));
+  cols.set('sig.vpn_operator', u32(sigs.map((s) => strings.id(s.vpn_operator, 'sig.vpn_operator'))));
   for (const [name, col] of cols) {
     if (name.startsWith('net.rpki') || name.startsWith('sig.connection')) {
       if ((col as Uint8Array).some((x) => x === 255)) throw new RangeError(`${name}: value outside its enum`);
