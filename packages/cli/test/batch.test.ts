@@ -367,6 +367,8 @@ describe('the record-id path of IPv4 lines', () => {
     const layouts = [
       { format: 'native', output: 'ndjson' },
       { format: 'native', output: 'csv' },
+      // Geo and network cells written from the records' columns, in another order, between other groups.
+      { format: 'native', output: 'csv', fields: ['network.as_org', 'ip', 'geo.city', 'geo.latitude', 'risk.score', 'geo.country', 'network.allocation_age_days', 'network.allocation_date', 'geo.timezone'] },
       { format: 'thirdparty', output: 'json' },
       { format: 'thirdparty', output: 'csv', fields: ['org', 'ip', 'timezone', 'privacy.service'] },
       { format: 'native', output: 'ndjson', fields: ['risk.score', 'geo.city', 'version', 'network.asn', 'ip'] },

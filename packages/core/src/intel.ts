@@ -17,6 +17,7 @@ import { COLUMNS, type ColumnName, type SnapshotMeta } from './snapshot/format.j
 import { RangeIndex, type IndexArrays } from './snapshot/lookup.js';
 import { currentUtcDay, utcDayOf } from './clock.js';
 import { RecordTables } from './snapshot/tables.js';
+import { RecordCells } from './snapshot/cells.js';
 
 /** Addresses per stage of checkBatch (see checkGroup). */
 const BATCH_STAGE = 256;
@@ -118,6 +119,8 @@ export interface IntelInternals {
   records(leaf: number, out: Uint32Array, at: number): void;
   /** The native result of a leaf, with the given address text. */
   assemble(leaf: number, ip: string, version: 4 | 6): CheckResult;
+  /** Record fields as CSV cell bytes (snapshot/cells.ts), made on first use. */
+  cells(): RecordCells;
 }
 
 /** Largest CIDR block holding `addr` that lies inside [start, end]. */
@@ -202,12 +205,14 @@ export class IpIntel {
       has_rpki: m.has_rpki === true,
       unavailable: Object.freeze([...(m.unavailable ?? [])]),
     });
+    let cells: RecordCells | undefined;
     const internals: IntelInternals = {
       index: this.index,
       arrays,
       leafCount: this.leafCount,
       records: (leaf, out, at) => this.records(leaf, out, at),
       assemble: (leaf, ip, version) => this.assemble(leaf, ip, version),
+      cells: () => (cells ??= new RecordCells(decoded)),
     };
     this[INTERNAL] = internals;
   }

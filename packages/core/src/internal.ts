@@ -19,9 +19,11 @@ export {
   leafRecords,
   leafRecordsMany,
   lookupMany,
+  recordCells,
   resultForLeaf,
 } from './leaves.js';
 export type { FlatRanges } from './snapshot/walk.js';
+export type { CellWriter, RecordCells } from './snapshot/cells.js';
 export {
   QUALITY_LABELS,
   QUALITY_LIMITS,

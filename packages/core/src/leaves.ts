@@ -9,6 +9,7 @@ import { INTERNAL, IpIntel as Intel, type IntelInternals, type IpIntel, type Loa
 import { ARRAY_OF } from './snapshot/decode.js';
 import { COLUMNS, type ColumnName } from './snapshot/format.js';
 import { flatRanges4, flatRanges6, type FlatRanges } from './snapshot/walk.js';
+import type { RecordCells } from './snapshot/cells.js';
 import type { CheckResult } from './types.js';
 
 const of = (intel: IpIntel): IntelInternals => intel[INTERNAL] as IntelInternals;
@@ -101,6 +102,15 @@ export function fromSharedTrusted(shared: SharedSnapshot, options?: LoadOptions)
     cols !== undefined && Number.isInteger(shared.ranges4) && (Object.keys(COLUMNS) as ColumnName[]).every((n) => cols[n] instanceof ARRAY_OF[COLUMNS[n]]);
   if (!ok) throw new IpIntelError('invalid_input', 'fromSharedTrusted expects the object IpIntel#share() returns');
   return new Intel({ meta: shared.meta, columns: cols as never, ranges4: shared.ranges4! }, options);
+}
+
+/**
+ * A snapshot's record fields as CSV cells written straight from its columns
+ * (the CLI's batch writer: snapshot/cells.ts), the same bytes as `csvCell`
+ * of the result's values. One object per snapshot.
+ */
+export function recordCells(intel: IpIntel): RecordCells {
+  return of(intel).cells();
 }
 
 /** Number of leaves (valid ids are 0..leafCount-1). */

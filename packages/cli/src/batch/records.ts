@@ -28,7 +28,7 @@
  */
 import { TextDecoder, TextEncoder } from 'node:util';
 import type { CheckResult, IpIntel } from '@ipintel/core';
-import { leafRecordsMany, lookupMany, resultForLeaf } from '@ipintel/core/internal';
+import { leafRecordsMany, lookupMany, recordCells, resultForLeaf, withRoom, type CellWriter, type RecordCells } from '@ipintel/core/internal';
 import type { ByteSink } from './sink.js';
 import type { Group, RowTemplate } from './template.js';
 
@@ -52,6 +52,12 @@ interface Run {
   readonly slot: number;
   /** Literal text, or a group segment's renderer. */
   readonly parts: readonly (string | ((r: CheckResult) => string))[];
+  /**
+   * The same bytes written from the record's columns (core's RecordCells):
+   * literals and cell writers; null where a part has no writer (JSON
+   * outputs, the thirdparty shape, records other than geo and network rows).
+   */
+  readonly cells: readonly (Uint8Array | CellWriter)[] | null;
   /** By record id (id 0 when slot is -1): [start + 1, length] of the rendered bytes in the store; 0 = not rendered. */
   places: Int32Array;
 }
@@ -69,16 +75,37 @@ class RunStore {
     return this.view;
   }
 
+  /** Makes room for `n` more bytes. */
+  private room(n: number): void {
+    this.bytes = withRoom(this.bytes, this.used, n);
+  }
+
   /** Stores `text` as UTF-8; returns its start. */
   put(text: string): number {
-    const max = text.length * 3;
-    if (this.used + max > this.bytes.length) {
-      const next = new Uint8Array(Math.max(2 * this.bytes.length, this.used + max));
-      next.set(this.bytes.subarray(0, this.used));
-      this.bytes = next;
-    }
+    this.room(text.length * 3);
     const start = this.used;
     this.used += this.encoder.encodeInto(text, this.bytes.subarray(start)).written;
+    return start;
+  }
+
+  /** Stores the cells of record `row` (literals and cell writers); returns the start. */
+  putCells(parts: readonly (Uint8Array | CellWriter)[], row: number, today: number): number {
+    const start = this.used;
+    for (const part of parts) {
+      if (part instanceof Uint8Array) {
+        this.room(part.length);
+        this.bytes.set(part, this.used);
+        this.used += part.length;
+        continue;
+      }
+      let end = part(row, today, this.bytes, this.used);
+      // A writer that ran out of room wrote nothing that counts: grow and write again.
+      for (let more = 256; end < 0; more *= 2) {
+        this.room(more);
+        end = part(row, today, this.bytes, this.used);
+      }
+      this.used = end;
+    }
     return start;
   }
 }
@@ -86,31 +113,60 @@ class RunStore {
 /** An IPv4 row: runs, with the address between some of them. */
 type Piece = Run | 'ip';
 
-/** Folds the template's segments and tail into runs around the address (see the module comment); `ids[slot]` is the size of each record table. */
-function compileRuns(template: RowTemplate, sizes: readonly number[]): Piece[] {
+/** A column's cell writer, for the columns of geo and network rows (the records a batch meets by the ten thousand). */
+function cellWriter(cells: RecordCells, column: string): CellWriter | null {
+  const [group, field] = column.split('.') as [string, string | undefined];
+  if (field === undefined) return null;
+  if (group === 'geo') return cells.geo(field as never);
+  if (group === 'network') return cells.network(field as never);
+  return null;
+}
+
+/**
+ * Folds the template's segments and tail into runs around the address (see
+ * the module comment); `sizes[slot]` is the size of each record table.
+ */
+function compileRuns(template: RowTemplate, sizes: readonly number[], cells: RecordCells): Piece[] {
   const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
   const pieces: Piece[] = [];
   let slot = -1;
   let parts: (string | ((r: CheckResult) => string))[] = [];
+  let direct: (Uint8Array | CellWriter)[] | null = [];
   const close = (): void => {
-    if (parts.length > 0) pieces.push({ slot, parts, places: new Int32Array(2 * (slot < 0 ? 1 : sizes[slot]!)) });
+    const cellsOf = direct !== null && (slot === 0 || slot === 1) ? direct : null;
+    if (parts.length > 0) pieces.push({ slot, parts, cells: cellsOf, places: new Int32Array(2 * (slot < 0 ? 1 : sizes[slot]!)) });
     slot = -1;
     parts = [];
+    direct = [];
+  };
+  const literal = (text: string): void => {
+    parts.push(text);
+    if (text !== '') direct?.push(encoder.encode(text));
   };
   for (const seg of template.segments) {
     if (seg.kind === 'ip') {
-      parts.push(decoder.decode(seg.pre));
+      literal(decoder.decode(seg.pre));
       close();
       pieces.push('ip');
-    } else if (seg.kind === 'version') parts.push(decoder.decode(seg.v4));
+    } else if (seg.kind === 'version') literal(decoder.decode(seg.v4));
     else {
       const s = RECORD_OF[seg.group];
       if (s >= 0 && slot >= 0 && s !== slot) close();
       if (s >= 0) slot = s;
       parts.push(seg.text);
+      for (const item of seg.layout ?? [null]) {
+        if (typeof item === 'string') {
+          if (item !== '') direct?.push(encoder.encode(item));
+          continue;
+        }
+        const w = item === null ? null : cellWriter(cells, item.column);
+        if (w === null) direct = null;
+        else direct?.push(w);
+      }
     }
   }
-  parts.push(decoder.decode(template.tail));
+  literal(decoder.decode(template.tail));
   close();
   return pieces;
 }
@@ -124,8 +180,7 @@ export class RecordRows {
   private readonly ids = new Uint32Array(3 * GROUP);
   /** Per queued line, its KEYS record keys (RECORD_OF). */
   private readonly keys = new Uint32Array(KEYS * GROUP);
-  /** Per network row: 1 when its routing is inferred, 0 when not, -1 not known yet (read from its first result). */
-  private readonly inferred: Int8Array;
+  private readonly cells: RecordCells;
   /** Lines queued in the group. */
   size = 0;
   private readonly pieces: Piece[];
@@ -141,8 +196,8 @@ export class RecordRows {
     template: RowTemplate,
   ) {
     const c = intel.info.counts;
-    this.pieces = compileRuns(template, [c.geo_records, c.network_records, c.signal_sets, 2 * c.signal_sets]);
-    this.inferred = new Int8Array(c.network_records).fill(-1);
+    this.cells = recordCells(intel);
+    this.pieces = compileRuns(template, [c.geo_records, c.network_records, c.signal_sets, 2 * c.signal_sets], this.cells);
     this.runs = this.pieces.filter((p): p is Run => p !== 'ip');
     this.at = new Int32Array(GROUP * this.runs.length);
     this.len = new Int32Array(GROUP * this.runs.length);
@@ -206,13 +261,10 @@ export class RecordRows {
   private keyLines(n: number): void {
     const ids = this.ids;
     const keys = this.keys;
+    const cells = this.cells;
     for (let j = 0; j < n; j++) {
       const net = ids[3 * j + 1]!;
-      let inferred = this.inferred[net]!;
-      if (inferred < 0) {
-        inferred = resultForLeaf(this.intel, this.leaves[j]!, '0.0.0.0', 4).evidence.routing === 'inferred' ? 1 : 0;
-        this.inferred[net] = inferred;
-      }
+      const inferred = cells.routingInferred(net) ? 1 : 0;
       keys[KEYS * j] = ids[3 * j]!;
       keys[KEYS * j + 1] = net;
       keys[KEYS * j + 2] = ids[3 * j + 2]!;
@@ -220,12 +272,20 @@ export class RecordRows {
     }
   }
 
-  /** Renders run `p` for record `id` from the result of queued line j's leaf (which has that record). */
+  /**
+   * Renders run `p` for record `id`: from the record's columns where the run
+   * has cell writers, else from the result of queued line j's leaf (which
+   * has that record).
+   */
   private render(p: Run, id: number, j: number): void {
-    const r = resultForLeaf(this.intel, this.leaves[j]!, '0.0.0.0', 4);
-    let text = '';
-    for (const part of p.parts) text += typeof part === 'string' ? part : part(r);
-    const start = this.store.put(text);
+    let start: number;
+    if (p.cells !== null) start = this.store.putCells(p.cells, id, this.day);
+    else {
+      const r = resultForLeaf(this.intel, this.leaves[j]!, '0.0.0.0', 4);
+      let text = '';
+      for (const part of p.parts) text += typeof part === 'string' ? part : part(r);
+      start = this.store.put(text);
+    }
     p.places[2 * id] = start + 1;
     p.places[2 * id + 1] = this.store.used - start;
   }

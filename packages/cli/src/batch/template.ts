@@ -45,6 +45,11 @@ export type Segment =
       readonly bytes: (r: CheckResult) => Uint8Array;
       /** The segment's text, rendered afresh (for callers with their own cache). */
       readonly text: (r: CheckResult) => string;
+      /**
+       * The same text as literals and CSV cells of native columns (`geo.city`), for
+       * callers that write cells from the snapshot's records (records.ts); CSV only.
+       */
+      readonly layout?: readonly (string | { readonly column: string })[];
     };
 
 /**
@@ -52,7 +57,10 @@ export type Segment =
  * `text` reads the projected result (the native result itself, or its
  * thirdparty shape), which is built once per segment render.
  */
-type Item = { lit: string } | { ip: true } | { version: true } | { group: Group; text: (p: object) => string };
+type Item = { lit: string } | { ip: true } | { version: true } | { group: Group; text: (p: object) => string; column?: string };
+
+/** A group segment's fields as literals and columns (see Segment's `layout`). */
+type Layout = (string | { readonly column: string })[];
 
 const encoder = new TextEncoder();
 const TP_GROUP: Readonly<Record<string, Group>> = {
@@ -103,7 +111,7 @@ function flatItems(format: ResultFormat, csv: boolean, columns: readonly string[
     else {
       const cell = csv ? csvCell : jsonValue;
       const get = getter(c);
-      items.push({ group: groupOf(format, c), text: (p) => cell(get(p)) });
+      items.push({ group: groupOf(format, c), text: (p) => cell(get(p)), ...(csv && format === 'native' ? { column: c } : {}) });
     }
   });
   if (!csv) items.push({ lit: '}' });
@@ -133,7 +141,7 @@ export class Arena {
 const ARENA_CHUNK = 1 << 20;
 
 /** Identity cache of one group segment: object (or attribution string) -> encoded bytes. */
-function groupSegment(format: ResultFormat, group: Group, pre: string, texts: ((p: object) => string)[], arena: Arena): Segment {
+function groupSegment(format: ResultFormat, group: Group, pre: string, texts: ((p: object) => string)[], arena: Arena, layout: Layout | null): Segment {
   const byObject = new WeakMap<object, Uint8Array>();
   const byString = new Map<string, Uint8Array>();
   const text = (r: CheckResult): string => {
@@ -143,10 +151,11 @@ function groupSegment(format: ResultFormat, group: Group, pre: string, texts: ((
     return out;
   };
   const render = (r: CheckResult): Uint8Array => arena.store(text(r));
+  const described = layout === null ? {} : { layout: [pre, ...layout] };
   if (group === 'attribution') {
-    return { kind: 'group', group, text, bytes: (r) => { let b = byString.get(r.attribution); if (b === undefined) byString.set(r.attribution, (b = render(r))); return b; } };
+    return { kind: 'group', group, text, ...described, bytes: (r) => { let b = byString.get(r.attribution); if (b === undefined) byString.set(r.attribution, (b = render(r))); return b; } };
   }
-  return { kind: 'group', group, text, bytes: (r) => { const key = r[group]; let b = byObject.get(key); if (b === undefined) byObject.set(key, (b = render(r))); return b; } };
+  return { kind: 'group', group, text, ...described, bytes: (r) => { const key = r[group]; let b = byObject.get(key); if (b === undefined) byObject.set(key, (b = render(r))); return b; } };
 }
 
 export class RowTemplate {
@@ -180,6 +189,8 @@ export class RowTemplate {
       } else {
         // Fold following fields of the same group (and literals between them) into one segment.
         const texts = [it.text];
+        // The layout, while every field has a column (CSV of native results).
+        let layout: Layout | null = it.column === undefined ? null : [{ column: it.column }];
         let j = i + 1;
         for (;;) {
           let k = j;
@@ -189,9 +200,11 @@ export class RowTemplate {
           if (nx === undefined || !('group' in nx) || nx.group !== it.group) break;
           if (between !== '') texts.push(() => between);
           texts.push(nx.text);
+          if (layout !== null && nx.column !== undefined) layout.push(...(between === '' ? [] : [between]), { column: nx.column });
+          else layout = null;
           j = k + 1;
         }
-        segments.push(groupSegment(opts.format, it.group, lit, texts, arena));
+        segments.push(groupSegment(opts.format, it.group, lit, texts, arena, layout));
         lit = '';
         i = j - 1;
       }

@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { isoDay } from '../clock.js';
 import { EvidenceTable } from '../result/evidence.js';
 import { scoreSignals } from '../result/score.js';
 import type { Evidence, EvidenceLabel, Geo, Network, Risk, Signals } from '../types.js';
@@ -37,15 +38,9 @@ import {
   SIG_VPN,
 } from './format.js';
 
-const DAY_MS = 86_400_000;
-
 /** Coordinates keep 4 decimals: the precision DB-IP publishes (the stored float32 adds noise beyond it). */
-function coordinate(x: number): number | null {
+export function coordinate(x: number): number | null {
   return Number.isNaN(x) ? null : Math.round(x * 1e4) / 1e4;
-}
-
-function isoDay(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
 }
 
 /** Per-signal-set parts of a result: all depend only on the set. */

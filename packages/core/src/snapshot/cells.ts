@@ -1,0 +1,183 @@
+/**
+ * Record fields as CSV cells, written as bytes straight from the columns:
+ * the CLI's batch writer renders the geo and network cells of each record it
+ * meets this way instead of building the result's frozen objects (tables.ts)
+ * and turning their values back into text. A world-sized batch meets ~150,000
+ * records, so this is most of a batch's cost (docs/design.md, fourth round).
+ *
+ * The bytes are those of `csvCell(value)` (result/csv.ts) UTF-8 encoded,
+ * where `value` is the field of the object tables.ts builds for the same
+ * row: tests compare the two for every row of a snapshot. Strings that are
+ * ASCII are copied (and quoted when they hold `"`, `,`, CR or LF); others go
+ * through the same decode and csvCell as the objects, so that bytes that are
+ * not valid UTF-8 come out as the objects' replacement characters.
+ *
+ * @module
+ */
+import { csvCell } from '../result/csv.js';
+import { isoDay } from '../clock.js';
+import type { Geo, Network } from '../types.js';
+import { coordinate } from './tables.js';
+import { NET_ANNOUNCED, NET_BOGON, NET_ROUTING_INFERRED, NULL_DAY, NULL_STRING, NULL_STRING16, RPKI_CODES } from './format.js';
+import type { DecodedSnapshot } from './decode.js';
+
+/**
+ * Writes one field of record `row` as a CSV cell into `out` from `at`;
+ * returns where the cell ends, or -1 when `out` has too little room (the
+ * caller grows it and calls again). `today` is the UTC day number
+ * (network fields: `allocation_age_days`).
+ */
+export type CellWriter = (row: number, today: number, out: Uint8Array, at: number) => number;
+
+const QUOTE = 0x22;
+const encoder = new TextEncoder();
+
+/** Text that is all ASCII, written as bytes; -1 when it does not fit. */
+function putAscii(s: string, out: Uint8Array, at: number): number {
+  if (at + s.length > out.length) return -1;
+  for (let i = 0; i < s.length; i++) out[at + i] = s.charCodeAt(i);
+  return at + s.length;
+}
+
+/** Any text, already a cell, as UTF-8; -1 when it may not fit. */
+function putText(s: string, out: Uint8Array, at: number): number {
+  if (at + 3 * s.length > out.length) return -1;
+  return at + encoder.encodeInto(s, out.subarray(at)).written;
+}
+
+export class RecordCells {
+  private readonly c: DecodedSnapshot['columns'];
+  private readonly decoder = new TextDecoder();
+  private readonly countryNames: Readonly<Record<string, string>>;
+
+  constructor(decoded: DecodedSnapshot) {
+    this.c = decoded.columns;
+    this.countryNames = decoded.meta.country_names;
+  }
+
+  /** Whether network row `net`'s routing label is `inferred` (its evidence's `routing`). */
+  routingInferred(net: number): boolean {
+    return (this.c['net.flags'][net]! & NET_ROUTING_INFERRED) !== 0;
+  }
+
+  /** A writer of the geo field `field`, or null for a field it does not know. */
+  geo(field: keyof Geo): CellWriter | null {
+    const c = this.c;
+    switch (field) {
+      case 'country':
+        return this.smallCells(c['geo.country_code'], (id) => {
+          const code = this.text16(id);
+          return code === null ? null : (this.countryNames[code] ?? null);
+        });
+      case 'country_code':
+        return this.smallCells(c['geo.country_code'], (id) => this.text16(id));
+      case 'timezone':
+        return this.smallCells(c['geo.timezone'], (id) => this.text16(id));
+      case 'region':
+        return (row, _today, out, at) => this.strCell(c['geo.region'][row]!, out, at);
+      case 'city':
+        return (row, _today, out, at) => this.strCell(c['geo.city'][row]!, out, at);
+      case 'latitude':
+        return (row, _today, out, at) => coordinateCell(c['geo.latitude'][row]!, out, at);
+      case 'longitude':
+        return (row, _today, out, at) => coordinateCell(c['geo.longitude'][row]!, out, at);
+      default:
+        return null;
+    }
+  }
+
+  /** A writer of the network field `field`, or null for a field it does not know. */
+  network(field: keyof Network): CellWriter | null {
+    const c = this.c;
+    switch (field) {
+      case 'asn':
+        return (row, _today, out, at) => putAscii(String(c['net.asn'][row]!), out, at);
+      case 'as_org':
+        // The object holds '' for a missing organisation, a quoted empty cell.
+        return (row, _today, out, at) => {
+          const id = c['net.as_org'][row]!;
+          return id === NULL_STRING ? putAscii('""', out, at) : this.strCell(id, out, at);
+        };
+      case 'is_announced':
+        return (row, _today, out, at) => putAscii((c['net.flags'][row]! & NET_ANNOUNCED) !== 0 ? 'true' : 'false', out, at);
+      case 'is_bogon':
+        return (row, _today, out, at) => putAscii((c['net.flags'][row]! & NET_BOGON) !== 0 ? 'true' : 'false', out, at);
+      case 'rpki':
+        return (row, _today, out, at) => putAscii(RPKI_CODES[c['net.rpki'][row]!] ?? '', out, at);
+      case 'allocation_date':
+        return (row, _today, out, at) => {
+          const day = c['net.allocation_day'][row]!;
+          return day === NULL_DAY ? at : putText(csvCell(isoDay(day)), out, at);
+        };
+      case 'allocation_age_days':
+        return (row, today, out, at) => {
+          const day = c['net.allocation_day'][row]!;
+          return day === NULL_DAY ? at : putAscii(String(Math.max(0, today - day)), out, at);
+        };
+      case 'registration_country':
+        return (row, _today, out, at) => this.strCell(c['net.registration_country'][row]!, out, at);
+      default:
+        return null;
+    }
+  }
+
+  private text16(id: number): string | null {
+    return id === NULL_STRING16 ? null : this.text(id);
+  }
+
+  private text(id: number): string {
+    const o = this.c['str.offsets'];
+    return this.decoder.decode(this.c['str.bytes'].subarray(o[id], o[id + 1]));
+  }
+
+  /**
+   * A writer of a u16 string column's cells (few distinct values: country
+   * codes and names, time zones), each made once from `value` of its id.
+   */
+  private smallCells(column: Uint16Array, value: (id: number) => string | null): CellWriter {
+    const made: (Uint8Array | undefined)[] = [];
+    return (row, _today, out, at) => {
+      const id = column[row]!;
+      let b = made[id];
+      if (b === undefined) made[id] = b = encoder.encode(csvCell(value(id)));
+      if (at + b.length > out.length) return -1;
+      out.set(b, at);
+      return at + b.length;
+    };
+  }
+
+  /** The cell of string `id` (NULL_STRING: an empty cell). */
+  private strCell(id: number, out: Uint8Array, at: number): number {
+    if (id === NULL_STRING) return at;
+    const o = this.c['str.offsets'];
+    const bytes = this.c['str.bytes'];
+    const s = o[id]!;
+    const e = o[id + 1]!;
+    if (s === e) return putAscii('""', out, at);
+    let quotes = 0;
+    let special = false;
+    for (let i = s; i < e; i++) {
+      const b = bytes[i]!;
+      if (b >= 0x80) return putText(csvCell(this.text(id)), out, at);
+      if (b === QUOTE) quotes++;
+      else if (b === 0x2c || b === 0x0d || b === 0x0a) special = true;
+    }
+    const wrap = quotes > 0 || special;
+    if (at + (e - s) + quotes + (wrap ? 2 : 0) > out.length) return -1;
+    let p = at;
+    if (wrap) out[p++] = QUOTE;
+    for (let i = s; i < e; i++) {
+      const b = bytes[i]!;
+      out[p++] = b;
+      if (b === QUOTE) out[p++] = QUOTE;
+    }
+    if (wrap) out[p++] = QUOTE;
+    return p;
+  }
+}
+
+/** A stored float32 coordinate as its cell (the object's value: null an empty cell). */
+function coordinateCell(x: number, out: Uint8Array, at: number): number {
+  const v = coordinate(x);
+  return v === null ? at : putAscii(String(v), out, at);
+}
