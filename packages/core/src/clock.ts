@@ -13,14 +13,20 @@ const DAY_MS = 86_400_000;
 let day = -1;
 let calls = 0;
 let timer: ReturnType<typeof setTimeout> | undefined;
+/** The day whose end the timer is set for (-1: none): re-reads within one day leave the timer alone. */
+let armedFor = -1;
 
 function refresh(): void {
   const now = Date.now();
   day = Math.floor(now / DAY_MS);
-  if (typeof setTimeout !== 'function') return;
+  // Re-arming on every re-read cost a timer insertion per 256 checks (~60 ms per million in a batch
+  // profile); the timer only has to change when the day does, or after it fired.
+  if (day === armedFor || typeof setTimeout !== 'function') return;
   if (timer !== undefined) clearTimeout(timer);
+  armedFor = day;
   timer = setTimeout(() => {
     day = -1;
+    armedFor = -1;
   }, (day + 1) * DAY_MS - now + 1);
   (timer as { unref?: () => void }).unref?.();
 }

@@ -31,3 +31,27 @@ describe('currentUtcDay', () => {
     expect(seen).toBe(before + 1);
   });
 });
+
+describe('currentUtcDay timer', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.resetModules();
+  });
+
+  it('arms one timer per day, not one per re-read, and still turns the day at midnight after many calls', async () => {
+    vi.useFakeTimers({ now: Date.parse('2026-11-22T12:00:00.000Z') });
+    const arm = vi.spyOn(globalThis, 'setTimeout');
+    const { currentUtcDay } = await import('../src/clock.js');
+    const first = currentUtcDay();
+    for (let i = 0; i < 10_000; i++) currentUtcDay();
+    expect(arm).toHaveBeenCalledTimes(1);
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(12 * 3600 * 1000 + 1000);
+    expect(currentUtcDay()).toBe(first + 1);
+    for (let i = 0; i < 10_000; i++) currentUtcDay();
+    expect(arm).toHaveBeenCalledTimes(2);
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(24 * 3600 * 1000);
+    expect(currentUtcDay()).toBe(first + 2);
+  });
+});
