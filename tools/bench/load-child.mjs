@@ -1,11 +1,18 @@
 // One load measurement in a fresh process (run by run.mjs with --expose-gc):
-//   node --expose-gc load-child.mjs open|openSync|maxmind|bare SNAPSHOT [--checks N]
-// Prints JSON: load time, RSS right after it, RSS after a forced collection,
-// and with --checks N, RSS after N random IPv4 checks (caches filled) and a collection.
+//   node --expose-gc load-child.mjs open|openSync|maxmind|bare SNAPSHOT [--preload] [--first6] [--checks N]
+// Prints JSON: load time, RSS right after it, RSS after a forced collection;
+// with --preload, ipintel decodes every column at load (else the IPv6 index
+// waits for the first IPv6 call); with --first6, the time of the first IPv6
+// check after that (the one that decodes the IPv6 index when it waited) and
+// the RSS right after it and after a collection; with --checks N, RSS after
+// N random IPv4 checks (caches filled) and a collection.
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { checks: { type: 'string', default: '0' } } });
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { checks: { type: 'string', default: '0' }, preload: { type: 'boolean', default: false }, first6: { type: 'boolean', default: false } },
+});
 const [what, snapshot] = positionals;
 const mb = () => process.memoryUsage().rss / 1048576;
 const gc = () => {
@@ -13,10 +20,12 @@ const gc = () => {
   globalThis.gc?.();
 };
 let lookup = () => undefined;
+let intel = null;
 const t0 = performance.now();
 if (what === 'open' || what === 'openSync') {
   const core = await import('../../packages/core/dist/index.js');
-  const intel = what === 'open' ? await core.open(snapshot) : core.openSync(snapshot);
+  const options = values.preload ? { preload: true } : undefined;
+  intel = what === 'open' ? await core.open(snapshot, options) : core.openSync(snapshot, options);
   intel.check('8.8.8.8');
   lookup = (ip) => intel.check(ip).risk.score;
   globalThis.keep = intel; // alive until the end: V8 may free what a function no longer uses
@@ -33,6 +42,15 @@ const ms = performance.now() - t0;
 const rss = mb();
 gc();
 const rssGc = mb();
+let first6 = null;
+if (values.first6 && intel !== null) {
+  const t6 = performance.now();
+  const score = intel.check('2001:4860:4860::8888').risk.score;
+  const ms6 = performance.now() - t6;
+  const rss6 = mb();
+  gc();
+  first6 = { ms: ms6, rss: rss6, rssGc: mb() + (score === 0.5 ? 1 : 0) };
+}
 let rssChecks = null;
 const n = Number(values.checks);
 if (n > 0 && what !== 'bare' && what !== 'maxmind') {
@@ -43,4 +61,4 @@ if (n > 0 && what !== 'bare' && what !== 'maxmind') {
   gc();
   rssChecks = mb() - (addrs.byteLength / 1048576) + (sink === 0.5 ? 1 : 0);
 }
-process.stdout.write(JSON.stringify({ ms, rss, rssGc, rssChecks }));
+process.stdout.write(JSON.stringify({ ms, rss, rssGc, first6, rssChecks }));

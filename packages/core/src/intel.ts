@@ -12,9 +12,9 @@ import { decodeSidecar } from './explain/decode.js';
 import { Explainer } from './explain/explain.js';
 import { snapshotIdentity } from './explain/format.js';
 import { toThirdParty } from './result/thirdparty.js';
-import { ARRAY_OF, checkDecoded, decodeSnapshot, type DecodedSnapshot, type Inflate } from './snapshot/decode.js';
+import { ARRAY_OF, checkDecoded, decodeSnapshot, type Columns, type DecodedSnapshot, type Inflate } from './snapshot/decode.js';
 import { COLUMNS, type ColumnName, type SnapshotMeta } from './snapshot/format.js';
-import { RangeIndex, type IndexArrays } from './snapshot/lookup.js';
+import { RangeIndex } from './snapshot/lookup.js';
 import { currentUtcDay, utcDayOf } from './clock.js';
 import { RecordTables } from './snapshot/tables.js';
 import { RecordCells } from './snapshot/cells.js';
@@ -57,6 +57,18 @@ export interface LoadOptions {
    * snapshot (or `explainPath`) by default.
    */
   readonly explain?: Uint8Array | (() => Uint8Array);
+  /**
+   * Decode every column at load (default `false`). Without it the IPv6
+   * index columns (31 MB of the world snapshot's 110) are checksummed at
+   * load but inflated and checked on the first call that needs them (an
+   * IPv6 `check`, `match`, `share()`...): an IPv4-only workload never pays
+   * for them, and the first IPv6 call pays once (~60-100 ms for the world
+   * snapshot). Pass `true` where a first-call pause or a late refusal would
+   * hurt: a server (which must refuse a damaged file before it replaces the
+   * one in service) or a build that proves its output. Either way a file
+   * that fails a checksum is refused at load.
+   */
+  readonly preload?: boolean;
 }
 
 /** Whether an explanation is asked for; anything but a boolean is `invalid_input`. */
@@ -111,9 +123,8 @@ export const INTERNAL: unique symbol = Symbol.for('ipintel.internal');
 
 /** What `@ipintel/core/internal` reads of a loaded snapshot (see internal.ts). */
 export interface IntelInternals {
+  /** The index; its `arrays4` and `v6.columns` are what snapshot/walk.ts walks (`v6` decodes on first use). */
   readonly index: RangeIndex;
-  /** The index columns, for walking every range (snapshot/walk.ts). */
-  readonly arrays: IndexArrays;
   readonly leafCount: number;
   /** Record ids of a leaf into out[at..at+2]: geo row, network row, signal set. */
   records(leaf: number, out: Uint32Array, at: number): void;
@@ -168,18 +179,7 @@ export class IpIntel {
     this.explainSource = options.explain;
     this.inflate = options.inflate;
     const c = decoded.columns;
-    const arrays: IndexArrays = {
-      v4Dir: c['v4.dir'],
-      v4Blk: c['v4.blk'],
-      v6W0: c['v6.w0'],
-      v6Groups: c['v6.groups'],
-      v6W1: c['v6.w1'],
-      v6Leaf: c['v6.leaf'],
-      v6Sub: c['v6.sub'],
-      v6SubW: c['v6.subw'],
-      v6SubLeaf: c['v6.subleaf'],
-    };
-    this.index = new RangeIndex(arrays);
+    this.index = new RangeIndex({ v4Dir: c['v4.dir'], v4Blk: c['v4.blk'] }, decoded.v6);
     this.tables = new RecordTables(decoded);
     this.leafIds = c['leaf.ids'];
     this.leafCount = c['leaf.ids'].length / 3;
@@ -196,7 +196,7 @@ export class IpIntel {
       sources: Object.freeze(m.sources.map((s) => Object.freeze({ ...s }))),
       counts: Object.freeze({
         ipv4_ranges: decoded.ranges4,
-        ipv6_ranges: c['v6.w1'].length + c['v6.subleaf'].length / 3,
+        ipv6_ranges: decoded.ranges6,
         leaves: c['leaf.ids'].length / 3,
         geo_records: c['geo.country_code'].length,
         network_records: c['net.asn'].length,
@@ -208,7 +208,6 @@ export class IpIntel {
     let cells: RecordCells | undefined;
     const internals: IntelInternals = {
       index: this.index,
-      arrays,
       leafCount: this.leafCount,
       records: (leaf, out, at) => this.records(leaf, out, at),
       assemble: (leaf, ip, version) => this.assemble(leaf, ip, version),
@@ -341,7 +340,8 @@ export class IpIntel {
         try {
           r = this.checkNative(ip as string);
         } catch (e) {
-          if (!(e instanceof IpIntelError)) throw e;
+          // A damaged snapshot is not a bad element: the whole call fails, as check() does.
+          if (!(e instanceof IpIntelError) || e.code === 'snapshot_corrupt') throw e;
           out[from + j] = { ip: echoOf(ip), error: e.toJSON() };
           continue;
         }
@@ -369,7 +369,10 @@ export class IpIntel {
 
   /**
    * This snapshot's columns copied once into SharedArrayBuffers, for worker
-   * threads ({@link fromShared}); later calls return the same object.
+   * threads ({@link fromShared}); later calls return the same object. The
+   * IPv6 columns are decoded first if they were not yet (a shared snapshot
+   * carries every column decoded), so this throws `snapshot_corrupt` where
+   * an IPv6 check would.
    *
    * @example
    * new Worker(url, { workerData: intel.share() }); // in the worker: fromShared(workerData)
@@ -377,8 +380,9 @@ export class IpIntel {
   share(): SharedSnapshot {
     if (this.shared === undefined) {
       const columns: Record<string, ArrayBufferView> = {};
+      const all: Columns = { ...this.decoded.columns, ...this.index.v6.columns };
       for (const name of Object.keys(COLUMNS) as ColumnName[]) {
-        const col = this.decoded.columns[name];
+        const col = all[name];
         const sab = new SharedArrayBuffer(col.byteLength);
         new Uint8Array(sab).set(new Uint8Array(col.buffer, col.byteOffset, col.byteLength));
         // The declared element type, not col.constructor: a column inflated by Node's zlib is a Buffer.
@@ -467,5 +471,5 @@ export function fromShared(shared: SharedSnapshot, options?: LoadOptions): IpInt
  */
 export function loadSnapshot(bytes: Uint8Array, options?: LoadOptions): IpIntel {
   if (!(bytes instanceof Uint8Array)) throw new IpIntelError('invalid_input', 'loadSnapshot expects a Uint8Array');
-  return new IpIntel(decodeSnapshot(bytes, options?.inflate), options);
+  return new IpIntel(decodeSnapshot(bytes, options?.inflate, undefined, options?.preload === true), options);
 }

@@ -6,7 +6,7 @@
  */
 import { IpIntelError } from './errors.js';
 import { INTERNAL, IpIntel as Intel, type IntelInternals, type IpIntel, type LoadOptions, type SharedSnapshot } from './intel.js';
-import { ARRAY_OF } from './snapshot/decode.js';
+import { ARRAY_OF, trustedDecoded, type Columns } from './snapshot/decode.js';
 import { COLUMNS, type ColumnName } from './snapshot/format.js';
 import { flatRanges4, flatRanges6, type FlatRanges } from './snapshot/walk.js';
 import type { RecordCells } from './snapshot/cells.js';
@@ -73,7 +73,9 @@ export function leafRecordsMany(intel: IpIntel, leaves: Uint32Array, n: number, 
 
 /**
  * Space held by each leaf: `v4[leaf]` IPv4 addresses, `v6[leaf]` IPv6 /64
- * blocks (fractional inside /64s split finer). One pass over the index.
+ * blocks (fractional inside /64s split finer). One pass over the index;
+ * decodes the IPv6 columns if they wait for their first use (throws
+ * `snapshot_corrupt` as an IPv6 check would).
  */
 export function leafCoverage(intel: IpIntel): { v4: Float64Array; v6: Float64Array } {
   const x = of(intel);
@@ -101,7 +103,7 @@ export function fromSharedTrusted(shared: SharedSnapshot, options?: LoadOptions)
   const ok =
     cols !== undefined && Number.isInteger(shared.ranges4) && (Object.keys(COLUMNS) as ColumnName[]).every((n) => cols[n] instanceof ARRAY_OF[COLUMNS[n]]);
   if (!ok) throw new IpIntelError('invalid_input', 'fromSharedTrusted expects the object IpIntel#share() returns');
-  return new Intel({ meta: shared.meta, columns: cols as never, ranges4: shared.ranges4! }, options);
+  return new Intel(trustedDecoded(shared.meta, cols as unknown as Columns, shared.ranges4!), options);
 }
 
 /**
@@ -121,12 +123,14 @@ export function leafCount(intel: IpIntel): number {
 /**
  * Every range of one family, in address order, with its leaf: the whole
  * index as flat arrays (see {@link FlatRanges}; IPv6 sub-tables spliced in).
- * One pass over the index columns; for exporters, not for lookups.
+ * One pass over the index columns; for exporters, not for lookups. For
+ * IPv6, decodes the IPv6 columns if they wait for their first use (throws
+ * `snapshot_corrupt` as an IPv6 check would).
  *
  * @example
  * const r = flatRanges(intel, 4); r.starts[0] // => 0 (range 0 starts at 0.0.0.0), leaf r.leaves[0]
  */
 export function flatRanges(intel: IpIntel, version: 4 | 6): FlatRanges {
   const x = of(intel);
-  return version === 4 ? flatRanges4(x.arrays) : flatRanges6(x.arrays);
+  return version === 4 ? flatRanges4(x.index.arrays4) : flatRanges6(x.index.v6.columns);
 }

@@ -30,13 +30,7 @@ export const READ_PIECE = 1 << 18;
  * `snapshot_corrupt` on a checksum mismatch or a stream that does not inflate.
  */
 export async function readColumn(fh: FileHandle, c: PlannedColumn, piece: Buffer, crc: Checksum): Promise<Uint8Array> {
-  if (!c.deflate) {
-    // Stored raw: read straight into the column's own buffer.
-    const out = Buffer.allocUnsafe(c.stored);
-    const sum = await readPieces(fh, c, out, () => undefined, crc);
-    checked(c, sum);
-    return out;
-  }
+  if (!c.deflate) return readStored(fh, c, crc);
   // One output buffer of the column's size (+1 so that a stream inflating to more than that shows up as such).
   const z = zlib.createInflateRaw({ chunkSize: Math.max(64, c.rawSize + 1) });
   const parts: Buffer[] = [];
@@ -62,6 +56,18 @@ export async function readColumn(fh: FileHandle, c: PlannedColumn, piece: Buffer
   await ended;
   if (failure !== undefined) throw inflateFailed(c, failure);
   return joined(parts);
+}
+
+/**
+ * The stored blob of column `c`, read straight into a buffer of its own and
+ * checked against its checksum (a column stored raw, or one kept as stored
+ * until its first use). Throws `snapshot_corrupt` on a mismatch.
+ */
+export async function readStored(fh: FileHandle, c: PlannedColumn, crc: Checksum): Promise<Uint8Array> {
+  const out = Buffer.allocUnsafeSlow(c.stored);
+  const sum = await readPieces(fh, c, out, () => undefined, crc);
+  checked(c, sum);
+  return out;
 }
 
 interface Sum {

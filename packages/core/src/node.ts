@@ -4,7 +4,10 @@
  *
  * Files are read column by column (positioned reads), so no buffer as large
  * as the whole file is ever held: memory after load is the columns alone.
- * `open()` inflates several columns at once on libuv's thread pool.
+ * `open()` inflates several columns at once on libuv's thread pool. Unless
+ * `preload` is set, the IPv6 index columns are read and checksummed but
+ * kept as stored (a copy of their blobs, 5 MB of the world snapshot) and
+ * inflated on the first call that needs them (snapshot/decode.ts).
  *
  * The default snapshot (no path given) is found by default-snapshot.ts:
  * `$IPINTEL_SNAPSHOT`, else the installed `@ipintel/data` package.
@@ -23,6 +26,7 @@ import {
   decodeSnapshot,
   finishSnapshot,
   inflateFailed,
+  isDeferred,
   parseHeader,
   parsePrelude,
   type DecodedSnapshot,
@@ -32,7 +36,7 @@ import {
 } from './snapshot/decode.js';
 import { HEADER_SIZE, type ColumnName } from './snapshot/format.js';
 import { crc32, type Checksum } from './snapshot/checksum.js';
-import { READ_PIECE, readColumn } from './node-column.js';
+import { READ_PIECE, readColumn, readStored } from './node-column.js';
 
 /**
  * Native zlib reads the same deflate-raw stream as fflate, several times
@@ -64,9 +68,9 @@ function notFound(path: string): IpIntelError {
   return new IpIntelError('snapshot_not_found', `no snapshot at ${path}: ${how}`, path);
 }
 
-/** Reads `length` bytes at `position` into `into` (reused across columns) or a new buffer. */
+/** Reads `length` bytes at `position` into `into` (reused across columns) or a new buffer of its own (not a slice of Node's pool). */
 function readFully(fd: number, length: number, position: number, into?: Buffer): Uint8Array {
-  const buf = into !== undefined && into.length >= length ? into.subarray(0, length) : Buffer.allocUnsafe(length);
+  const buf = into !== undefined && into.length >= length ? into.subarray(0, length) : Buffer.allocUnsafeSlow(length);
   let done = 0;
   while (done < length) {
     const n = readSync(fd, buf, done, length - done, position + done);
@@ -96,39 +100,47 @@ function withErrno<T>(path: string, f: () => T): T {
   }
 }
 
-/** Reads and decodes a snapshot file column by column. */
-function readFileSnapshotSync(path: string, inflate: Inflate): DecodedSnapshot {
+/** Reads and decodes a snapshot file column by column (the IPv6 index's on first use unless `preload`). */
+function readFileSnapshotSync(path: string, inflate: Inflate, preload: boolean): DecodedSnapshot {
   const fd = withErrno(path, () => openFd(path, 'r'));
   try {
     const size = fstatSync(fd).size;
     const header = parseHeader(readFully(fd, Math.min(size, HEADER_SIZE), 0), size);
     const prelude = parsePrelude(header, readFully(fd, 4 + header.metaSize, HEADER_SIZE));
     const raw = new Map<ColumnName, Uint8Array>();
-    // One read buffer for every column: nothing the size of the file is left for the GC.
-    const scratch = Buffer.allocUnsafe(Math.max(0, ...prelude.columns.map((c) => c.stored)));
-    for (const c of prelude.columns) raw.set(c.name, columnBytes(c, readFully(fd, c.stored, c.at, scratch), inflate, nodeCrc32));
-    return finishSnapshot(prelude, raw);
+    // One read buffer for every column decoded now: nothing the size of the file is left for the GC.
+    const now = prelude.columns.filter((c) => !isDeferred(c.name, preload));
+    const scratch = Buffer.allocUnsafe(Math.max(0, ...now.map((c) => c.stored)));
+    for (const c of prelude.columns) {
+      if (isDeferred(c.name, preload)) {
+        // Kept as stored until first use: read straight into a buffer of its own, checked now.
+        const blob = readFully(fd, c.stored, c.at);
+        checkBlob(c, blob, nodeCrc32);
+        raw.set(c.name, blob);
+      } else raw.set(c.name, columnBytes(c, readFully(fd, c.stored, c.at, scratch), inflate, nodeCrc32));
+    }
+    return finishSnapshot(prelude, raw, preload ? undefined : inflate);
   } finally {
     closeSync(fd);
   }
 }
 
 /** Decodes the planned columns, at most PARALLEL_COLUMNS at a time; `rawOf(c, slot)` gives a column's checked raw bytes (`slot`: which of the parallel readers asks). */
-async function columnsAsync(prelude: Prelude, rawOf: (c: PlannedColumn, slot: number) => Promise<Uint8Array>): Promise<DecodedSnapshot> {
+async function columnsAsync(prelude: Prelude, rawOf: (c: PlannedColumn, slot: number) => Promise<Uint8Array>, later: Inflate | undefined): Promise<DecodedSnapshot> {
   const raw = new Map<ColumnName, Uint8Array>();
   const queue = [...prelude.columns].sort((a, b) => b.stored - a.stored); // largest first: best overlap
   const worker = async (slot: number): Promise<void> => {
     for (let c = queue.shift(); c !== undefined; c = queue.shift()) raw.set(c.name, await rawOf(c, slot));
   };
   await Promise.all(Array.from({ length: PARALLEL_COLUMNS }, (_, slot) => worker(slot)));
-  return finishSnapshot(prelude, raw);
+  return finishSnapshot(prelude, raw, later);
 }
 
-/** A column of in-memory snapshot bytes: checked, then inflated on the thread pool (or copied). */
-async function columnOfBytes(c: PlannedColumn, bytes: Uint8Array): Promise<Uint8Array> {
+/** A column of in-memory snapshot bytes: checked, then inflated on the thread pool (or copied: stored raw, or waiting for its first use). */
+async function columnOfBytes(c: PlannedColumn, bytes: Uint8Array, preload: boolean): Promise<Uint8Array> {
   const blob = bytes.subarray(c.at, c.at + c.stored);
   checkBlob(c, blob, nodeCrc32);
-  if (!c.deflate) return new Uint8Array(blob);
+  if (!c.deflate || isDeferred(c.name, preload)) return new Uint8Array(blob);
   try {
     return await inflateAsync(blob, c.rawSize);
   } catch (e) {
@@ -136,7 +148,7 @@ async function columnOfBytes(c: PlannedColumn, bytes: Uint8Array): Promise<Uint8
   }
 }
 
-async function readFileSnapshot(path: string): Promise<DecodedSnapshot> {
+async function readFileSnapshot(path: string, preload: boolean): Promise<DecodedSnapshot> {
   const fh = await openFile(path, 'r').catch((e: unknown) => {
     throw (e as NodeJS.ErrnoException).code === 'ENOENT' ? notFound(path) : e;
   });
@@ -146,7 +158,9 @@ async function readFileSnapshot(path: string): Promise<DecodedSnapshot> {
     const prelude = parsePrelude(header, await readFullyAsync(fh, 4 + header.metaSize, HEADER_SIZE));
     // Each parallel reader reads its columns in pieces through one small buffer (node-column.ts says why).
     const pieces = Array.from({ length: PARALLEL_COLUMNS }, () => Buffer.allocUnsafe(READ_PIECE));
-    return await columnsAsync(prelude, (c, slot) => readColumn(fh, c, pieces[slot]!, nodeCrc32));
+    const rawOf = (c: PlannedColumn, slot: number): Promise<Uint8Array> =>
+      isDeferred(c.name, preload) ? readStored(fh, c, nodeCrc32) : readColumn(fh, c, pieces[slot]!, nodeCrc32);
+    return await columnsAsync(prelude, rawOf, preload ? undefined : nodeInflate);
   } finally {
     await fh.close();
   }
@@ -178,26 +192,33 @@ function withSidecar(path: string | null, options: OpenOptions | undefined): Loa
 
 /**
  * Opens a snapshot from a path or bytes (default: the default snapshot).
+ * Every column's checksum is checked now; the IPv6 index columns are
+ * inflated and checked on the first call that needs them unless
+ * `options.preload` (see {@link LoadOptions}).
  * Throws `IpIntelError`: `snapshot_not_found`, `snapshot_corrupt`, `snapshot_version`.
  *
  * @example
  * const intel = await open(); intel.check('8.8.8.8').geo.country_code // => 'US'
+ * const server = await open(path, { preload: true }); // everything decoded and checked now
  */
 export async function open(source?: string | Uint8Array, options?: OpenOptions): Promise<IpIntel> {
+  const preload = options?.preload === true;
   if (source instanceof Uint8Array) {
     const header = parseHeader(source, source.length);
     const prelude = parsePrelude(header, source.subarray(HEADER_SIZE, HEADER_SIZE + 4 + header.metaSize));
-    return new IpIntel(await columnsAsync(prelude, (c) => columnOfBytes(c, source)), withSidecar(null, options));
+    const decoded = await columnsAsync(prelude, (c) => columnOfBytes(c, source, preload), preload ? undefined : (options?.inflate ?? nodeInflate));
+    return new IpIntel(decoded, withSidecar(null, options));
   }
   const path = source ?? defaultSnapshotPath();
-  if (options?.inflate) return new IpIntel(readFileSnapshotSync(path, options.inflate), withSidecar(path, options));
-  return new IpIntel(await readFileSnapshot(path), withSidecar(path, options));
+  if (options?.inflate) return new IpIntel(readFileSnapshotSync(path, options.inflate, preload), withSidecar(path, options));
+  return new IpIntel(await readFileSnapshot(path, preload), withSidecar(path, options));
 }
 
-/** Synchronous {@link open} (columns are read and inflated one after another). */
+/** Synchronous {@link open} (columns are read and inflated one after another; `preload` as there). */
 export function openSync(source?: string | Uint8Array, options?: OpenOptions): IpIntel {
   const inflate = options?.inflate ?? nodeInflate;
-  if (source instanceof Uint8Array) return new IpIntel(decodeSnapshot(source, inflate, nodeCrc32), withSidecar(null, options));
+  const preload = options?.preload === true;
+  if (source instanceof Uint8Array) return new IpIntel(decodeSnapshot(source, inflate, nodeCrc32, preload), withSidecar(null, options));
   const path = source ?? defaultSnapshotPath();
-  return new IpIntel(readFileSnapshotSync(path, inflate), withSidecar(path, options));
+  return new IpIntel(readFileSnapshotSync(path, inflate, preload), withSidecar(path, options));
 }

@@ -7,6 +7,14 @@
  * `snapshot_version` when a newer writer made it. It never yields a snapshot
  * that could answer wrongly.
  *
+ * The IPv6 index columns (V6_COLUMNS) may wait for their first use: their
+ * checksums are checked at load like every column's, but their inflate and
+ * invariant checks happen on the first call that needs them (deferredV6), so
+ * an IPv4-only workload never pays for them. A file whose IPv6 columns pass
+ * their checksums but break an invariant (a writer bug or a crafted file) is
+ * then refused by that call, and by every later IPv6 call, with the same
+ * `snapshot_corrupt` error a full load gives.
+ *
  * @module
  */
 import { inflateSync } from 'fflate';
@@ -28,9 +36,11 @@ import {
   SNAPSHOT_VERSION,
   SUB_TABLE_BIT,
   TYPE_SIZE,
+  V6_COLUMNS,
   type ColumnName,
   type ColumnRef,
   type SnapshotMeta,
+  type V6ColumnName,
 } from './format.js';
 import {
   firstAbove16,
@@ -50,7 +60,8 @@ import { checkV4 } from './v4-index.js';
 /** Inflates one deflate-raw column to exactly `rawSize` bytes (lets Node pass its native zlib). */
 export type Inflate = (stored: Uint8Array, rawSize: number) => Uint8Array;
 
-type Columns = { [K in ColumnName]: (typeof COLUMNS)[K] extends 'u8'
+/** Every column, as the typed array of its element type. */
+export type Columns = { [K in ColumnName]: (typeof COLUMNS)[K] extends 'u8'
   ? Uint8Array
   : (typeof COLUMNS)[K] extends 'u16'
     ? Uint16Array
@@ -58,11 +69,32 @@ type Columns = { [K in ColumnName]: (typeof COLUMNS)[K] extends 'u8'
       ? Float32Array
       : Uint32Array };
 
+/** The IPv6 index columns. */
+export type V6Columns = Pick<Columns, V6ColumnName>;
+/** Every column but the IPv6 index's: what IPv4 lookups and the result assembly read. */
+export type MainColumns = Omit<Columns, V6ColumnName>;
+
 export interface DecodedSnapshot {
   readonly meta: SnapshotMeta;
-  readonly columns: Columns;
+  /** Checked at load (it may hold the IPv6 columns too: use `v6()` for those). */
+  readonly columns: MainColumns;
   /** IPv4 ranges (runs of one answer), counted while checking the index. */
   readonly ranges4: number;
+  /** IPv6 ranges (main table + sub-tables), from the column sizes: known before the IPv6 columns are decoded. */
+  readonly ranges6: number;
+  /**
+   * The IPv6 index columns, checked: decoded at load, or on the first call
+   * (deferredV6). Throws `snapshot_corrupt` when they break an invariant,
+   * on that call and every later one.
+   */
+  readonly v6: () => V6Columns;
+}
+
+const V6_NAMES: ReadonlySet<ColumnName> = new Set(V6_COLUMNS);
+
+/** Whether a column waits for its first use: the IPv6 index's, unless the caller preloads. */
+export function isDeferred(name: ColumnName, preload: boolean): boolean {
+  return !preload && V6_NAMES.has(name);
 }
 
 const defaultInflate: Inflate = (stored, rawSize) => inflateSync(stored, { out: new Uint8Array(rawSize) });
@@ -172,8 +204,8 @@ function nonDecreasing(a: Uint32Array, name: string): void {
   require(firstDecrease32(a) < 0, `${name} is not sorted`, name);
 }
 
-/** Checks every invariant the lookup and the result assembly rely on; returns the IPv4 range count. */
-function validate(c: Columns): number {
+/** Checks every invariant IPv4 lookups and the result assembly rely on; returns the IPv4 range count. */
+function validateMain(c: MainColumns): number {
   const nGeo = c['geo.country_code'].length;
   const nNet = c['net.asn'].length;
   const nSig = c['sig.flags'].length;
@@ -213,8 +245,11 @@ function validate(c: Columns): number {
   allBelow(c['pair.net'], nNet, 'pair.net');
   allBelow(c['pair.sig'], nSig, 'pair.sig');
   // 2. IPv4 index (v4-index.ts): table entries and blocks.
-  const ranges4 = checkV4(c['v4.dir'], c['v4.blk'], nLeaf);
-  // 3. IPv6 index: groups by first word, second words increasing, sub-tables well formed.
+  return checkV4(c['v4.dir'], c['v4.blk'], nLeaf);
+}
+
+/** Checks the IPv6 index: groups by first word, second words increasing, sub-tables well formed, leaf ids below `nLeaf`. */
+function validateV6(c: V6Columns, nLeaf: number): void {
   const w0 = c['v6.w0'];
   const groups = c['v6.groups'];
   const w1 = c['v6.w1'];
@@ -236,7 +271,51 @@ function validate(c: Columns): number {
   require(firstBadSubTable(sub, subW) < 0, 'IPv6 sub-table does not start at its block or its starts do not increase', 'v6.subw');
   require(firstBadLeaf6(leaf6, nLeaf, SUB_TABLE_BIT, nSub) < 0, 'an IPv6 leaf id is out of range', 'v6.leaf');
   require(subLeaf.length % 3 === 0 && firstAbove24(subLeaf, nLeaf) < 0, 'v6.subleaf holds an id out of range', 'v6.subleaf');
+}
+
+/** IPv6 ranges: main-table ranges plus sub-table ranges (the ids are 3 bytes each). */
+function ranges6Of(w1Count: number, subLeafBytes: number): number {
+  return w1Count + Math.floor(subLeafBytes / 3);
+}
+
+/** A decoded snapshot whose columns, the IPv6 ones included, are all there and checked. */
+function eager(meta: SnapshotMeta, columns: Columns, ranges4: number): DecodedSnapshot {
+  const v6 = columns as V6Columns;
+  return { meta, columns, ranges4, ranges6: ranges6Of(v6['v6.w1'].length, v6['v6.subleaf'].length), v6: () => v6 };
+}
+
+/** Every column's invariants; `ranges4` as validateMain. */
+function validate(c: Columns): number {
+  const ranges4 = validateMain(c);
+  validateV6(c, c['leaf.ids'].length / 3);
   return ranges4;
+}
+
+/**
+ * The IPv6 columns from their stored blobs (checksums already checked at
+ * load; the blobs are the reader's own copies), inflated, viewed and checked
+ * on the first call. The result, or the `snapshot_corrupt` error, is kept:
+ * later calls return or throw the same. The blobs are dropped once decoded.
+ */
+function deferredV6(planned: readonly PlannedColumn[], blobs: Map<ColumnName, Uint8Array>, inflate: Inflate, nLeaf: number): () => V6Columns {
+  let done: V6Columns | undefined;
+  let failure: IpIntelError | undefined;
+  return () => {
+    if (done !== undefined) return done;
+    if (failure !== undefined) throw failure;
+    try {
+      const cols = {} as Record<ColumnName, Columns[ColumnName]>;
+      for (const c of planned) cols[c.name] = view(c.name, storedToRaw(c, blobs.get(c.name)!, inflate), c.rawSize, c.filter);
+      validateV6(cols as V6Columns, nLeaf);
+      done = cols as V6Columns;
+    } catch (e) {
+      if (!(e instanceof IpIntelError)) throw e; // e.g. out of memory: the blobs stay for another try
+      failure = e;
+    }
+    blobs.clear();
+    if (failure !== undefined) throw failure;
+    return done!;
+  };
 }
 
 /**
@@ -298,15 +377,26 @@ export function inflateFailed(c: PlannedColumn, e: unknown): IpIntelError {
   return corrupt(`column ${c.name} does not inflate: ${(e as Error).message}`, c.name);
 }
 
-/** Checks a column's stored blob and turns it into raw bytes (inflating when deflated). */
-export function columnBytes(c: PlannedColumn, blob: Uint8Array, inflate: Inflate, checksum: Checksum = crc32): Uint8Array {
-  checkBlob(c, blob, checksum);
-  if (!c.deflate) return new Uint8Array(blob); // a copy: aligned, and independent of the caller's buffer
+/** A checked stored blob's raw bytes: inflated, or the blob itself when stored raw. */
+function storedToRaw(c: PlannedColumn, blob: Uint8Array, inflate: Inflate): Uint8Array {
+  if (!c.deflate) return blob;
   try {
     return inflate(blob, c.rawSize);
   } catch (e) {
     throw inflateFailed(c, e);
   }
+}
+
+/**
+ * Checks a column's stored blob and turns it into what finishSnapshot takes:
+ * its raw bytes (inflated when deflated), or, for a column that waits for its
+ * first use (`isDeferred`), a copy of the stored blob.
+ */
+export function columnBytes(c: PlannedColumn, blob: Uint8Array, inflate: Inflate, checksum: Checksum = crc32, preload = true): Uint8Array {
+  checkBlob(c, blob, checksum);
+  // A copy when kept as is: aligned, and independent of the caller's buffer (which may be the whole file).
+  if (!c.deflate || isDeferred(c.name, preload)) return new Uint8Array(blob);
+  return storedToRaw(c, blob, inflate);
 }
 
 /** The typed-array class of each column type. */
@@ -326,16 +416,36 @@ export function checkDecoded(meta: SnapshotMeta, columns: Readonly<Record<string
     require(col instanceof ARRAY_OF[COLUMNS[name]], `shared column ${name} is missing or has the wrong type`, name);
     out[name] = col as Columns[ColumnName];
   }
-  const ranges4 = validate(out as Columns);
-  return { meta, columns: out as Columns, ranges4 };
+  return eager(meta, out as Columns, validate(out as Columns));
 }
 
-/** Typed-array views over each column's raw bytes, validated. */
-export function finishSnapshot(prelude: Prelude, raw: ReadonlyMap<ColumnName, Uint8Array>): DecodedSnapshot {
+/** A decoded snapshot of columns already checked (a thread's own `share()`, see fromSharedTrusted): every column present. */
+export function trustedDecoded(meta: SnapshotMeta, columns: Columns, ranges4: number): DecodedSnapshot {
+  return eager(meta, columns, ranges4);
+}
+
+/**
+ * Typed-array views over each column's raw bytes, validated. With `later`
+ * (an inflater), the IPv6 columns of `raw` are their checked stored blobs
+ * (`isDeferred`), decoded on first use with it; without, every column is raw
+ * and checked now.
+ */
+export function finishSnapshot(prelude: Prelude, raw: ReadonlyMap<ColumnName, Uint8Array>, later?: Inflate): DecodedSnapshot {
   const columns = {} as Record<ColumnName, Columns[ColumnName]>;
-  for (const c of prelude.columns) columns[c.name] = view(c.name, raw.get(c.name)!, c.rawSize, c.filter);
-  const ranges4 = validate(columns as Columns);
-  return { meta: prelude.meta, columns: columns as Columns, ranges4 };
+  const kept = new Map<ColumnName, Uint8Array>();
+  const deferred: PlannedColumn[] = [];
+  for (const c of prelude.columns) {
+    if (later !== undefined && isDeferred(c.name, false)) {
+      kept.set(c.name, raw.get(c.name)!);
+      deferred.push(c);
+    } else columns[c.name] = view(c.name, raw.get(c.name)!, c.rawSize, c.filter);
+  }
+  if (later === undefined) return eager(prelude.meta, columns as Columns, validate(columns as Columns));
+  const main = columns as unknown as MainColumns;
+  const ranges4 = validateMain(main);
+  const size = (name: V6ColumnName): number => deferred.find((c) => c.name === name)!.rawSize;
+  const v6 = deferredV6(deferred, kept, later, main['leaf.ids'].length / 3);
+  return { meta: prelude.meta, columns: main, ranges4, ranges6: ranges6Of(size('v6.w1') / 4, size('v6.subleaf')), v6 };
 }
 
 /**
@@ -354,14 +464,16 @@ function preludeOf(bytes: Uint8Array): Prelude {
 }
 
 /**
- * Decodes and validates snapshot bytes. Throws `IpIntelError` (`snapshot_corrupt`, `snapshot_version`).
+ * Decodes and validates snapshot bytes: every checksum, and every column but
+ * the IPv6 index's unless `preload` (those on first use, see `v6`). Throws
+ * `IpIntelError` (`snapshot_corrupt`, `snapshot_version`).
  *
  * @example
  * const { meta } = decodeSnapshot(bytes); meta.build_date // => '2026-08-22T00:00:00.000Z'
  */
-export function decodeSnapshot(bytes: Uint8Array, inflate: Inflate = defaultInflate, checksum: Checksum = crc32): DecodedSnapshot {
+export function decodeSnapshot(bytes: Uint8Array, inflate: Inflate = defaultInflate, checksum: Checksum = crc32, preload = false): DecodedSnapshot {
   const prelude = preludeOf(bytes);
   const raw = new Map<ColumnName, Uint8Array>();
-  for (const c of prelude.columns) raw.set(c.name, columnBytes(c, bytes.subarray(c.at, c.at + c.stored), inflate, checksum));
-  return finishSnapshot(prelude, raw);
+  for (const c of prelude.columns) raw.set(c.name, columnBytes(c, bytes.subarray(c.at, c.at + c.stored), inflate, checksum, preload));
+  return finishSnapshot(prelude, raw, preload ? undefined : inflate);
 }

@@ -141,6 +141,15 @@ export const COLUMNS = {
 
 export type ColumnName = keyof typeof COLUMNS;
 
+/**
+ * The IPv6 index: read by IPv6 lookups only (and by tools that walk the IPv6
+ * ranges), so a reader may decode these columns on their first use
+ * (decode.ts, docs/design.md "Loading"). 31 MB of the world snapshot's 110.
+ */
+export const V6_COLUMNS = ['v6.w0', 'v6.groups', 'v6.w1', 'v6.leaf', 'v6.sub', 'v6.subw', 'v6.subleaf'] as const satisfies readonly ColumnName[];
+
+export type V6ColumnName = (typeof V6_COLUMNS)[number];
+
 /** net.flags bits. */
 export const NET_ANNOUNCED = 1;
 export const NET_BOGON = 2;

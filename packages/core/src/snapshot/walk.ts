@@ -12,7 +12,9 @@
  * @module
  */
 import { SUB_TABLE_BIT, V4_BLOCK } from './format.js';
-import { id24, type IndexArrays } from './lookup.js';
+import type { V6Columns } from './decode.js';
+import type { V4Arrays } from './lookup.js';
+import { id24 } from './v6-index.js';
 import { u16, u24 } from './v4-index.js';
 
 /**
@@ -33,7 +35,7 @@ export interface FlatRanges {
  * bucket into k + 1), with equal neighbours merged, so a range that spans
  * buckets or was cut at a bucket edge comes out as one.
  */
-export function flatRanges4(a: IndexArrays): FlatRanges {
+export function flatRanges4(a: V4Arrays): FlatRanges {
   const dir = a.v4Dir;
   const blk = a.v4Blk;
   const shift = 32 - Math.log2(dir.length);
@@ -74,9 +76,16 @@ function eachPiece4(dir: Uint32Array, blk: Uint8Array, shift: number, emit: (sta
 }
 
 /** Every IPv6 range, in address order, sub-tables spliced in. */
-export function flatRanges6(a: IndexArrays): FlatRanges {
-  const nMain = a.v6W1.length;
-  const nSub = a.v6SubLeaf.length / 3;
+export function flatRanges6(c: V6Columns): FlatRanges {
+  const w0s = c['v6.w0'];
+  const groups = c['v6.groups'];
+  const w1s = c['v6.w1'];
+  const leaf6 = c['v6.leaf'];
+  const sub = c['v6.sub'];
+  const subW = c['v6.subw'];
+  const subLeaf = c['v6.subleaf'];
+  const nMain = w1s.length;
+  const nSub = subLeaf.length / 3;
   // Upper bound: each main range with a sub-table is replaced by its sub-ranges.
   const cap = nMain + nSub;
   const starts = new Uint32Array(4 * cap);
@@ -84,19 +93,19 @@ export function flatRanges6(a: IndexArrays): FlatRanges {
   let n = 0;
   let group = 0;
   for (let i = 0; i < nMain; i++) {
-    while (a.v6Groups[group + 1]! <= i) group++;
-    const w0 = a.v6W0[group]!;
-    const w1 = a.v6W1[i]!;
-    const leaf = id24(a.v6Leaf, i);
+    while (groups[group + 1]! <= i) group++;
+    const w0 = w0s[group]!;
+    const w1 = w1s[i]!;
+    const leaf = id24(leaf6, i);
     if (leaf < SUB_TABLE_BIT) {
       starts.set([w0, w1, 0, 0], 4 * n);
       leaves[n++] = leaf;
       continue;
     }
     const k = leaf - SUB_TABLE_BIT;
-    for (let j = a.v6Sub[k]!; j < a.v6Sub[k + 1]!; j++) {
-      starts.set([w0, w1, a.v6SubW[2 * j]!, a.v6SubW[2 * j + 1]!], 4 * n);
-      leaves[n++] = id24(a.v6SubLeaf, j);
+    for (let j = sub[k]!; j < sub[k + 1]!; j++) {
+      starts.set([w0, w1, subW[2 * j]!, subW[2 * j + 1]!], 4 * n);
+      leaves[n++] = id24(subLeaf, j);
     }
   }
   return { words: 4, starts: starts.subarray(0, 4 * n), leaves: leaves.subarray(0, n) };

@@ -1,0 +1,182 @@
+/**
+ * The IPv6 index: ranges keyed by the upper 64 bits. Starts are grouped by
+ * their first 32-bit word (`w0`, one entry per distinct word, `groups` = slice
+ * of each group), and only the second word is stored per range (`w1`). A
+ * 2^16-entry jump table built when the index is made narrows the group
+ * search. The ~0.2% of /64 blocks that hold boundaries finer than /64 get a
+ * leaf with SUB_TABLE_BIT set, pointing to a sub-table keyed by the lower 64
+ * bits.
+ *
+ * Made from the checked IPv6 columns, which a snapshot may decode on the
+ * first IPv6 lookup (lookup.ts's RangeIndex makes this object then).
+ * Invariants (checked by decode.ts): the first range starts at ::, starts
+ * strictly increase, every leaf id is in range. Nothing here allocates but
+ * `bounds` and `coverage`, which are off the hot path.
+ *
+ * @module
+ */
+import type { V6Columns } from './decode.js';
+import { SUB_TABLE_BIT } from './format.js';
+
+/** The 24-bit id at index i of a 3-bytes-per-entry column. */
+export function id24(b: Uint8Array, i: number): number {
+  const j = 3 * i;
+  return b[j]! | (b[j + 1]! << 8) | (b[j + 2]! << 16);
+}
+
+/** Builds the IPv6 jump table: for each top-16-bit value t, the first group with w0 >>> 16 >= t. */
+export function buildV6Jump(w0: Uint32Array): Uint32Array {
+  const jump = new Uint32Array(65537);
+  let g = 0;
+  for (let t = 0; t <= 65536; t++) {
+    while (g < w0.length && w0[g]! >>> 16 < t) g++;
+    jump[t] = g;
+  }
+  return jump;
+}
+
+export class V6Index {
+  /** The columns it searches (walk.ts reads them too). */
+  readonly columns: V6Columns;
+  private readonly w0: Uint32Array;
+  private readonly groups: Uint32Array;
+  private readonly w1: Uint32Array;
+  private readonly leaf6: Uint8Array;
+  private readonly sub: Uint32Array;
+  private readonly subW: Uint32Array;
+  private readonly subLeaf: Uint8Array;
+  private readonly jump: Uint32Array;
+
+  constructor(c: V6Columns) {
+    this.columns = c;
+    this.w0 = c['v6.w0'];
+    this.groups = c['v6.groups'];
+    this.w1 = c['v6.w1'];
+    this.leaf6 = c['v6.leaf'];
+    this.sub = c['v6.sub'];
+    this.subW = c['v6.subw'];
+    this.subLeaf = c['v6.subleaf'];
+    this.jump = buildV6Jump(c['v6.w0']);
+  }
+
+  /** Index of the main-table range holding the address whose upper words are (a0, a1). */
+  rangeOf(a0: number, a1: number): number {
+    const w0 = this.w0;
+    // 1. Narrow the groups by the top 16 bits, then find the last group with w0 <= a0.
+    const t = a0 >>> 16;
+    let l = this.jump[t]!;
+    let r = this.jump[t + 1]!;
+    while (l < r) {
+      const m = (l + r) >>> 1;
+      if (w0[m]! <= a0) l = m + 1;
+      else r = m;
+    }
+    const g = l - 1;
+    // 2. Another /32 than the address's: the answer is that group's last range.
+    if (w0[g] !== a0) return this.groups[g + 1]! - 1;
+    // 3. Same /32: last range in the group with w1 <= a1 (or the range before the group).
+    const w1 = this.w1;
+    l = this.groups[g]!;
+    r = this.groups[g + 1]!;
+    while (l < r) {
+      const m = (l + r) >>> 1;
+      if (w1[m]! <= a1) l = m + 1;
+      else r = m;
+    }
+    return l - 1;
+  }
+
+  /** Leaf id of an address given as four words. */
+  leaf(a0: number, a1: number, a2: number, a3: number): number {
+    const i = this.rangeOf(a0, a1);
+    const leaf = id24(this.leaf6, i);
+    if (leaf < SUB_TABLE_BIT) return leaf;
+    const j = this.subRangeOf(leaf - SUB_TABLE_BIT, a2, a3);
+    return id24(this.subLeaf, j);
+  }
+
+  /** Index in the sub-table arrays of the range holding lower words (a2, a3) in sub-table k. */
+  subRangeOf(k: number, a2: number, a3: number): number {
+    const sw = this.subW;
+    let l = this.sub[k]!;
+    let r = this.sub[k + 1]!;
+    while (l < r) {
+      const m = (l + r) >>> 1;
+      const x = sw[2 * m]!;
+      if (x < a2 || (x === a2 && sw[2 * m + 1]! <= a3)) l = m + 1;
+      else r = m;
+    }
+    return l - 1;
+  }
+
+  /** Bounds [start, end] of the range holding the address (off the hot path). */
+  bounds(a: readonly [number, number, number, number]): [bigint, bigint] {
+    const i = this.rangeOf(a[0], a[1]);
+    const hi = (x: number): bigint => BigInt(this.startHi(x)) << 64n;
+    const mainStart = hi(i);
+    const mainEnd = i + 1 < this.w1.length ? hi(i + 1) - 1n : (1n << 128n) - 1n;
+    const leaf = id24(this.leaf6, i);
+    if (leaf < SUB_TABLE_BIT) return [mainStart, mainEnd];
+    const k = leaf - SUB_TABLE_BIT;
+    const j = this.subRangeOf(k, a[2], a[3]);
+    const block = (BigInt(a[0]) << 96n) | (BigInt(a[1]) << 64n);
+    const lo = (x: number): bigint => (BigInt(this.subW[2 * x]!) << 32n) | BigInt(this.subW[2 * x + 1]!);
+    const end = j + 1 < this.sub[k + 1]! ? block + lo(j + 1) - 1n : block + (1n << 64n) - 1n;
+    return [block + lo(j), end];
+  }
+
+  /** The upper 64 bits of main range i's start. */
+  private startHi(i: number): bigint {
+    let l = 0;
+    let r = this.w0.length;
+    while (l < r) {
+      const m = (l + r) >>> 1;
+      if (this.groups[m]! <= i) l = m + 1;
+      else r = m;
+    }
+    return (BigInt(this.w0[l - 1]!) << 32n) | BigInt(this.w1[i]!);
+  }
+
+  /**
+   * Adds to `into[leaf]` the /64 blocks each leaf holds (a share of a /64
+   * for ranges inside sub-tables). Walks every range once.
+   */
+  coverage(into: Float64Array): void {
+    // Sizes are differences of 64-bit positions, taken word by word so that
+    // they stay exact (absolute positions near 2^61 would lose their low bits as doubles).
+    const n6 = this.w1.length;
+    const TWO32 = 4294967296;
+    let g = 0;
+    const w0At = (i: number): number => {
+      while (this.groups[g + 1]! <= i) g++;
+      return this.w0[g]!;
+    };
+    let a0 = w0At(0);
+    let a1 = this.w1[0]!;
+    for (let i = 0; i < n6; i++) {
+      let b0 = TWO32;
+      let b1 = 0;
+      if (i + 1 < n6) {
+        b0 = w0At(i + 1);
+        b1 = this.w1[i + 1]!;
+      }
+      const leaf = id24(this.leaf6, i);
+      if (leaf < SUB_TABLE_BIT) {
+        into[leaf]! += (b0 - a0) * TWO32 + (b1 - a1);
+      } else {
+        // A /64 with finer boundaries (the writer always starts a new main range right after
+        // it, so this range is exactly that block): each sub-range gets its share of the block.
+        const k = leaf - SUB_TABLE_BIT;
+        const end = this.sub[k + 1]!;
+        for (let j = this.sub[k]!; j < end; j++) {
+          const c0 = j + 1 < end ? this.subW[2 * j + 2]! : TWO32;
+          const c1 = j + 1 < end ? this.subW[2 * j + 3]! : 0;
+          const size = (c0 - this.subW[2 * j]!) * TWO32 + (c1 - this.subW[2 * j + 1]!);
+          into[id24(this.subLeaf, j)]! += size / (TWO32 * TWO32);
+        }
+      }
+      a0 = b0;
+      a1 = b1;
+    }
+  }
+}
