@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openSync, type IpIntel } from '@ipintel/core';
+import { encodeSnapshot } from '@ipintel/core/writer';
+import { damageColumn } from '@ipintel/testkit';
 import { leafOfIPv4 } from '@ipintel/core/internal';
 import { allColumns } from '../src/batch/columns.js';
 import { runCli } from '../src/cli.js';
@@ -258,6 +260,43 @@ describe('ipintel batch: workers and progress', () => {
       }
       delete batchHooks.blockBytes;
     }
+  });
+
+  it('IPv6 lines: two jobs (the IPv6 index shared, decoded by share()) write what one job and a preloaded check() write', async () => {
+    batchHooks.workerUrl = new URL(`file://${(await ensureBundle()).worker}`);
+    const preloaded = openSync(snap, { preload: true });
+    const rnd = prng(17);
+    const hex = (): string => Math.floor(rnd() * 0x10000).toString(16);
+    // Inside 2001:db8::/32, elsewhere in 2000::/3, and outside it; the first line is IPv6, so the lazy index is decoded by it.
+    const heads = ['2001:db8', '2a00', 'fe80'];
+    const lines = Array.from({ length: 20_000 }, () => `${heads[Math.floor(rnd() * 3)]}:${hex()}::${hex()}:${hex()}`);
+    const input = lines.join('\n');
+    const want = lines.map((ip) => `${JSON.stringify(preloaded.check(ip))}\n`).join('');
+    const one = await batch(input, ['--jobs', '1']);
+    expect(one.code).toBe(0);
+    expect(one.out === want).toBe(true);
+    batchHooks.blockBytes = 2048;
+    const two = await batch(input, ['--jobs', '2']);
+    expect(two.code).toBe(0);
+    expect(two.out === want).toBe(true);
+  });
+
+  it('a snapshot whose IPv6 index is found damaged on the first IPv6 line stops the batch with exit 3, one job or two', async () => {
+    batchHooks.workerUrl = new URL(`file://${(await ensureBundle()).worker}`);
+    // Checksums right, the first IPv6 leaf id beyond every leaf: loads, answers IPv4, refuses the IPv6 index when it is decoded.
+    const bad = damageColumn(encodeSnapshot(trickyModel(), { compress: false }), 'v6.leaf', (col) => col.setUint8(2, 0x7f));
+    const badPath = join(mkdtempSync(join(tmpdir(), 'ipintel-bad6-')), 'bad.ipintel');
+    writeFileSync(badPath, bad);
+    const input = [...randomIps(3000, 21), '2001:db8::1', ...randomIps(3000, 22)].join('\n');
+    for (const jobs of ['1', '2']) {
+      batchHooks.blockBytes = 2048;
+      const r = await runBatch(badPath, input, ['--jobs', jobs]);
+      expect([jobs, r.code]).toEqual([jobs, 3]);
+      expect(r.err).toMatch(/snapshot is corrupt: an IPv6 leaf id is out of range/);
+    }
+    const c = captureIo();
+    expect(await runCli(['check', '8.8.8.8', '2001:db8::1', '--snapshot', badPath], c.io)).toBe(3);
+    expect(c.stderr()).toMatch(/snapshot is corrupt/);
   });
 
   it('auto mode switches to workers mid-stream once the input is large, keeping order', async () => {

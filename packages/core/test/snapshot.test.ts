@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IpIntelError, loadSnapshot } from '../src/portable.js';
 import { encodeSnapshot, format, crc32 } from '../src/writer.js';
-import { modelFromPrefixes } from '@ipintel/testkit';
+import { damageColumn, modelFromPrefixes, resealSnapshot as withMeta } from '@ipintel/testkit';
 import { decodeSnapshot, readSnapshotMeta } from '../src/snapshot/decode.js';
 import { applyFilter, COLUMN_FILTERS, undoFilter } from '../src/snapshot/filters.js';
 
@@ -35,35 +35,6 @@ function withHeader(bytes: Uint8Array, edit: (dv: DataView) => void): Uint8Array
   edit(dv);
   dv.setUint32(28, crc32(copy.subarray(0, 28)), true);
   return copy;
-}
-
-/** Meta as JSON (columns by name), editable by a test. */
-type EditableMeta = { columns: Record<string, { offset: number; stored: number; checksum: number; deflate: boolean; filter?: string; type: string }> };
-
-/**
- * Lets `edit` change the meta (and the blobs in place), then re-seals the
- * meta, its checksum and the header, as a writer would have: what is left
- * for the reader is the content itself.
- */
-function withMeta(file: Uint8Array, edit: (meta: EditableMeta, blobs: Uint8Array, header: DataView) => void): Uint8Array {
-  const dv = new DataView(file.buffer, file.byteOffset);
-  const metaLen = dv.getUint32(32, true);
-  const meta = JSON.parse(new TextDecoder().decode(file.subarray(36, 36 + metaLen))) as EditableMeta;
-  const blobs = file.slice(36 + metaLen);
-  const head = file.slice(0, 32);
-  edit(meta, blobs, new DataView(head.buffer));
-  const metaBytes = new TextEncoder().encode(JSON.stringify(meta));
-  const out = new Uint8Array(36 + metaBytes.length + blobs.length);
-  out.set(head);
-  const odv = new DataView(out.buffer);
-  odv.setUint32(32, metaBytes.length, true);
-  out.set(metaBytes, 36);
-  out.set(blobs, 36 + metaBytes.length);
-  odv.setUint32(16, out.length - 32, true);
-  odv.setUint32(20, metaBytes.length, true);
-  odv.setUint32(24, crc32(out.subarray(32, 36 + metaBytes.length)), true);
-  odv.setUint32(28, crc32(out.subarray(0, 28)), true);
-  return out;
 }
 
 describe('snapshot loading', () => {
@@ -120,12 +91,7 @@ describe('snapshot loading', () => {
 
   it('refuses a payload whose index breaks an invariant even when every checksum is right', () => {
     // Damage an uncompressed index column, then re-seal its checksum, the meta and the header.
-    const out = withMeta(encodeSnapshot(model, { compress: false }), (meta, blobs) => {
-      const col = meta.columns['v4.dir']!;
-      expect(col.deflate).toBe(false);
-      new DataView(blobs.buffer).setUint32(col.offset, 999, true); // a leaf id beyond the table
-      col.checksum = crc32(blobs.subarray(col.offset, col.offset + col.stored));
-    });
+    const out = damageColumn(encodeSnapshot(model, { compress: false }), 'v4.dir', (col) => col.setUint32(0, 999, true)); // a leaf id beyond the table
     expect(errorCode(out)).toBe('snapshot_corrupt');
     expect(() => loadSnapshot(out)).toThrow(/v4\.dir/);
   });
@@ -201,7 +167,7 @@ describe('column filters (filters.ts)', () => {
     expect(new DataView(plain.buffer).getUint16(10, true) & format.FLAG_FILTERS).toBe(0);
     const all = (bytes: Uint8Array): Record<string, ArrayLike<number>> => {
       const d = decodeSnapshot(bytes);
-      return { ...d.columns, ...d.v6() } as unknown as Record<string, ArrayLike<number>>;
+      return { ...d.columns, ...d.v6() };
     };
     const a = all(filtered);
     const b = all(plain);

@@ -116,7 +116,9 @@ export function createApp(options: AppOptions = {}): App {
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
   const publicBase = options.baseUrl === undefined ? '' : options.baseUrl.replace(/\/+$/, '') + basePath;
   const attributionUrl = publicBase === '' ? undefined : `${publicBase}/attribution`;
-  const loadOptions = attributionUrl === undefined ? { now } : { now, attributionUrl };
+  // Preloaded (every column decoded and checked at load, docs/design.md "Loading"): a reload refuses a
+  // damaged file before it replaces the one in service, and no request pays for the first IPv6 decode.
+  const loadOptions = attributionUrl === undefined ? { now, preload: true } : { now, attributionUrl, preload: true };
   const plans = resolvePlans(options.plans); // validates before anything is opened
   const storeTimeoutMs = positive('storeTimeoutMs', options.storeTimeoutMs ?? 1000);
   const problemTypeBase = options.problemTypeBase ?? DEFAULT_PROBLEM_TYPE_BASE;

@@ -177,7 +177,8 @@ export async function buildSnapshot(options: BuildOptions): Promise<BuildReport>
   const bytes = encodeSnapshot(model, { deflate: (raw, level) => deflateRawSync(raw, { level }) });
   // 3. Prove the file loads and stays within the quality limits before it replaces the last good one.
   say('measuring quality');
-  const quality = qualityReport(loadSnapshot(bytes, { inflate: nodeInflate }));
+  // preload: every column, the IPv6 index's included, is decoded and checked here, not on some later first use.
+  const quality = qualityReport(loadSnapshot(bytes, { inflate: nodeInflate, preload: true }));
   const failures = qualityFailures(quality, options.qualityLimits ?? QUALITY_LIMITS);
   if (failures.length > 0) {
     const pct = (x: number): string => `${(100 * x).toFixed(2)}%`;

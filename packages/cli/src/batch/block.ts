@@ -125,7 +125,8 @@ export class BlockProcessor {
       try {
         r = intel.check(line);
       } catch (err) {
-        if (!(err instanceof IpIntelError)) throw err;
+        // A snapshot found damaged on its first IPv6 line (its IPv6 index is decoded then) is not a bad line: the batch stops, exit 3.
+        if (!(err instanceof IpIntelError) || err.code === 'snapshot_corrupt') throw err;
         const echo = line.length > ECHO_LIMIT ? `${line.slice(0, ECHO_LIMIT)}…` : line;
         sink.putText(this.template.errorRow(echo, err.code, err.message));
         if (!joined) sink.putText('\n');

@@ -40,6 +40,8 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
       if (!(e instanceof IpIntelError)) throw e;
       // A missing or foreign sidecar is not the address's fault: stop with the library's message.
       if (e.code.startsWith('explain_')) throw new CliError(`${e.code}: ${e.message}`, 1);
+      // Nor is a snapshot found damaged when its IPv6 index is decoded (on the first IPv6 address): exit 3, as at open.
+      if (e.code === 'snapshot_corrupt') throw e;
       bad++;
       io.stderr.write(`ipintel check: ${e.message}\n`);
       return { ip, error: e.toJSON() };
