@@ -180,6 +180,8 @@ export class IpIntel {
     this.inflate = options.inflate;
     const c = decoded.columns;
     this.index = new RangeIndex({ v4Dir: c['v4.dir'], v4Blk: c['v4.blk'] }, decoded.v6);
+    // Preloaded: the IPv6 index (its jump table) is made now too, so that no call pays for it.
+    if (options.preload === true) void this.index.v6;
     this.tables = new RecordTables(decoded);
     this.leafIds = c['leaf.ids'];
     this.leafCount = c['leaf.ids'].length / 3;
