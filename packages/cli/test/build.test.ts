@@ -126,6 +126,12 @@ describe('ipintel build: the summary of a --fetch build', () => {
     expect(buildSummary({ ...report, explain: null }, null)).toContain('explain    not written (--no-explain)');
   });
 
+  it('gives the load and the first IPv6 check apart (the IPv6 index is decoded then), so the load is not read as the full cost', () => {
+    const text = buildSummary(report, { loadMs: 201.4, rssMB: 126.2, first6Ms: 88.4, rss6MB: 155.1 });
+    expect(text).toContain('load       201 ms (target < 300 ms); the first IPv6 check decodes the IPv6 index: +88 ms');
+    expect(text).toContain('rss        126 MB after load (target < 150 MB), 155 MB after the first IPv6 check');
+  });
+
   it('ends with the sources already older than their refresh interval, judged at the present', () => {
     const text = buildSummary(report, null, Date.parse('2026-08-23T06:00:00Z'));
     expect(text).toContain('Freshness    at 2026-08-23T06:00:00.000Z: snapshot 6 h old; 1 of 2 dated source(s) older than their refresh interval');
