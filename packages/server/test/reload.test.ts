@@ -11,7 +11,9 @@ import { createKey } from '../src/keys/manage.js';
 import { resolvePlans } from '../src/plans.js';
 import { startServer } from '../src/standalone.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
-import { CITY, fixtureBytes, writeSnapshot } from './support/fixtures.js';
+import { encodeSnapshot } from '@ipintel/core/writer';
+import { damageColumn } from '@ipintel/testkit';
+import { CITY, fixtureBytes, fixtureModel, writeSnapshot } from './support/fixtures.js';
 import { call, captureLogger, TEST_PLANS, tempDir } from './support/harness.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -76,6 +78,18 @@ describe('hot reload', () => {
     await until(async () => lines.some((l) => l.includes('snapshot refused')));
     expect(await city()).toBe(CITY.b);
     expect((await call(app, '/healthz')).json.snapshot.build_date).toBe('2026-01-02T00:00:00.000Z');
+
+    // So is a file whose checksums hold but whose IPv6 index breaks an invariant: the server preloads, so such a
+    // file is refused at reload rather than by the first IPv6 request after the swap.
+    const refusals = () => lines.filter((l) => l.includes('snapshot refused')).length;
+    const before = refusals();
+    const bad6 = damageColumn(encodeSnapshot(fixtureModel('a'), { compress: false }), 'v6.leaf', (col) => col.setUint8(2, 0x7f));
+    writeFileSync(`${path}.bad`, bad6);
+    renameSync(`${path}.bad`, path);
+    await until(async () => refusals() > before);
+    expect(lines.at(-1)).toMatch(/IPv6 leaf id is out of range/);
+    expect(await city()).toBe(CITY.b);
+    expect((await call(app, '/v1/check?ip=2001:4860::1', { key })).status).toBe(200);
 
     // A good file after the bad one is picked up again.
     writeSnapshot(tmp.dir, 'a');
