@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { IpIntelError, defaultSnapshotPath, fromShared, loadSnapshot, nodeInflate, open, openSync, type Inflate, type IpIntel } from '../src/index.js';
 import { flatRanges, fromSharedTrusted, leafCoverage } from '../src/internal.js';
 import { bigIntToText, encodeSnapshot, format, readSnapshotMeta } from '../src/writer.js';
-import { damageColumn, modelFromPrefixes, resealSnapshot, tempDir } from '@ipintel/testkit';
+import { damageColumn, ipIntelErrorOf, modelFromPrefixes, resealSnapshot, tempDir } from '@ipintel/testkit';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 300) });
 
@@ -119,17 +119,6 @@ describe('a damaged IPv6 index (checksums right, an invariant broken)', () => {
     header.setUint16(10, header.getUint16(10, true) | format.FLAG_DEFLATE, true);
   });
 
-  /** The error a call throws (failing the test if it does not). */
-  function thrown(f: () => unknown): IpIntelError {
-    try {
-      f();
-    } catch (e) {
-      expect(e).toBeInstanceOf(IpIntelError);
-      return e as IpIntelError;
-    }
-    throw new Error('expected an IpIntelError');
-  }
-
   it.each([
     ['an IPv6 leaf id out of range', badLeaf, /IPv6 leaf id is out of range/],
     ['a column that does not inflate', notDeflate, /column v6\.w1/],
@@ -165,7 +154,7 @@ describe('a damaged IPv6 index (checksums right, an invariant broken)', () => {
         () => flatRanges(intel, 6),
         () => leafCoverage(intel),
       ]) {
-        const e = thrown(call);
+        const e = ipIntelErrorOf(call);
         expect([name, e.code, e.message]).toEqual([name, 'snapshot_corrupt', (atLoad as IpIntelError).message]);
       }
       // IPv4 keeps answering, one by one and in batches.

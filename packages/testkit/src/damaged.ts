@@ -1,10 +1,12 @@
 /**
  * Snapshots damaged on purpose, with every checksum re-sealed as a writer
  * would have: what is left for the reader to refuse is the content itself
- * (a broken invariant, a meta that lies), not a checksum mismatch.
+ * (a broken invariant, a meta that lies), not a checksum mismatch; and the
+ * typed error a call throws.
  *
  * @module
  */
+import { IpIntelError } from '@ipintel/core';
 import { crc32 } from '@ipintel/core/writer';
 
 /** Meta as JSON (columns by name), editable by a test. */
@@ -49,4 +51,18 @@ export function damageColumn(file: Uint8Array, name: string, edit: (column: Data
     edit(new DataView(blobs.buffer, blobs.byteOffset + col.offset, col.stored));
     col.checksum = crc32(blobs.subarray(col.offset, col.offset + col.stored));
   });
+}
+
+/**
+ * The `IpIntelError` that `f` throws; anything else thrown (or nothing) fails
+ * with an error saying what came instead.
+ */
+export function ipIntelErrorOf(f: () => unknown): IpIntelError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof IpIntelError) return e;
+    throw new Error(`expected an IpIntelError, got ${String(e)}`);
+  }
+  throw new Error('expected an IpIntelError, nothing was thrown');
 }

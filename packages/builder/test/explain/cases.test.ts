@@ -8,9 +8,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IpIntelError, loadSnapshot, type ExplanationField, type IpIntel } from '@ipintel/core';
+import { loadSnapshot, type ExplanationField, type IpIntel } from '@ipintel/core';
 import { encodeSnapshot, readSnapshotMeta } from '@ipintel/core/writer';
-import { sourceRow } from '@ipintel/testkit';
+import { ipIntelErrorOf, sourceRow } from '@ipintel/testkit';
 import { sidecarOf } from '../../src/build/sidecar.js';
 import { combine } from '../../src/combine/combine.js';
 import { OPERATORS } from '../../src/feeds/curated/operators.js';
@@ -55,16 +55,6 @@ function explainer(over: Over = {}): IpIntel {
 
 const field = (intel: IpIntel, ip: string, name: string): ExplanationField => intel.check(ip, { explain: true }).explanation!.fields.find((f) => f.field === name)!;
 const roles = (f: ExplanationField): string[] => f.sources.map((s) => s.role);
-
-function errorOf(f: () => unknown): IpIntelError {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(IpIntelError);
-    return e as IpIntelError;
-  }
-  throw new Error('expected an IpIntelError');
-}
 
 describe('explain: the rule and sources of each case', () => {
   it('a Tor exit inside AWS: both explained, each by its own source', () => {
@@ -153,18 +143,18 @@ describe('explain: typed errors', () => {
   it('no sidecar: explain_unavailable; check() without explain works as before', () => {
     const s = loadSnapshot(built().snapshot);
     expect(s.check('8.8.8.8').network.asn).toBe(15169);
-    expect(errorOf(() => s.check('8.8.8.8', { explain: true })).code).toBe('explain_unavailable');
-    expect(errorOf(() => s.checkBatch(['8.8.8.8'], { explain: true })).code).toBe('explain_unavailable');
+    expect(ipIntelErrorOf(() => s.check('8.8.8.8', { explain: true })).code).toBe('explain_unavailable');
+    expect(ipIntelErrorOf(() => s.checkBatch(['8.8.8.8'], { explain: true })).code).toBe('explain_unavailable');
   });
 
   it('explain must be a boolean', () => {
-    expect(errorOf(() => explainer().check('8.8.8.8', { explain: 'yes' as unknown as boolean })).code).toBe('invalid_input');
+    expect(ipIntelErrorOf(() => explainer().check('8.8.8.8', { explain: 'yes' as unknown as boolean })).code).toBe('invalid_input');
   });
 
   it("the sidecar of another build: explain_mismatch", () => {
     const a = built();
     const b = built({ tor: [p4(8, 8, 8, 9, 32, {})] });
-    expect(errorOf(() => loadSnapshot(a.snapshot, { explain: b.sidecar }).check('8.8.8.8', { explain: true })).code).toBe('explain_mismatch');
+    expect(ipIntelErrorOf(() => loadSnapshot(a.snapshot, { explain: b.sidecar }).check('8.8.8.8', { explain: true })).code).toBe('explain_mismatch');
   });
 
   it('a sidecar that does not re-derive the answer (same identity, other facts): explain_mismatch, never a wrong explanation', () => {
@@ -175,7 +165,7 @@ describe('explain: typed errors', () => {
     const lying = sidecarOf(input(), model, readSnapshotMeta(snapshot));
     const s = loadSnapshot(snapshot, { explain: lying });
     expect(s.check('8.8.8.8', { explain: true }).explanation).toBeDefined();
-    const e = errorOf(() => s.check('8.8.8.9', { explain: true }));
+    const e = ipIntelErrorOf(() => s.check('8.8.8.9', { explain: true }));
     expect(e.code).toBe('explain_mismatch');
     expect(e.message).toMatch(/is_tor/);
   });
@@ -186,12 +176,12 @@ describe('explain: typed errors', () => {
       fc.property(fc.nat(sidecar.length - 1), fc.integer({ min: 1, max: 255 }), (at, xor) => {
         const bad = sidecar.slice();
         bad[at]! ^= xor;
-        const e = errorOf(() => loadSnapshot(snapshot, { explain: bad }).check('8.8.8.9', { explain: true }));
+        const e = ipIntelErrorOf(() => loadSnapshot(snapshot, { explain: bad }).check('8.8.8.9', { explain: true }));
         expect(['explain_corrupt', 'explain_mismatch']).toContain(e.code);
       }),
     );
     for (const bad of [sidecar.subarray(0, sidecar.length - 7), sidecar.subarray(0, 10), new Uint8Array(0), new TextEncoder().encode('not a sidecar at all, just text')]) {
-      expect(errorOf(() => loadSnapshot(snapshot, { explain: bad }).check('8.8.8.9', { explain: true })).code).toBe('explain_corrupt');
+      expect(ipIntelErrorOf(() => loadSnapshot(snapshot, { explain: bad }).check('8.8.8.9', { explain: true })).code).toBe('explain_corrupt');
     }
   });
 
