@@ -14,15 +14,13 @@ import { parseArgs } from '../src/args.js';
 import { buildSummary } from '../src/build/summary.js';
 import { runCli } from '../src/cli.js';
 import { buildCommand, buildOptions } from '../src/commands/build.js';
-import { captureIo } from './io.js';
+import { captureIo, runCaptured } from './io.js';
 
 const { dir, cleanup } = tempDir('ipintel-cli-build-');
 afterAll(cleanup);
 
-async function build(...argv: string[]) {
-  const c = captureIo();
-  const code = await runCli(['build', ...argv], c.io);
-  return { code, out: c.stdout(), err: c.stderr() };
+function build(...argv: string[]) {
+  return runCaptured(['build', ...argv]);
 }
 
 describe('ipintel build: flags', () => {

@@ -7,8 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultSnapshotPath, openSync, type Explanation } from '@ipintel/core';
-import { runCli } from '../src/cli.js';
-import { captureIo } from './io.js';
+import { runCaptured } from './io.js';
 import { trickyModel, writeSnapshot } from './snapshots.js';
 
 let world: string;
@@ -20,11 +19,7 @@ beforeAll(() => {
   expected = openSync(world).check('185.220.101.1', { explain: true }).explanation!;
 });
 
-async function run(argv: string[], opts: Parameters<typeof captureIo>[0] = {}) {
-  const c = captureIo(opts);
-  const code = await runCli(argv, c.io);
-  return { code, out: c.stdout(), err: c.stderr() };
-}
+const run = runCaptured;
 
 describe('ipintel check --explain', () => {
   it("piped: one JSON line per address with core's explanation", async () => {

@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../src/cli.js';
 import { VERSION } from '../src/version.js';
-import { captureIo } from './io.js';
+import { runCaptured } from './io.js';
 import { trickyModel, writeSnapshot } from './snapshots.js';
 
 // Both packages fail to load in this file: check, batch and info must not need them.
@@ -17,11 +16,7 @@ beforeAll(() => {
   snap = writeSnapshot(trickyModel());
 });
 
-async function run(argv: string[], opts: Parameters<typeof captureIo>[0] = {}) {
-  const c = captureIo(opts);
-  const code = await runCli(argv, c.io);
-  return { code, out: c.stdout(), err: c.stderr() };
-}
+const run = runCaptured;
 
 describe('ipintel (dispatch, help, version)', () => {
   it('--version prints the package version', async () => {

@@ -36,9 +36,14 @@ export function captureIo(opts: { stdin?: string | Buffer; stdoutTTY?: boolean; 
   return { io: { stdout: out.stream, stderr: err.stream, stdin, ...(now !== undefined ? { now: () => now } : {}) }, stdout: out.text, stderr: err.text };
 }
 
-/** Runs `ipintel batch - --snapshot SNAP ...args` in-process on `input`: exit code, stdout, stderr. */
-export async function runBatch(snap: string, input: string | Buffer, args: readonly string[] = [], opts: Omit<Parameters<typeof captureIo>[0], 'stdin'> = {}) {
-  const c = captureIo({ ...opts, stdin: input });
-  const code = await runCli(['batch', '-', '--snapshot', snap, ...args], c.io);
+/** Runs `ipintel ...argv` in-process on captured streams: exit code, stdout, stderr. */
+export async function runCaptured(argv: readonly string[], opts: Parameters<typeof captureIo>[0] = {}) {
+  const c = captureIo(opts);
+  const code = await runCli([...argv], c.io);
   return { code, out: c.stdout(), err: c.stderr() };
+}
+
+/** Runs `ipintel batch - --snapshot SNAP ...args` in-process on `input`: exit code, stdout, stderr. */
+export function runBatch(snap: string, input: string | Buffer, args: readonly string[] = [], opts: Omit<Parameters<typeof captureIo>[0], 'stdin'> = {}) {
+  return runCaptured(['batch', '-', '--snapshot', snap, ...args], { ...opts, stdin: input });
 }
