@@ -213,7 +213,7 @@ export class IpIntel {
       leafCount: this.leafCount,
       records: (leaf, out, at) => this.records(leaf, out, at),
       assemble: (leaf, ip, version) => this.assemble(leaf, ip, version),
-      cells: () => (cells ??= new RecordCells(decoded)),
+      cells: () => (cells ??= new RecordCells(decoded, this.tables)),
     };
     this[INTERNAL] = internals;
   }

@@ -17,8 +17,8 @@
 import { csvCell } from '../result/csv.js';
 import { isoDay } from '../clock.js';
 import type { Geo, Network } from '../types.js';
-import { coordinate } from './tables.js';
-import { NET_ANNOUNCED, NET_BOGON, NET_ROUTING_INFERRED, NULL_DAY, NULL_STRING, NULL_STRING16, RPKI_CODES } from './format.js';
+import { coordinate, type RecordTables } from './tables.js';
+import { NET_ANNOUNCED, NET_BOGON, NET_ROUTING_INFERRED, NULL_DAY, NULL_STRING, RPKI_CODES } from './format.js';
 import type { DecodedSnapshot } from './decode.js';
 
 /**
@@ -47,12 +47,14 @@ function putText(s: string, out: Uint8Array, at: number): number {
 
 export class RecordCells {
   private readonly c: DecodedSnapshot['columns'];
-  private readonly decoder = new TextDecoder();
   private readonly countryNames: Readonly<Record<string, string>>;
+  /** Text of string ids: the record tables' decoder (and its cache), which the objects use too. */
+  private readonly strings: Pick<RecordTables, 'str' | 'str16'>;
 
-  constructor(decoded: DecodedSnapshot) {
+  constructor(decoded: DecodedSnapshot, strings: Pick<RecordTables, 'str' | 'str16'>) {
     this.c = decoded.columns;
     this.countryNames = decoded.meta.country_names;
+    this.strings = strings;
   }
 
   /** Whether network row `net`'s routing label is `inferred` (its evidence's `routing`). */
@@ -66,13 +68,13 @@ export class RecordCells {
     switch (field) {
       case 'country':
         return this.smallCells(c['geo.country_code'], (id) => {
-          const code = this.text16(id);
+          const code = this.strings.str16(id);
           return code === null ? null : (this.countryNames[code] ?? null);
         });
       case 'country_code':
-        return this.smallCells(c['geo.country_code'], (id) => this.text16(id));
+        return this.smallCells(c['geo.country_code'], (id) => this.strings.str16(id));
       case 'timezone':
-        return this.smallCells(c['geo.timezone'], (id) => this.text16(id));
+        return this.smallCells(c['geo.timezone'], (id) => this.strings.str16(id));
       case 'region':
         return (row, _today, out, at) => this.strCell(c['geo.region'][row]!, out, at);
       case 'city':
@@ -121,15 +123,6 @@ export class RecordCells {
     }
   }
 
-  private text16(id: number): string | null {
-    return id === NULL_STRING16 ? null : this.text(id);
-  }
-
-  private text(id: number): string {
-    const o = this.c['str.offsets'];
-    return this.decoder.decode(this.c['str.bytes'].subarray(o[id], o[id + 1]));
-  }
-
   /**
    * A writer of a u16 string column's cells (few distinct values: country
    * codes and names, time zones), each made once from `value` of its id.
@@ -158,7 +151,7 @@ export class RecordCells {
     let special = false;
     for (let i = s; i < e; i++) {
       const b = bytes[i]!;
-      if (b >= 0x80) return putText(csvCell(this.text(id)), out, at);
+      if (b >= 0x80) return putText(csvCell(this.strings.str(id)), out, at);
       if (b === QUOTE) quotes++;
       else if (b === 0x2c || b === 0x0d || b === 0x0a) special = true;
     }
