@@ -13,7 +13,7 @@ import { Explainer } from './explain/explain.js';
 import { snapshotIdentity } from './explain/format.js';
 import { toThirdParty } from './result/thirdparty.js';
 import { ARRAY_OF, checkDecoded, decodeSnapshot, type Columns, type DecodedSnapshot, type Inflate } from './snapshot/decode.js';
-import { COLUMNS, type ColumnName, type SnapshotMeta } from './snapshot/format.js';
+import { COLUMNS, leafGeo, leafPair, type ColumnName, type SnapshotMeta } from './snapshot/format.js';
 import { RangeIndex } from './snapshot/lookup.js';
 import { currentUtcDay, utcDayOf } from './clock.js';
 import { RecordTables } from './snapshot/tables.js';
@@ -147,7 +147,7 @@ function blockWithin(bits: number, addr: bigint, start: bigint, end: bigint): nu
 export class IpIntel {
   private readonly index: RangeIndex;
   private readonly tables: RecordTables;
-  /** Per leaf: [geo low 16, pair low 16, geo high 8 | pair high 8 << 8]. */
+  /** Per leaf: its geo row and network/signal pair (layout: leafGeo in snapshot/format.ts). */
   private readonly leafIds: Uint16Array;
   private readonly leafCount: number;
   private readonly pairNet: Uint32Array;
@@ -328,10 +328,8 @@ export class IpIntel {
     this.index.v4.lookupMany(addrs, leaves, 0, n);
     for (let j = 0; j < n; j++) {
       if (this.batchIsV4[j] === 0) continue;
-      const k = 3 * leaves[j]!;
-      const hi = ids[k + 2]!;
-      pairs[j] = ids[k + 1]! | ((hi >>> 8) << 16);
-      geos[j] = ids[k]! | ((hi & 0xff) << 16);
+      pairs[j] = leafPair(ids, leaves[j]!);
+      geos[j] = leafGeo(ids, leaves[j]!);
     }
     const today = this.today();
     for (let j = 0; j < n; j++) {
@@ -398,10 +396,8 @@ export class IpIntel {
 
   /** Record ids of a leaf (see IntelInternals.records); the caller checks the range. */
   private records(leaf: number, out: Uint32Array, at: number): void {
-    const ids = this.leafIds;
-    const hi = ids[3 * leaf + 2]!;
-    const pair = ids[3 * leaf + 1]! | ((hi >>> 8) << 16);
-    out[at] = ids[3 * leaf]! | ((hi & 0xff) << 16);
+    const pair = leafPair(this.leafIds, leaf);
+    out[at] = leafGeo(this.leafIds, leaf);
     out[at + 1] = this.pairNet[pair]!;
     out[at + 2] = this.pairSig[pair]!;
   }
@@ -423,10 +419,7 @@ export class IpIntel {
 
   private assemble(leaf: number, ip: string, version: 4 | 6): CheckResult {
     // The leaf's geo row and network/signal pair: one cache line of `leafIds`.
-    const ids = this.leafIds;
-    const j = 3 * leaf;
-    const hi = ids[j + 2]!;
-    return this.result(ids[j]! | ((hi & 0xff) << 16), ids[j + 1]! | ((hi >>> 8) << 16), ip, version, this.today());
+    return this.result(leafGeo(this.leafIds, leaf), leafPair(this.leafIds, leaf), ip, version, this.today());
   }
 
   /**

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { leafGeo, leafPair } from './format.js';
 
 /** Index of the first element >= limit that is not `skip`, or -1. */
 export function firstAbove32(a: Uint32Array, limit: number, skip: number): number {
@@ -51,10 +52,7 @@ export function firstDecrease32(a: Uint32Array): number {
 /** Index of the first leaf whose geo row or network/signal pair is out of range, or -1 (layout in format.ts). */
 export function firstBadLeaf(ids: Uint16Array, geoRows: number, pairs: number): number {
   const n = (ids.length / 3) | 0;
-  for (let i = 0; i < n; i++) {
-    const hi = ids[3 * i + 2]!;
-    if ((ids[3 * i]! | ((hi & 0xff) << 16)) >= geoRows || (ids[3 * i + 1]! | ((hi >>> 8) << 16)) >= pairs) return i;
-  }
+  for (let i = 0; i < n; i++) if (leafGeo(ids, i) >= geoRows || leafPair(ids, i) >= pairs) return i;
   return -1;
 }
 

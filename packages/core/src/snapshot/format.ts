@@ -72,6 +72,19 @@ export const V4_SMALL_INDEX = 65536;
  */
 export const SUB_TABLE_BIT = 0x800000;
 export const MAX_LEAVES = 0x800000;
+
+/**
+ * A leaf's geo row in `leaf.ids`, whose 3 u16 per leaf are `[geo low 16,
+ * pair low 16, geo high 8 | pair high 8 << 8]` (one cache line per leaf).
+ */
+export function leafGeo(ids: Uint16Array, leaf: number): number {
+  return ids[3 * leaf]! | ((ids[3 * leaf + 2]! & 0xff) << 16);
+}
+
+/** A leaf's network/signal pair in `leaf.ids` (layout: {@link leafGeo}). */
+export function leafPair(ids: Uint16Array, leaf: number): number {
+  return ids[3 * leaf + 1]! | ((ids[3 * leaf + 2]! >>> 8) << 16);
+}
 /** String id for "no string" (null). */
 export const NULL_STRING = 0xffffffff;
 /**
