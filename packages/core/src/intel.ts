@@ -44,7 +44,7 @@ export interface SharedSnapshot {
 }
 
 export interface LoadOptions {
-  /** Inflater for the payload; the Node entry passes the native zlib one. */
+  /** Inflater for the payload and the explain sidecar (default: Node's native zlib from `@ipintel/core`, fflate's from `@ipintel/core/portable`). */
   readonly inflate?: Inflate;
   /** Clock in ms since the epoch, for `allocation_age_days` (default `Date.now`). */
   readonly now?: () => number;
@@ -268,6 +268,10 @@ export class IpIntel {
       if (this.explainSource === undefined) {
         throw new IpIntelError('explain_unavailable', 'no explain sidecar for this snapshot: build it with `ipintel build` (without --no-explain) and keep the .explain file next to the snapshot, or pass its bytes as the `explain` load option');
       }
+      if (this.inflate === undefined) {
+        // Only an instance made without an entry's loader (the constructor, fromSharedTrusted) lacks one.
+        throw new IpIntelError('explain_unavailable', 'no inflater for the explain sidecar: pass the `inflate` load option (nodeInflate in Node)');
+      }
       const bytes = typeof this.explainSource === 'function' ? this.explainSource() : this.explainSource;
       const sidecar = decodeSidecar(bytes, this.inflate);
       const identity = snapshotIdentity(this.decoded.meta);
@@ -446,25 +450,20 @@ export class IpIntel {
 }
 
 /**
- * Opens a snapshot shared by another thread ({@link IpIntel.share}). Every
- * column's type and every index invariant is checked again (the object may
- * come from anywhere); nothing is copied. Throws `IpIntelError` `snapshot_corrupt`.
+ * {@link fromShared} with `fallback` as the inflater unless the options
+ * name one: each entry (Node, portable) passes its own, so that neither
+ * loads the other's.
  */
-export function fromShared(shared: SharedSnapshot, options?: LoadOptions): IpIntel {
+export function fromSharedWith(shared: SharedSnapshot, options: LoadOptions | undefined, fallback: Inflate): IpIntel {
   if (shared === null || typeof shared !== 'object' || typeof shared.columns !== 'object' || shared.columns === null) {
     throw new IpIntelError('invalid_input', 'fromShared expects the object IpIntel#share() returns');
   }
-  return new IpIntel(checkDecoded(shared.meta, shared.columns), options);
+  return new IpIntel(checkDecoded(shared.meta, shared.columns), { ...options, inflate: options?.inflate ?? fallback });
 }
 
-/**
- * Loads a snapshot from bytes (any runtime). Throws `IpIntelError`
- * `snapshot_corrupt` / `snapshot_version`.
- *
- * @example
- * const intel = loadSnapshot(new Uint8Array(await (await fetch(url)).arrayBuffer()));
- */
-export function loadSnapshot(bytes: Uint8Array, options?: LoadOptions): IpIntel {
+/** {@link loadSnapshot} with `fallback` as the inflater unless the options name one (see {@link fromSharedWith}). */
+export function loadSnapshotWith(bytes: Uint8Array, options: LoadOptions | undefined, fallback: Inflate): IpIntel {
   if (!(bytes instanceof Uint8Array)) throw new IpIntelError('invalid_input', 'loadSnapshot expects a Uint8Array');
-  return new IpIntel(decodeSnapshot(bytes, options?.inflate, undefined, options?.preload === true), options);
+  const inflate = options?.inflate ?? fallback;
+  return new IpIntel(decodeSnapshot(bytes, inflate, undefined, options?.preload === true), { ...options, inflate });
 }

@@ -19,7 +19,7 @@ import { open as openFile, type FileHandle } from 'node:fs/promises';
 import * as zlib from 'node:zlib';
 import { DATA_PACKAGE, dataPackageSnapshot, defaultSnapshotPath } from './default-snapshot.js';
 import { IpIntelError } from './errors.js';
-import { IpIntel, type LoadOptions } from './intel.js';
+import { IpIntel, fromSharedWith, loadSnapshotWith, type LoadOptions, type SharedSnapshot } from './intel.js';
 import {
   checkBlob,
   columnBytes,
@@ -212,6 +212,30 @@ export async function open(source?: string | Uint8Array, options?: OpenOptions):
   const path = source ?? defaultSnapshotPath();
   if (options?.inflate) return new IpIntel(readFileSnapshotSync(path, options.inflate, preload), withSidecar(path, options));
   return new IpIntel(await readFileSnapshot(path, preload), withSidecar(path, options));
+}
+
+/**
+ * Loads a snapshot from bytes, inflating with Node's native zlib (the
+ * portable entry's `loadSnapshot` uses fflate). Throws `IpIntelError`
+ * `snapshot_corrupt` / `snapshot_version`.
+ *
+ * @example
+ * const intel = loadSnapshot(readFileSync(path));
+ */
+export function loadSnapshot(bytes: Uint8Array, options?: LoadOptions): IpIntel {
+  return loadSnapshotWith(bytes, options, nodeInflate);
+}
+
+/**
+ * Opens a snapshot shared by another thread (`IpIntel#share()`). Every
+ * column's type and every index invariant is checked again (the object may
+ * come from anywhere); nothing is copied. Throws `IpIntelError` `snapshot_corrupt`.
+ *
+ * @example
+ * new Worker(url, { workerData: intel.share() }); // in the worker: fromShared(workerData)
+ */
+export function fromShared(shared: SharedSnapshot, options?: LoadOptions): IpIntel {
+  return fromSharedWith(shared, options, nodeInflate);
 }
 
 /** Synchronous {@link open} (columns are read and inflated one after another; `preload` as there). */

@@ -1,16 +1,31 @@
 /**
  * @ipintel/core for any JavaScript runtime: load a snapshot from bytes and
- * check addresses. No Node built-ins are imported from here.
+ * check addresses. No Node built-ins are imported from here; columns are
+ * inflated with fflate.
  *
  * @module
  */
-export { IpIntel, fromShared, loadSnapshot, type LoadOptions, type SharedSnapshot } from './intel.js';
-export { IpIntelError, type IpIntelErrorCode } from './errors.js';
-export { parseAddress, type ParsedAddress } from './ip/address.js';
-export { parseIPv4Bytes } from './ip/parse.js';
-export { toThirdParty } from './result/thirdparty.js';
-export { RISK_WEIGHTS, scoreSignals, riskLevel } from './result/score.js';
-export { evidenceFor } from './result/evidence.js';
-export { freshness, refreshMs, type Freshness, type StaleSource } from './freshness.js';
-export type { Inflate } from './snapshot/decode.js';
-export type * from './types.js';
+import { fflateInflate } from './inflate-fflate.js';
+import { fromSharedWith, loadSnapshotWith, type IpIntel, type LoadOptions, type SharedSnapshot } from './intel.js';
+
+export * from './everywhere.js';
+
+/**
+ * Loads a snapshot from bytes (any runtime). Throws `IpIntelError`
+ * `snapshot_corrupt` / `snapshot_version`.
+ *
+ * @example
+ * const intel = loadSnapshot(new Uint8Array(await (await fetch(url)).arrayBuffer()));
+ */
+export function loadSnapshot(bytes: Uint8Array, options?: LoadOptions): IpIntel {
+  return loadSnapshotWith(bytes, options, fflateInflate);
+}
+
+/**
+ * Opens a snapshot shared by another thread (`IpIntel#share()`). Every
+ * column's type and every index invariant is checked again (the object may
+ * come from anywhere); nothing is copied. Throws `IpIntelError` `snapshot_corrupt`.
+ */
+export function fromShared(shared: SharedSnapshot, options?: LoadOptions): IpIntel {
+  return fromSharedWith(shared, options, fflateInflate);
+}

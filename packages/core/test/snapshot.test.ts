@@ -8,6 +8,7 @@ import { IpIntelError, loadSnapshot } from '../src/portable.js';
 import { encodeSnapshot, format, crc32 } from '../src/writer.js';
 import { damageColumn, modelFromPrefixes, resealSnapshot as withMeta } from '@ipintel/testkit';
 import { decodeSnapshot, readSnapshotMeta } from '../src/snapshot/decode.js';
+import { fflateInflate } from '../src/inflate-fflate.js';
 import { applyFilter, COLUMN_FILTERS, undoFilter } from '../src/snapshot/filters.js';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 200) });
@@ -96,6 +97,27 @@ describe('snapshot loading', () => {
     expect(() => loadSnapshot(out)).toThrow(/v4\.dir/);
   });
 
+  it('stores leaf.ids raw (read at every load: inflating it costs more load time than its bytes are worth) and deflates what deflates well', () => {
+    // 300 leaves: leaf.ids (1,800 bytes of counting numbers) would deflate to a fraction.
+    const many = modelFromPrefixes(
+      Array.from({ length: 300 }, (_, i) => ({ start: BigInt(0x0a000000 + i * 256), length: 24, value: i })),
+      [],
+      300,
+    );
+    const packed = encodeSnapshot(many);
+    const cols = readSnapshotMeta(packed).columns;
+    expect(cols['leaf.ids']!.deflate).toBe(false);
+    expect(cols['leaf.ids']!.stored).toBe(cols['leaf.ids']!.count * 2);
+    expect(cols['geo.city']!.deflate).toBe(true);
+    const plain = loadSnapshot(encodeSnapshot(many, { compress: false }));
+    const intel = loadSnapshot(packed);
+    for (let i = 0; i < 300; i += 37) {
+      const ip = `10.${i >> 8}.${i & 255}.1`; // inside prefix i (10.0.0.0 + 256 i)
+      expect(intel.check(ip)).toEqual(plain.check(ip));
+      expect(intel.check(ip).geo.city).toBe(`city-${i}`);
+    }
+  });
+
   it('reports info from the meta', () => {
     const intel = loadSnapshot(good);
     expect(intel.info.build_date).toBe('2026-01-01T00:00:00.000Z');
@@ -166,7 +188,7 @@ describe('column filters (filters.ts)', () => {
     expect(new DataView(filtered.buffer).getUint16(10, true) & format.FLAG_FILTERS).toBe(format.FLAG_FILTERS);
     expect(new DataView(plain.buffer).getUint16(10, true) & format.FLAG_FILTERS).toBe(0);
     const all = (bytes: Uint8Array): Record<string, ArrayLike<number>> => {
-      const d = decodeSnapshot(bytes);
+      const d = decodeSnapshot(bytes, fflateInflate);
       return { ...d.columns, ...d.v6() };
     };
     const a = all(filtered);

@@ -7,7 +7,6 @@
  *
  * @module
  */
-import { inflateSync } from 'fflate';
 import { IpIntelError } from '../errors.js';
 import { crc32 } from '../snapshot/checksum.js';
 import type { Inflate } from '../snapshot/decode.js';
@@ -189,10 +188,8 @@ function readAsns(r: ByteReader, n: number, values: unknown[]): Map<number, AsnE
   return out;
 }
 
-const defaultInflate: Inflate = (stored, rawSize) => inflateSync(stored, { out: new Uint8Array(rawSize) });
-
 /** Decodes a whole sidecar. Throws `IpIntelError` `explain_corrupt`. */
-export function decodeSidecar(bytes: Uint8Array, inflate: Inflate = defaultInflate): Sidecar {
+export function decodeSidecar(bytes: Uint8Array, inflate: Inflate): Sidecar {
   if (!(bytes instanceof Uint8Array)) throw new IpIntelError('invalid_input', 'an explain sidecar is a Uint8Array');
   const { header, body } = parseHead(bytes);
   let raw: Uint8Array;

@@ -17,7 +17,6 @@
  *
  * @module
  */
-import { inflateSync } from 'fflate';
 import { IpIntelError, corrupt } from '../errors.js';
 import { isEvidenceKey } from '../result/evidence.js';
 import { crc32, type Checksum } from './checksum.js';
@@ -66,8 +65,6 @@ const V6_NAMES: ReadonlySet<ColumnName> = new Set(V6_COLUMNS);
 export function isDeferred(name: ColumnName, preload: boolean): boolean {
   return !preload && V6_NAMES.has(name);
 }
-
-const defaultInflate: Inflate = (stored, rawSize) => inflateSync(stored, { out: new Uint8Array(rawSize) });
 
 /** What the 32-byte header says. */
 export interface Header {
@@ -349,9 +346,9 @@ function preludeOf(bytes: Uint8Array): Prelude {
  * `IpIntelError` (`snapshot_corrupt`, `snapshot_version`).
  *
  * @example
- * const { meta } = decodeSnapshot(bytes); meta.build_date // => '2026-08-22T00:00:00.000Z'
+ * const { meta } = decodeSnapshot(bytes, fflateInflate); meta.build_date // => '2026-08-22T00:00:00.000Z'
  */
-export function decodeSnapshot(bytes: Uint8Array, inflate: Inflate = defaultInflate, checksum: Checksum = crc32, preload = false): DecodedSnapshot {
+export function decodeSnapshot(bytes: Uint8Array, inflate: Inflate, checksum: Checksum = crc32, preload = false): DecodedSnapshot {
   const prelude = preludeOf(bytes);
   const raw = new Map<ColumnName, Uint8Array>();
   for (const c of prelude.columns) raw.set(c.name, columnBytes(c, bytes.subarray(c.at, c.at + c.stored), inflate, checksum, preload));

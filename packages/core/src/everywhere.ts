@@ -1,0 +1,18 @@
+/**
+ * What both entries of @ipintel/core export: nothing here imports a Node
+ * built-in or an inflater. Each entry adds its own `loadSnapshot` and
+ * `fromShared`, which differ only in their default inflater (Node's native
+ * zlib, or fflate's in `@ipintel/core/portable`).
+ *
+ * @module
+ */
+export { IpIntel, type LoadOptions, type SharedSnapshot } from './intel.js';
+export { IpIntelError, type IpIntelErrorCode } from './errors.js';
+export { parseAddress, type ParsedAddress } from './ip/address.js';
+export { parseIPv4Bytes } from './ip/parse.js';
+export { toThirdParty } from './result/thirdparty.js';
+export { RISK_WEIGHTS, scoreSignals, riskLevel } from './result/score.js';
+export { evidenceFor } from './result/evidence.js';
+export { freshness, refreshMs, type Freshness, type StaleSource } from './freshness.js';
+export type { Inflate } from './snapshot/decode.js';
+export type * from './types.js';
