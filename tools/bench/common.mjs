@@ -116,13 +116,16 @@ export function shuffled(n, seed) {
  * shared with other work, wall time also counts the time the thread waited
  * for a core.
  */
-export function rates(fns, n, { rounds = 6, orders = 3 } = {}) {
+export function rates(fns, n, { rounds = 6, orders = 3, rotate = false } = {}) {
   let sink = 0;
   for (const f of Object.values(fns)) for (let i = 0; i < n; i++) sink += f(i, 0) ? 1 : 0;
   const best = {};
+  const entries = Object.entries(fns);
   for (let r = 0; r < rounds; r++) {
     const o = orders > 1 ? 1 + (r % (orders - 1)) : 0;
-    for (const [name, f] of Object.entries(fns)) {
+    // rotate: each round starts with the next contender, so none always runs right after the same one.
+    const turn = rotate ? [...entries.slice(r % entries.length), ...entries.slice(0, r % entries.length)] : entries;
+    for (const [name, f] of turn) {
       const c0 = process.cpuUsage();
       for (let i = 0; i < n; i++) sink += f(i, o) ? 1 : 0;
       const c = process.cpuUsage(c0);
