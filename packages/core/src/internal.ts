@@ -39,3 +39,5 @@ export {
 } from './quality.js';
 export { csvCell } from './result/csv.js';
 export { withRoom } from './bytes.js';
+// Also in @ipintel/core/writer; here so that the CLI's batch does not load the writer (and fflate) for it.
+export { bigIntToText } from './ip/address.js';

@@ -16,7 +16,7 @@
  * @module
  */
 import { parseAddress } from '@ipintel/core';
-import { bigIntToText } from '@ipintel/core/writer';
+import { bigIntToText } from '@ipintel/core/internal';
 import { trimAddress } from '../address-text.js';
 import type { LineMap } from './lines.js';
 
