@@ -108,12 +108,13 @@ function readFileSnapshotSync(path: string, inflate: Inflate, preload: boolean):
     const header = parseHeader(readFully(fd, Math.min(size, HEADER_SIZE), 0), size);
     const prelude = parsePrelude(header, readFully(fd, 4 + header.metaSize, HEADER_SIZE));
     const raw = new Map<ColumnName, Uint8Array>();
-    // One read buffer for every column decoded now: nothing the size of the file is left for the GC.
-    const now = prelude.columns.filter((c) => !isDeferred(c.name, preload));
-    const scratch = Buffer.allocUnsafe(Math.max(0, ...now.map((c) => c.stored)));
+    // One read buffer for every column inflated now: nothing the size of the file is left for the GC.
+    const kept = (c: PlannedColumn): boolean => !c.deflate || isDeferred(c.name, preload);
+    const scratch = Buffer.allocUnsafe(Math.max(0, ...prelude.columns.filter((c) => !kept(c)).map((c) => c.stored)));
     for (const c of prelude.columns) {
-      if (isDeferred(c.name, preload)) {
-        // Kept as stored until first use: read straight into a buffer of its own, checked now.
+      if (kept(c)) {
+        // Kept as stored (raw, or until first use): read straight into a buffer of its own, checked now;
+        // through the scratch it would be copied out again (9 MB for leaf.ids).
         const blob = readFully(fd, c.stored, c.at);
         checkBlob(c, blob, nodeCrc32);
         raw.set(c.name, blob);
