@@ -27,6 +27,7 @@ import {
   finishSnapshot,
   inflateFailed,
   isDeferred,
+  keptAsStored,
   parseHeader,
   parsePrelude,
   type DecodedSnapshot,
@@ -109,10 +110,9 @@ function readFileSnapshotSync(path: string, inflate: Inflate, preload: boolean):
     const prelude = parsePrelude(header, readFully(fd, 4 + header.metaSize, HEADER_SIZE));
     const raw = new Map<ColumnName, Uint8Array>();
     // One read buffer for every column inflated now: nothing the size of the file is left for the GC.
-    const kept = (c: PlannedColumn): boolean => !c.deflate || isDeferred(c.name, preload);
-    const scratch = Buffer.allocUnsafe(Math.max(0, ...prelude.columns.filter((c) => !kept(c)).map((c) => c.stored)));
+    const scratch = Buffer.allocUnsafe(Math.max(0, ...prelude.columns.filter((c) => !keptAsStored(c, preload)).map((c) => c.stored)));
     for (const c of prelude.columns) {
-      if (kept(c)) {
+      if (keptAsStored(c, preload)) {
         // Kept as stored (raw, or until first use): read straight into a buffer of its own, checked now;
         // through the scratch it would be copied out again (9 MB for leaf.ids).
         const blob = readFully(fd, c.stored, c.at);
@@ -141,7 +141,7 @@ async function columnsAsync(prelude: Prelude, rawOf: (c: PlannedColumn, slot: nu
 async function columnOfBytes(c: PlannedColumn, bytes: Uint8Array, preload: boolean): Promise<Uint8Array> {
   const blob = bytes.subarray(c.at, c.at + c.stored);
   checkBlob(c, blob, nodeCrc32);
-  if (!c.deflate || isDeferred(c.name, preload)) return new Uint8Array(blob);
+  if (keptAsStored(c, preload)) return new Uint8Array(blob);
   try {
     return await inflateAsync(blob, c.rawSize);
   } catch (e) {

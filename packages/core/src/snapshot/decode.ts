@@ -66,6 +66,11 @@ export function isDeferred(name: ColumnName, preload: boolean): boolean {
   return !preload && V6_NAMES.has(name);
 }
 
+/** Whether finishSnapshot takes a column's stored blob as it is: stored raw, or waiting for its first use. */
+export function keptAsStored(c: PlannedColumn, preload: boolean): boolean {
+  return !c.deflate || isDeferred(c.name, preload);
+}
+
 /** What the 32-byte header says. */
 export interface Header {
   readonly flags: number;
@@ -272,7 +277,7 @@ function storedToRaw(c: PlannedColumn, blob: Uint8Array, inflate: Inflate): Uint
 export function columnBytes(c: PlannedColumn, blob: Uint8Array, inflate: Inflate, checksum: Checksum = crc32, preload = true): Uint8Array {
   checkBlob(c, blob, checksum);
   // A copy when kept as is: aligned, and independent of the caller's buffer (which may be the whole file).
-  if (!c.deflate || isDeferred(c.name, preload)) return new Uint8Array(blob);
+  if (keptAsStored(c, preload)) return new Uint8Array(blob);
   return storedToRaw(c, blob, inflate);
 }
 
