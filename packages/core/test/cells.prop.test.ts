@@ -9,6 +9,8 @@ import { loadSnapshot } from '../src/portable.js';
 import { csvCell, recordCells, resultForLeaf } from '../src/internal.js';
 import { encodeSnapshot } from '../src/writer.js';
 import { isoDay } from '../src/clock.js';
+import { coordinateCell } from '../src/snapshot/cells.js';
+import { coordinate as coordinateNumber } from '../src/snapshot/tables.js';
 import { modelFromPrefixes } from '@ipintel/testkit';
 import type { Geo, Network } from '../src/types.js';
 import type { GeoRow, NetworkRow, SnapshotModel } from '../src/snapshot/model.js';
@@ -84,6 +86,10 @@ describe('RecordCells', () => {
         const intel = loadSnapshot(encodeSnapshot(snapshotOf(geo, networks)), { now: () => NOW });
         const cells = recordCells(intel);
         const today = Math.floor(NOW / DAY);
+        // Reading ahead (the batch does it before rendering) reads only rows and strings that exist: a read past an end would make the sum NaN.
+        const all = (k: number): Uint32Array => Uint32Array.from({ length: k }, (_, i) => i);
+        expect(Number.isFinite(cells.warm(0, all(geo.length), geo.length, new Uint32Array(2 * geo.length)))).toBe(true);
+        expect(Number.isFinite(cells.warm(1, all(networks.length), networks.length, new Uint32Array(2 * networks.length)))).toBe(true);
         for (let leaf = 0; leaf < Math.max(geo.length, networks.length); leaf++) {
           const r = resultForLeaf(intel, leaf, '0.0.0.0', 4);
           // The leaf's own record ids (the writer reads them by row, as the batch does).
@@ -101,6 +107,31 @@ describe('RecordCells', () => {
     const cells = recordCells(loadSnapshot(encodeSnapshot(modelFromPrefixes([], [], 1))));
     expect(cells.geo('nope' as keyof Geo)).toBeNull();
     expect(cells.network('nope' as keyof Network)).toBeNull();
+  });
+});
+
+describe('coordinateCell', () => {
+  const cellOf = (x: number): string => bytesOf((out, at) => coordinateCell(x, out, at));
+  const textOf = (x: number): string => {
+    const v = coordinateNumber(x);
+    return v === null ? '' : String(v);
+  };
+
+  it('writes String(coordinate(x)) for every float32, coordinates or not', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.float(), fc.float({ min: -180, max: 180, noNaN: true }), fc.integer({ min: -1_800_000, max: 1_800_000 }).map((n) => n / 1e4)), (v) => {
+        const x = Math.fround(v);
+        expect(cellOf(x)).toBe(textOf(x));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('is right at the edges: zero of either sign, one step from zero, the poles, beyond the fast path, not a number', () => {
+    for (const v of [0, -0, 1e-4, -1e-4, 4e-5, -4e-5, 5e-5, -5e-5, 90, -90, 180, -180, 0.1, -0.1, 99_999.99, 1e5, -1e5, 3.4e38, -3.4e38, Infinity, -Infinity, NaN]) {
+      const x = Math.fround(v);
+      expect(cellOf(x)).toBe(textOf(x));
+    }
   });
 });
 

@@ -190,6 +190,11 @@ export class RecordRows {
   private readonly len: Int32Array;
   private readonly store = new RunStore();
   private day = -1;
+  /** Scratch of warmMissing: record ids, string ids. */
+  private readonly missing = new Uint32Array(GROUP);
+  private readonly warmIds = new Uint32Array(2 * GROUP);
+  /** What the reads ahead summed (kept so that they are not dropped). */
+  warmSum = 0;
 
   constructor(
     private readonly intel: IpIntel,
@@ -227,9 +232,11 @@ export class RecordRows {
     lookupMany(this.intel, this.addrs.subarray(0, n), this.leaves);
     leafRecordsMany(this.intel, this.leaves, n, this.ids);
     this.keyLines(n);
-    // 1. Every run's place, rendering what is missing.
     const runs = this.runs;
     const nr = runs.length;
+    // 1. The geo and network rows about to be rendered from their columns, read first in stages.
+    this.warmMissing(n);
+    // 2. Every run's place, rendering what is missing.
     for (let j = 0; j < n; j++) {
       for (let k = 0; k < nr; k++) {
         const run = runs[k]!;
@@ -239,7 +246,7 @@ export class RecordRows {
         this.len[j * nr + k] = run.places[2 * id + 1]!;
       }
     }
-    // 2. The rows.
+    // 3. The rows.
     const bytes = this.store.bytes;
     const words = this.store.words();
     for (let j = 0; j < n; j++) {
@@ -254,6 +261,21 @@ export class RecordRows {
           k++;
         }
       }
+    }
+  }
+
+  /** Reads ahead what rendering the group's missing geo and network runs will read (RecordCells.warm). */
+  private warmMissing(n: number): void {
+    const runs = this.runs;
+    for (let k = 0; k < runs.length; k++) {
+      const run = runs[k]!;
+      if (run.cells === null) continue;
+      let m = 0;
+      for (let j = 0; j < n; j++) {
+        const id = this.keys[KEYS * j + run.slot]!;
+        if (run.places[2 * id] === 0) this.missing[m++] = id;
+      }
+      if (m > 0) this.warmSum += this.cells.warm(run.slot as 0 | 1, this.missing, m, this.warmIds);
     }
   }
 

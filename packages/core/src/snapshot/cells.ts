@@ -62,6 +62,56 @@ export class RecordCells {
     return (this.c['net.flags'][net]! & NET_ROUTING_INFERRED) !== 0;
   }
 
+  /**
+   * Reads what rendering geo rows (`kind` 0) or network rows (1)
+   * `rows[0, n)` will read: every column at each row, then each string's
+   * offsets, then its first bytes, one stage over all rows at a time. The
+   * reads of different rows do not depend on each other, so their cache
+   * misses overlap here, where inside one render each waits for the last
+   * (docs/design.md, seventh round). `ids` is scratch of at least 2n.
+   * Returns a sum of what it read, so that no read is dropped.
+   */
+  warm(kind: 0 | 1, rows: Uint32Array, n: number, ids: Uint32Array): number {
+    const c = this.c;
+    let t = 0;
+    if (kind === 0) {
+      const cc = c['geo.country_code'];
+      const tz = c['geo.timezone'];
+      const region = c['geo.region'];
+      const city = c['geo.city'];
+      const lat = c['geo.latitude'];
+      const lon = c['geo.longitude'];
+      for (let i = 0; i < n; i++) {
+        const r = rows[i]!;
+        t += cc[r]! + tz[r]! + (lat[r]! > lon[r]! ? 1 : 0);
+        ids[2 * i] = region[r]!;
+        ids[2 * i + 1] = city[r]!;
+      }
+    } else {
+      const asn = c['net.asn'];
+      const org = c['net.as_org'];
+      const flags = c['net.flags'];
+      const rpki = c['net.rpki'];
+      const day = c['net.allocation_day'];
+      const reg = c['net.registration_country'];
+      for (let i = 0; i < n; i++) {
+        const r = rows[i]!;
+        t += asn[r]! + flags[r]! + rpki[r]! + day[r]!;
+        ids[2 * i] = org[r]!;
+        ids[2 * i + 1] = reg[r]!;
+      }
+    }
+    const o = c['str.offsets'];
+    const bytes = c['str.bytes'];
+    const m = 2 * n;
+    for (let i = 0; i < m; i++) {
+      const id = ids[i]!;
+      ids[i] = id === NULL_STRING || id + 1 >= o.length ? 0 : o[id]!;
+    }
+    for (let i = 0; i < m; i++) t += bytes[ids[i]!] ?? 0;
+    return t;
+  }
+
   /** A writer of the geo field `field`, or null for a field it does not know. */
   geo(field: keyof Geo): CellWriter | null {
     const c = this.c;
@@ -169,8 +219,53 @@ export class RecordCells {
   }
 }
 
-/** A stored float32 coordinate as its cell (the object's value: null an empty cell). */
-function coordinateCell(x: number, out: Uint8Array, at: number): number {
-  const v = coordinate(x);
-  return v === null ? at : putAscii(String(v), out, at);
+/**
+ * A stored float32 coordinate as its cell: the text of the object's value
+ * (`coordinate(x)`, null an empty cell), written from the integer count of
+ * 1e-4 degrees. `String(n / 1e4)` is that decimal with trailing zeros
+ * dropped: it has at most 9 significant digits, so no shorter decimal
+ * rounds to the same double. Number to text in V8 was ~1/3 of a geo
+ * row's render; anything outside ±1e9 (not a coordinate) takes `String`.
+ */
+export function coordinateCell(x: number, out: Uint8Array, at: number): number {
+  const n = Math.round(x * 1e4);
+  if (!(n > -1e9 && n < 1e9)) {
+    const v = coordinate(x);
+    return v === null ? at : putAscii(String(v), out, at);
+  }
+  if (at + 16 > out.length) return -1;
+  let p = at;
+  let m = n;
+  if (m < 0) {
+    out[p++] = 0x2d;
+    m = -m;
+  }
+  const whole = Math.floor(m / 10_000);
+  let frac = m - whole * 10_000;
+  p = putUint(whole, out, p);
+  if (frac !== 0) {
+    out[p++] = 0x2e;
+    let digits = 4;
+    while (frac % 10 === 0) {
+      frac /= 10;
+      digits--;
+    }
+    for (let i = p + digits - 1; i >= p; i--) {
+      out[i] = 0x30 + (frac % 10);
+      frac = Math.floor(frac / 10);
+    }
+    p += digits;
+  }
+  return p;
+}
+
+/** A non-negative integer below 1e9 in decimal at `at` (room checked by the caller); returns where it ends. */
+function putUint(v: number, out: Uint8Array, at: number): number {
+  let digits = 1;
+  for (let t = v; t >= 10; t = Math.floor(t / 10)) digits++;
+  for (let i = at + digits - 1; i >= at; i--) {
+    out[i] = 0x30 + (v % 10);
+    v = Math.floor(v / 10);
+  }
+  return at + digits;
 }
