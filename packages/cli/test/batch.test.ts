@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openSync, type IpIntel } from '@ipintel/core';
 import { encodeSnapshot } from '@ipintel/core/writer';
 import { damageColumn } from '@ipintel/testkit';
@@ -417,6 +417,36 @@ describe('the record-id path of IPv4 lines', () => {
       const general = new BlockProcessor(intel, new RowTemplate(layout)).process(mapped);
       expect(Buffer.from(fast.bytes).toString(), JSON.stringify(layout)).toBe(Buffer.from(general.bytes).toString());
       expect(fast.rows).toBe(ips.length);
+    }
+  });
+
+  it('drops the cached rows that hold a network when the UTC day changes (allocation_age_days), and only then', async () => {
+    const { BlockProcessor } = await import('../src/batch/block.js');
+    const { RowTemplate } = await import('../src/batch/template.js');
+    const ips = new TextEncoder().encode([...SAMPLE.filter((ip) => !ip.includes(':')), ...randomIps(3000, 29)].join('\n'));
+    const layouts = [
+      { format: 'native', output: 'csv' },
+      { format: 'native', output: 'ndjson' },
+      { format: 'native', output: 'csv', fields: ['ip', 'network.allocation_age_days', 'geo.city', 'signals.is_tor'] },
+    ] as const;
+    const day = Date.parse('2026-11-23T23:59:00.000Z');
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      for (const layout of layouts) {
+        vi.setSystemTime(day);
+        const kept = new BlockProcessor(intel, new RowTemplate(layout));
+        const first = Buffer.from(kept.process(ips).bytes).toString();
+        const again = Buffer.from(kept.process(ips).bytes).toString();
+        expect(again).toBe(first);
+        vi.setSystemTime(day + 120_000);
+        const next = Buffer.from(kept.process(ips).bytes).toString();
+        const fresh = Buffer.from(new BlockProcessor(intel, new RowTemplate(layout)).process(ips).bytes).toString();
+        expect(next, JSON.stringify(layout)).toBe(fresh);
+        // CSV cells take the day from the batch's own clock (faked here); JSON rows from core's results, whose clock is not faked.
+        if (layout.output === 'csv') expect(next).not.toBe(first);
+      }
+    } finally {
+      vi.useRealTimers();
     }
   });
 

@@ -128,6 +128,12 @@ export interface IntelInternals {
   readonly leafCount: number;
   /** Record ids of a leaf into out[at..at+2]: geo row, network row, signal set. */
   records(leaf: number, out: Uint32Array, at: number): void;
+  /** Network/signal pairs (valid pair ids are 0..pairCount-1). */
+  readonly pairCount: number;
+  /** A leaf's geo row and network/signal pair into out[at], out[at+1]: one read of the leaf's ids. */
+  geoPair(leaf: number, out: Uint32Array, at: number): void;
+  /** A pair's network row and signal set into out[at], out[at+1]. */
+  pairRecords(pair: number, out: Uint32Array, at: number): void;
   /** The native result of a leaf, with the given address text. */
   assemble(leaf: number, ip: string, version: 4 | 6): CheckResult;
   /** Record fields as CSV cell bytes (snapshot/cells.ts), made on first use. */
@@ -212,6 +218,15 @@ export class IpIntel {
       index: this.index,
       leafCount: this.leafCount,
       records: (leaf, out, at) => this.records(leaf, out, at),
+      pairCount: this.pairNet.length,
+      geoPair: (leaf, out, at) => {
+        out[at] = leafGeo(this.leafIds, leaf);
+        out[at + 1] = leafPair(this.leafIds, leaf);
+      },
+      pairRecords: (pair, out, at) => {
+        out[at] = this.pairNet[pair]!;
+        out[at + 1] = this.pairSig[pair]!;
+      },
       assemble: (leaf, ip, version) => this.assemble(leaf, ip, version),
       cells: () => (cells ??= new RecordCells(decoded, this.tables)),
     };

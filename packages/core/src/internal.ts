@@ -15,10 +15,13 @@ export {
   fromSharedTrusted,
   leafCount,
   leafCoverage,
+  leafGeoPairsMany,
   leafOfIPv4,
   leafRecords,
   leafRecordsMany,
   lookupMany,
+  pairCount,
+  pairRecords,
   recordCells,
   resultForLeaf,
 } from './leaves.js';

@@ -72,6 +72,37 @@ export function leafRecordsMany(intel: IpIntel, leaves: Uint32Array, n: number, 
 }
 
 /**
+ * The geo row and network/signal pair of leaves `leaves[0, n)`: leaf
+ * `leaves[j]`'s into `out[2j]` and `out[2j + 1]`. The pair decides every
+ * record but the geo row (network row, signal set: {@link pairRecords}), so
+ * a caller that caches work per pair needs nothing else per leaf (the CLI's
+ * batch writer). Throws `invalid_input` for a leaf out of range or an `out`
+ * too short.
+ */
+export function leafGeoPairsMany(intel: IpIntel, leaves: Uint32Array, n: number, out: Uint32Array): void {
+  const x = of(intel);
+  if (!(Number.isInteger(n) && n >= 0 && n <= leaves.length && out.length >= 2 * n)) throw new IpIntelError('invalid_input', 'leafGeoPairsMany: n or out does not fit');
+  for (let j = 0; j < n; j++) if (leaves[j]! >= x.leafCount) checkLeaf(x, leaves[j]!);
+  for (let j = 0; j < n; j++) x.geoPair(leaves[j]!, out, 2 * j);
+}
+
+/**
+ * The records of network/signal pair `pair`: out[0] network row, out[1]
+ * signal set (the same ids {@link leafRecords} gives for a leaf of that
+ * pair). Throws `invalid_input` for a pair out of range.
+ */
+export function pairRecords(intel: IpIntel, pair: number, out: Uint32Array): void {
+  const x = of(intel);
+  if (!(Number.isInteger(pair) && pair >= 0 && pair < x.pairCount)) throw new IpIntelError('invalid_input', `pair id ${pair} is out of range`);
+  x.pairRecords(pair, out, 0);
+}
+
+/** Number of network/signal pairs (valid pair ids are 0..pairCount-1). */
+export function pairCount(intel: IpIntel): number {
+  return of(intel).pairCount;
+}
+
+/**
  * Space held by each leaf: `v4[leaf]` IPv4 addresses, `v6[leaf]` IPv6 /64
  * blocks (fractional inside /64s split finer). One pass over the index;
  * decodes the IPv6 columns if they wait for their first use (throws

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { leafCoverage, leafOfIPv4, leafRecords, resultForLeaf } from '../src/internal.js';
+import { leafCount, leafCoverage, leafGeoPairsMany, leafOfIPv4, leafRecords, leafRecordsMany, pairCount, pairRecords, resultForLeaf } from '../src/internal.js';
 import { loadSnapshot } from '../src/portable.js';
 import { bigIntToText, encodeSnapshot, type PrefixEntry } from '../src/writer.js';
 import { modelFromPrefixes, naiveLpm, prefixSetArb, probeAddresses } from '@ipintel/testkit';
@@ -117,6 +117,42 @@ describe('@ipintel/core/internal: leafCoverage, leafRecords, resultForLeaf', () 
     expect(v6[2]).toBeCloseTo(128 / 2 ** 64, 30);
     expect(v6[1]).toBeCloseTo(2 ** 16 - 128 / 2 ** 64, 6);
     expect(v6[0]! + v6[1]! + v6[2]!).toBe(2 ** 64);
+  });
+
+  it('leafGeoPairsMany and pairRecords give the ids leafRecords gives, one pair per network and signal set', () => {
+    const base = modelFromPrefixes([], [], 1);
+    const signals = [base.signals[0]!, { ...base.signals[0]!, is_tor: true }, { ...base.signals[0]!, is_vpn: true }];
+    const networks = [0, 1, 2, 3].map((i) => ({ ...base.networks[0]!, asn: 64500 + i }));
+    const leafArb = fc.record({ geo: fc.constant(0), net: fc.nat({ max: 3 }), sig: fc.nat({ max: 2 }) });
+    fc.assert(
+      fc.property(fc.uniqueArray(leafArb, { minLength: 1, maxLength: 12, selector: (l) => `${l.net}/${l.sig}` }), (leaves) => {
+        const intel = loadSnapshot(encodeSnapshot({ ...base, networks, signals, leaves }));
+        const n = leafCount(intel);
+        const all = Uint32Array.from({ length: n }, (_, i) => i);
+        const gp = new Uint32Array(2 * n);
+        const ids = new Uint32Array(3 * n);
+        leafGeoPairsMany(intel, all, n, gp);
+        leafRecordsMany(intel, all, n, ids);
+        const seen = new Map<number, string>();
+        const pr = new Uint32Array(2);
+        for (let j = 0; j < n; j++) {
+          const pair = gp[2 * j + 1]!;
+          expect(gp[2 * j]).toBe(ids[3 * j]);
+          expect(pair).toBeLessThan(pairCount(intel));
+          pairRecords(intel, pair, pr);
+          expect([pr[0], pr[1]]).toEqual([ids[3 * j + 1], ids[3 * j + 2]]);
+          // One pair id per (network, signal set): leaves that share one share the id, others do not.
+          const key = `${pr[0]}/${pr[1]}`;
+          expect(seen.get(pair) ?? key).toBe(key);
+          seen.set(pair, key);
+        }
+        expect(new Set(seen.values()).size).toBe(seen.size);
+        for (const bad of [pairCount(intel), -1, 0.5, Number.NaN]) expect(() => pairRecords(intel, bad, pr)).toThrow(/out of range/);
+        expect(() => leafGeoPairsMany(intel, Uint32Array.of(n), 1, gp)).toThrow(/out of range/);
+        expect(() => leafGeoPairsMany(intel, all, n, new Uint32Array(2 * n - 1))).toThrow(/does not fit/);
+      }),
+      { numRuns: 50 },
+    );
   });
 
   it('leafRecords gives the ids behind a result and refuses unknown leaves', () => {

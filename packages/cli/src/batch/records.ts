@@ -1,6 +1,6 @@
 /**
  * The row path of dotted-decimal IPv4 lines: from the leaf's record ids
- * (`leafRecordsMany` of @ipintel/core/internal) straight to cached bytes.
+ * (`leafGeoPairsMany` of @ipintel/core/internal) straight to cached bytes.
  *
  * A leaf is a (geo row, network row, signal set) triple, and results of
  * leaves sharing a record share that record's frozen sub-object. So every
@@ -10,11 +10,15 @@
  * depend on the same record (or on none: the version is always 4 here, the
  * attribution is the snapshot's), literals included. A CSV row of all
  * columns is then the address and five runs (version and geo; network;
- * signals; evidence; risk, attribution and the line end). Rendered runs live back to back in one byte store, found by
- * record id in a typed array of (start, length): one read, then one copy.
+ * signals; evidence; risk, attribution and the line end). Runs that depend
+ * on the network row, the signal set or nothing and stand next to each other
+ * are joined into one keyed by the leaf's network/signal pair (which decides
+ * them all), so a full row is the address, the geo run and one pair run.
+ * Rendered runs live back to back in one byte store, found by record id in
+ * a typed array of (start, length): one read, then one copy.
  *
  * Rows are written in groups (up to GROUP lines): all the group's index
- * lookups (lookupMany), then all its record ids (leafRecordsMany), then all
+ * lookups (lookupMany), then all its record ids (leafGeoPairsMany), then all
  * its runs' places, then the rows, so that the memory reads of independent
  * lines overlap instead of queueing (docs/design.md).
  *
@@ -28,7 +32,7 @@
  */
 import { TextDecoder, TextEncoder } from 'node:util';
 import type { CheckResult, IpIntel } from '@ipintel/core';
-import { leafRecordsMany, lookupMany, recordCells, resultForLeaf, withRoom, type CellWriter, type RecordCells } from '@ipintel/core/internal';
+import { leafGeoPairsMany, leafRecordsMany, lookupMany, pairCount, pairRecords, recordCells, resultForLeaf, withRoom, type CellWriter, type RecordCells } from '@ipintel/core/internal';
 import type { ByteSink } from './sink.js';
 import type { Group, RowTemplate } from './template.js';
 
@@ -40,8 +44,10 @@ import type { Group, RowTemplate } from './template.js';
  * snapshot).
  */
 const RECORD_OF: Readonly<Record<Group, number>> = { geo: 0, network: 1, signals: 2, evidence: 3, risk: 2, attribution: -1 };
-/** Record keys per queued line (the slots of RECORD_OF). */
-const KEYS = 4;
+/** The slot of a joined run (one keyed by the leaf's network/signal pair). */
+const PAIR = 4;
+/** Record keys per queued line: the slots of RECORD_OF, then the pair. */
+const KEYS = 5;
 const DAY_MS = 86_400_000;
 
 /** Lines per staged group. */
@@ -60,6 +66,8 @@ interface Run {
   readonly cells: readonly (Uint8Array | CellWriter)[] | null;
   /** By record id (id 0 when slot is -1): [start + 1, length] of the rendered bytes in the store; 0 = not rendered. */
   places: Int32Array;
+  /** For a joined run (slot PAIR): the runs whose bytes it holds, in order; else null. */
+  readonly joins: readonly Run[] | null;
 }
 
 /** Rendered runs, back to back in one growing buffer (places are offsets, so growing keeps them valid). */
@@ -85,6 +93,15 @@ class RunStore {
     this.room(text.length * 3);
     const start = this.used;
     this.used += this.encoder.encodeInto(text, this.bytes.subarray(start)).written;
+    return start;
+  }
+
+  /** Appends a copy of the stored bytes [at, at + n) (a joined run's piece); returns where the copy starts. */
+  copy(at: number, n: number): number {
+    this.room(n);
+    const start = this.used;
+    this.bytes.copyWithin(start, at, at + n);
+    this.used += n;
     return start;
   }
 
@@ -135,7 +152,7 @@ function compileRuns(template: RowTemplate, sizes: readonly number[], cells: Rec
   let direct: (Uint8Array | CellWriter)[] | null = [];
   const close = (): void => {
     const cellsOf = direct !== null && (slot === 0 || slot === 1) ? direct : null;
-    if (parts.length > 0) pieces.push({ slot, parts, cells: cellsOf, places: new Int32Array(2 * (slot < 0 ? 1 : sizes[slot]!)) });
+    if (parts.length > 0) pieces.push({ slot, parts, cells: cellsOf, places: new Int32Array(2 * (slot < 0 ? 1 : sizes[slot]!)), joins: null });
     slot = -1;
     parts = [];
     direct = [];
@@ -168,31 +185,71 @@ function compileRuns(template: RowTemplate, sizes: readonly number[], cells: Rec
   }
   literal(decoder.decode(template.tail));
   close();
-  return pieces;
+  return joinPairRuns(pieces, sizes[PAIR]!);
+}
+
+/**
+ * Joins each stretch of two or more consecutive runs that depend on the
+ * network row, the signal set or nothing (network, signals, evidence, risk,
+ * attribution in a full row) into one run keyed by the leaf's
+ * network/signal pair, which decides all of them: a row then takes one
+ * place and one copy for the stretch instead of one per run (the world
+ * snapshot has ~226,000 pairs; a million random lines meet ~50,000). The
+ * joined run's bytes are its runs' bytes, copied from their own caches.
+ */
+function joinPairRuns(pieces: readonly Piece[], pairs: number): Piece[] {
+  const out: Piece[] = [];
+  let stretch: Run[] = [];
+  const end = (): void => {
+    if (stretch.length >= 2 && stretch.some((r) => r.slot > 0)) {
+      out.push({ slot: PAIR, parts: [], cells: null, places: new Int32Array(2 * pairs), joins: stretch });
+    } else out.push(...stretch);
+    stretch = [];
+  };
+  for (const p of pieces) {
+    if (p !== 'ip' && p.slot !== 0) {
+      stretch.push(p);
+      continue;
+    }
+    end();
+    out.push(p);
+  }
+  end();
+  return out;
 }
 
 export class RecordRows {
-  /** The group: addresses, their leaves, the lines' [start, end) in the block, the leaves' record ids (3 per line). */
+  /** The group: addresses, their leaves, the lines' [start, end) in the block. */
   private readonly addrs = new Uint32Array(GROUP);
   private readonly leaves = new Uint32Array(GROUP);
   private readonly starts = new Uint32Array(GROUP);
   private readonly ends = new Uint32Array(GROUP);
+  /** The leaves' record ids: geo row and pair (2 per line), or geo, network, signals (3 per line). */
+  private readonly geoPairs = new Uint32Array(2 * GROUP);
   private readonly ids = new Uint32Array(3 * GROUP);
-  /** Per queued line, its KEYS record keys (RECORD_OF). */
+  /** Per queued line, its KEYS record keys (RECORD_OF, then the pair). */
   private readonly keys = new Uint32Array(KEYS * GROUP);
+  /** Per queued line, whether its network, signal and evidence keys are filled (geo and pair always are). */
+  private readonly keyed = new Uint8Array(GROUP);
+  /** Whether a run outside the joined ones needs the network, signal or evidence key of every line. */
+  private readonly everyKey: boolean;
   private readonly cells: RecordCells;
   /** Lines queued in the group. */
   size = 0;
   private readonly pieces: Piece[];
+  /** The runs of a row, in order (joined ones as one). */
   private readonly runs: Run[];
+  /** Every run, the joined ones' own runs included (the day's reset). */
+  private readonly allRuns: Run[];
   /** Per queued line and run: where the run's bytes are in the store, and how many. */
   private readonly at: Int32Array;
   private readonly len: Int32Array;
   private readonly store = new RunStore();
   private day = -1;
-  /** Scratch of warmMissing: record ids, string ids. */
+  /** Scratch of warmMissing (record ids, string ids) and of fillKeys. */
   private readonly missing = new Uint32Array(GROUP);
   private readonly warmIds = new Uint32Array(2 * GROUP);
+  private readonly pairIds = new Uint32Array(2);
   /** What the reads ahead summed (kept so that they are not dropped). */
   warmSum = 0;
 
@@ -202,8 +259,10 @@ export class RecordRows {
   ) {
     const c = intel.info.counts;
     this.cells = recordCells(intel);
-    this.pieces = compileRuns(template, [c.geo_records, c.network_records, c.signal_sets, 2 * c.signal_sets], this.cells);
+    this.pieces = compileRuns(template, [c.geo_records, c.network_records, c.signal_sets, 2 * c.signal_sets, pairCount(intel)], this.cells);
     this.runs = this.pieces.filter((p): p is Run => p !== 'ip');
+    this.allRuns = this.runs.flatMap((r) => [r, ...(r.joins ?? [])]);
+    this.everyKey = this.runs.some((r) => r.slot >= 1 && r.slot <= 3);
     this.at = new Int32Array(GROUP * this.runs.length);
     this.len = new Int32Array(GROUP * this.runs.length);
   }
@@ -213,7 +272,8 @@ export class RecordRows {
     const today = Math.floor(Date.now() / DAY_MS);
     if (today === this.day) return;
     this.day = today;
-    for (const r of this.runs) if (r.slot === 1) r.places = new Int32Array(r.places.length);
+    const dated = (r: Run): boolean => r.slot === 1 || (r.joins?.some(dated) ?? false);
+    for (const r of this.allRuns) if (dated(r)) r.places = new Int32Array(r.places.length);
   }
 
   /** Queues the line input[s, e) holding IPv4 address `addr`; the caller flushes when `size` reaches GROUP. */
@@ -230,7 +290,6 @@ export class RecordRows {
     if (n === 0) return;
     this.size = 0;
     lookupMany(this.intel, this.addrs.subarray(0, n), this.leaves);
-    leafRecordsMany(this.intel, this.leaves, n, this.ids);
     this.keyLines(n);
     const runs = this.runs;
     const nr = runs.length;
@@ -264,44 +323,94 @@ export class RecordRows {
     }
   }
 
-  /** Reads ahead what rendering the group's missing geo and network runs will read (RecordCells.warm). */
-  private warmMissing(n: number): void {
-    const runs = this.runs;
-    for (let k = 0; k < runs.length; k++) {
-      const run = runs[k]!;
-      if (run.cells === null) continue;
-      let m = 0;
-      for (let j = 0; j < n; j++) {
-        const id = this.keys[KEYS * j + run.slot]!;
-        if (run.places[2 * id] === 0) this.missing[m++] = id;
-      }
-      if (m > 0) this.warmSum += this.cells.warm(run.slot as 0 | 1, this.missing, m, this.warmIds);
+  /**
+   * The record keys of the n queued lines: the geo row and pair of each
+   * (one read of its leaf's ids); the network, signal and evidence keys of
+   * each too when a run outside the joined ones needs them, else only for
+   * the lines whose joined runs are missing (fillKeys).
+   */
+  private keyLines(n: number): void {
+    const keys = this.keys;
+    const gp = this.geoPairs;
+    leafGeoPairsMany(this.intel, this.leaves, n, gp);
+    for (let j = 0; j < n; j++) {
+      keys[KEYS * j] = gp[2 * j]!;
+      keys[KEYS * j + PAIR] = gp[2 * j + 1]!;
+    }
+    if (this.everyKey) {
+      const ids = this.ids;
+      leafRecordsMany(this.intel, this.leaves, n, ids);
+      for (let j = 0; j < n; j++) this.setKeys(j, ids[3 * j + 1]!, ids[3 * j + 2]!);
+      return;
+    }
+    this.keyed.fill(0, 0, n);
+    for (const run of this.runs) {
+      if (run.joins === null) continue;
+      for (let j = 0; j < n; j++) if (run.places[2 * keys[KEYS * j + PAIR]!] === 0) this.fillKeys(j);
     }
   }
 
-  /** The record keys of the n queued lines, from their record ids (RECORD_OF). */
-  private keyLines(n: number): void {
-    const ids = this.ids;
+  /** Fills line j's network, signal and evidence keys from its pair, once. */
+  private fillKeys(j: number): void {
+    if (this.keyed[j] === 1) return;
+    pairRecords(this.intel, this.keys[KEYS * j + PAIR]!, this.pairIds);
+    this.setKeys(j, this.pairIds[0]!, this.pairIds[1]!);
+  }
+
+  private setKeys(j: number, net: number, sig: number): void {
     const keys = this.keys;
-    const cells = this.cells;
-    for (let j = 0; j < n; j++) {
-      const net = ids[3 * j + 1]!;
-      const inferred = cells.routingInferred(net) ? 1 : 0;
-      keys[KEYS * j] = ids[3 * j]!;
-      keys[KEYS * j + 1] = net;
-      keys[KEYS * j + 2] = ids[3 * j + 2]!;
-      keys[KEYS * j + 3] = 2 * ids[3 * j + 2]! + inferred;
-    }
+    keys[KEYS * j + 1] = net;
+    keys[KEYS * j + 2] = sig;
+    keys[KEYS * j + 3] = 2 * sig + (this.cells.routingInferred(net) ? 1 : 0);
+    this.keyed[j] = 1;
   }
 
   /**
-   * Renders run `p` for record `id`: from the record's columns where the run
-   * has cell writers, else from the result of queued line j's leaf (which
-   * has that record).
+   * Reads ahead what rendering the group's missing geo and network runs will
+   * read (RecordCells.warm): the runs of a row, and the runs inside joined
+   * runs for the lines whose keys are filled (those whose joined run is
+   * missing).
+   */
+  private warmMissing(n: number): void {
+    for (const run of this.runs) {
+      if (run.joins === null) this.warmRun(run, n, null);
+      else for (const sub of run.joins) this.warmRun(sub, n, run);
+    }
+  }
+
+  /** warmMissing for one run (`outer`: the joined run holding it, whose missing lines are the keyed ones). */
+  private warmRun(run: Run, n: number, outer: Run | null): void {
+    if (run.cells === null) return;
+    let m = 0;
+    for (let j = 0; j < n; j++) {
+      if (outer !== null && this.keyed[j] === 0) continue;
+      const id = this.keys[KEYS * j + run.slot]!;
+      if (run.places[2 * id] === 0) this.missing[m++] = id;
+    }
+    if (m > 0) this.warmSum += this.cells.warm(run.slot as 0 | 1, this.missing, m, this.warmIds);
+  }
+
+  /**
+   * Renders run `p` for record `id`: a joined run by copying its runs' bytes
+   * (rendering those missing); from the record's columns where the run has
+   * cell writers; else from the result of queued line j's leaf (which has
+   * that record).
    */
   private render(p: Run, id: number, j: number): void {
     let start: number;
-    if (p.cells !== null) start = this.store.putCells(p.cells, id, this.day);
+    if (p.joins !== null) {
+      this.fillKeys(j);
+      // Each piece first (rendering may grow the store), then the copies back to back.
+      for (const sub of p.joins) {
+        const subId = sub.slot < 0 ? 0 : this.keys[KEYS * j + sub.slot]!;
+        if (sub.places[2 * subId] === 0) this.render(sub, subId, j);
+      }
+      start = this.store.used;
+      for (const sub of p.joins) {
+        const subId = sub.slot < 0 ? 0 : this.keys[KEYS * j + sub.slot]!;
+        this.store.copy(sub.places[2 * subId]! - 1, sub.places[2 * subId + 1]!);
+      }
+    } else if (p.cells !== null) start = this.store.putCells(p.cells, id, this.day);
     else {
       const r = resultForLeaf(this.intel, this.leaves[j]!, '0.0.0.0', 4);
       let text = '';
