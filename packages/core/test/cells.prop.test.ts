@@ -29,6 +29,8 @@ const text = fc.oneof(
   fc.string({ maxLength: 12 }),
   fc.string({ unit: 'grapheme', maxLength: 6 }),
   fc.string({ unit: fc.constantFrom('a', ',', '"', '\r', '\n', 'é', ' '), maxLength: 8 }),
+  // What JSON escapes (quote, backslash, control characters) and what it does not (/, U+2028, U+007F).
+  fc.string({ unit: fc.constantFrom('a', '"', '\\', '\u0001', '\t', '\u001f', '/', '\u2028', '\u007f'), maxLength: 8 }),
 );
 const maybe = <T>(a: fc.Arbitrary<T>): fc.Arbitrary<T | null> => fc.option(a, { nil: null });
 const coordinate = maybe(fc.oneof(fc.double({ min: -180, max: 180, noNaN: true }), fc.integer({ min: -90, max: 90 })));
@@ -78,9 +80,10 @@ const bytesOf = (write: (out: Uint8Array, at: number) => number): string => {
   }
 };
 const expected = (value: unknown): string => Buffer.from(csvCell(value)).toString('latin1');
+const expectedJson = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('latin1');
 
 describe('RecordCells', () => {
-  it('writes every field of every geo and network row as csvCell of the result object value', () => {
+  it('writes every field of every geo and network row as csvCell, and as JSON.stringify, of the result object value', () => {
     fc.assert(
       fc.property(fc.array(geoRow, { minLength: 1, maxLength: 6 }), fc.array(netRow, { minLength: 1, maxLength: 6 }), (geo, networks) => {
         const intel = loadSnapshot(encodeSnapshot(snapshotOf(geo, networks)), { now: () => NOW });
@@ -97,6 +100,8 @@ describe('RecordCells', () => {
           const net = leaf % networks.length;
           for (const f of GEO_FIELDS) expect(bytesOf((out, at) => cells.geo(f)!(g, today, out, at))).toBe(expected(r.geo[f]));
           for (const f of NET_FIELDS) expect(bytesOf((out, at) => cells.network(f)!(net, today, out, at))).toBe(expected(r.network[f]));
+          for (const f of GEO_FIELDS) expect(bytesOf((out, at) => cells.geo(f, 'json')!(g, today, out, at)), f).toBe(expectedJson(r.geo[f]));
+          for (const f of NET_FIELDS) expect(bytesOf((out, at) => cells.network(f, 'json')!(net, today, out, at)), f).toBe(expectedJson(r.network[f]));
           expect(cells.routingInferred(net)).toBe(r.evidence.routing === 'inferred');
         }
       }),
@@ -107,6 +112,8 @@ describe('RecordCells', () => {
     const cells = recordCells(loadSnapshot(encodeSnapshot(modelFromPrefixes([], [], 1))));
     expect(cells.geo('nope' as keyof Geo)).toBeNull();
     expect(cells.network('nope' as keyof Network)).toBeNull();
+    expect(cells.geo('nope' as keyof Geo, 'json')).toBeNull();
+    expect(cells.network('nope' as keyof Network, 'json')).toBeNull();
   });
 });
 

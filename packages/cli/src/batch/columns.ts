@@ -16,8 +16,8 @@
 import type { Evidence, Geo, Network, ResultFormat, Risk, Signals } from '@ipintel/core';
 import { expandFields } from '../fields.js';
 
-const GEO = ['country', 'country_code', 'region', 'city', 'latitude', 'longitude', 'timezone'] as const;
-const NETWORK = [
+export const GEO = ['country', 'country_code', 'region', 'city', 'latitude', 'longitude', 'timezone'] as const;
+export const NETWORK = [
   'asn', 'as_org', 'is_announced', 'is_bogon', 'rpki', 'allocation_date', 'allocation_age_days', 'registration_country',
 ] as const;
 const SIGNALS = [

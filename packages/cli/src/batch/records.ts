@@ -60,8 +60,9 @@ interface Run {
   readonly parts: readonly (string | ((r: CheckResult) => string))[];
   /**
    * The same bytes written from the record's columns (core's RecordCells):
-   * literals and cell writers; null where a part has no writer (JSON
-   * outputs, the thirdparty shape, records other than geo and network rows).
+   * literals and cell writers (CSV cells, or JSON values); null where a part
+   * has no writer (the thirdparty shape, records other than geo and network
+   * rows).
    */
   readonly cells: readonly (Uint8Array | CellWriter)[] | null;
   /** By record id (id 0 when slot is -1): [start + 1, length] of the rendered bytes in the store; 0 = not rendered. */
@@ -130,12 +131,12 @@ class RunStore {
 /** An IPv4 row: runs, with the address between some of them. */
 type Piece = Run | 'ip';
 
-/** A column's cell writer, for the columns of geo and network rows (the records a batch meets by the ten thousand). */
-function cellWriter(cells: RecordCells, column: string): CellWriter | null {
+/** A column's cell (CSV) or value (JSON) writer, for the columns of geo and network rows (the records a batch meets by the ten thousand). */
+function cellWriter(cells: RecordCells, column: string, as: 'csv' | 'json'): CellWriter | null {
   const [group, field] = column.split('.') as [string, string | undefined];
   if (field === undefined) return null;
-  if (group === 'geo') return cells.geo(field as never);
-  if (group === 'network') return cells.network(field as never);
+  if (group === 'geo') return cells.geo(field as never, as);
+  if (group === 'network') return cells.network(field as never, as);
   return null;
 }
 
@@ -177,7 +178,7 @@ function compileRuns(template: RowTemplate, sizes: readonly number[], cells: Rec
           if (item !== '') direct?.push(encoder.encode(item));
           continue;
         }
-        const w = item === null ? null : cellWriter(cells, item.column);
+        const w = item === null ? null : cellWriter(cells, item.column, template.output === 'csv' ? 'csv' : 'json');
         if (w === null) direct = null;
         else direct?.push(w);
       }

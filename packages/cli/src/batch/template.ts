@@ -22,7 +22,7 @@
 import { TextEncoder } from 'node:util';
 import { toThirdParty, type CheckResult, type ResultFormat } from '@ipintel/core';
 import { csvCell, jsonValue } from './cells.js';
-import { allColumns, ERROR_COLUMNS } from './columns.js';
+import { allColumns, ERROR_COLUMNS, GEO, NETWORK } from './columns.js';
 
 export type OutputKind = 'ndjson' | 'csv' | 'json';
 
@@ -46,8 +46,9 @@ export type Segment =
       /** The segment's text, rendered afresh (for callers with their own cache). */
       readonly text: (r: CheckResult) => string;
       /**
-       * The same text as literals and CSV cells of native columns (`geo.city`), for
-       * callers that write cells from the snapshot's records (records.ts); CSV only.
+       * The same text as literals and the cells (CSV) or values (JSON) of
+       * native columns (`geo.city`), for callers that write them from the
+       * snapshot's records (records.ts); native results only.
        */
       readonly layout?: readonly (string | { readonly column: string })[];
     };
@@ -86,7 +87,15 @@ function nestedItems(format: ResultFormat): Item[] {
   if (format === 'native') {
     const items: Item[] = [{ lit: '{"ip":"' }, { ip: true }, { lit: '","version":' }, { version: true }];
     for (const g of ['geo', 'network', 'signals', 'evidence', 'risk', 'attribution'] as const) {
-      items.push({ lit: `,"${g}":` }, { group: g, text: (r) => JSON.stringify((r as CheckResult)[g]) });
+      if (g === 'geo' || g === 'network') {
+        // Field by field (JSON.stringify's text of the object, whose keys come in this order), so
+        // that each value is a column records.ts can write from the snapshot's records.
+        const keys: readonly string[] = g === 'geo' ? GEO : NETWORK;
+        keys.forEach((k, i) => {
+          items.push({ lit: `${i === 0 ? `,"${g}":{` : ','}"${k}":` }, { group: g, text: (r) => JSON.stringify(((r as CheckResult)[g] as unknown as Record<string, unknown>)[k]), column: `${g}.${k}` });
+        });
+        items.push({ lit: '}' });
+      } else items.push({ lit: `,"${g}":` }, { group: g, text: (r) => JSON.stringify((r as CheckResult)[g]) });
     }
     items.push({ lit: '}' });
     return items;
@@ -111,7 +120,7 @@ function flatItems(format: ResultFormat, csv: boolean, columns: readonly string[
     else {
       const cell = csv ? csvCell : jsonValue;
       const get = getter(c);
-      items.push({ group: groupOf(format, c), text: (p) => cell(get(p)), ...(csv && format === 'native' ? { column: c } : {}) });
+      items.push({ group: groupOf(format, c), text: (p) => cell(get(p)), ...(format === 'native' ? { column: c } : {}) });
     }
   });
   if (!csv) items.push({ lit: '}' });
@@ -189,7 +198,7 @@ export class RowTemplate {
       } else {
         // Fold following fields of the same group (and literals between them) into one segment.
         const texts = [it.text];
-        // The layout, while every field has a column (CSV of native results).
+        // The layout, while every field has a column (native results).
         let layout: Layout | null = it.column === undefined ? null : [{ column: it.column }];
         let j = i + 1;
         for (;;) {

@@ -1,16 +1,19 @@
 /**
- * Record fields as CSV cells, written as bytes straight from the columns:
+ * Record fields as CSV cells or JSON values, written as bytes straight from the columns:
  * the CLI's batch writer renders the geo and network cells of each record it
  * meets this way instead of building the result's frozen objects (tables.ts)
  * and turning their values back into text. A world-sized batch meets ~150,000
  * records, so this is most of a batch's cost (docs/design.md, fourth round).
  *
- * The bytes are those of `csvCell(value)` (result/csv.ts) UTF-8 encoded,
- * where `value` is the field of the object tables.ts builds for the same
- * row: tests compare the two for every row of a snapshot. Strings that are
- * ASCII are copied (and quoted when they hold `"`, `,`, CR or LF); others go
- * through the same decode and csvCell as the objects, so that bytes that are
- * not valid UTF-8 come out as the objects' replacement characters.
+ * The bytes are those of `csvCell(value)` (result/csv.ts), or of
+ * `JSON.stringify(value)` for JSON, UTF-8 encoded, where `value` is the field
+ * of the object tables.ts builds for the same row: tests compare them for
+ * every row of a snapshot. Strings that are ASCII are copied (CSV: quoted
+ * when they hold `"`, `,`, CR or LF; JSON: always quoted, and a string with
+ * `"`, a backslash or a control character takes the general way); others go
+ * through the same decode and csvCell or JSON.stringify as the objects, so
+ * that bytes that are not valid UTF-8 come out as the objects' replacement
+ * characters.
  *
  * @module
  */
@@ -30,7 +33,16 @@ import type { DecodedSnapshot } from './decode.js';
 export type CellWriter = (row: number, today: number, out: Uint8Array, at: number) => number;
 
 const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 const encoder = new TextEncoder();
+
+/** How a cell is written: CSV (csvCell) or JSON (JSON.stringify). */
+export type CellEncoding = 'csv' | 'json';
+
+/** A value as the text of its cell in `as`. */
+function cellText(value: unknown, as: CellEncoding): string {
+  return as === 'csv' ? csvCell(value) : JSON.stringify(value);
+}
 
 /** Text that is all ASCII, written as bytes; -1 when it does not fit. */
 function putAscii(s: string, out: Uint8Array, at: number): number {
@@ -112,62 +124,69 @@ export class RecordCells {
     return t;
   }
 
-  /** A writer of the geo field `field`, or null for a field it does not know. */
-  geo(field: keyof Geo): CellWriter | null {
+  /** A writer of the geo field `field` as a CSV cell or (`as` 'json') a JSON value, or null for a field it does not know. */
+  geo(field: keyof Geo, as: CellEncoding = 'csv'): CellWriter | null {
     const c = this.c;
+    const str = as === 'csv' ? this.strCell : this.strJson;
+    const none = as === 'csv' ? '' : 'null';
     switch (field) {
       case 'country':
-        return this.smallCells(c['geo.country_code'], (id) => {
+        return this.smallCells(c['geo.country_code'], as, (id) => {
           const code = this.strings.str16(id);
           return code === null ? null : (this.countryNames[code] ?? null);
         });
       case 'country_code':
-        return this.smallCells(c['geo.country_code'], (id) => this.strings.str16(id));
+        return this.smallCells(c['geo.country_code'], as, (id) => this.strings.str16(id));
       case 'timezone':
-        return this.smallCells(c['geo.timezone'], (id) => this.strings.str16(id));
+        return this.smallCells(c['geo.timezone'], as, (id) => this.strings.str16(id));
       case 'region':
-        return (row, _today, out, at) => this.strCell(c['geo.region'][row]!, out, at);
+        return (row, _today, out, at) => str.call(this, c['geo.region'][row]!, out, at);
       case 'city':
-        return (row, _today, out, at) => this.strCell(c['geo.city'][row]!, out, at);
+        return (row, _today, out, at) => str.call(this, c['geo.city'][row]!, out, at);
       case 'latitude':
-        return (row, _today, out, at) => coordinateCell(c['geo.latitude'][row]!, out, at);
+        return (row, _today, out, at) => coordinateText(c['geo.latitude'][row]!, none, out, at);
       case 'longitude':
-        return (row, _today, out, at) => coordinateCell(c['geo.longitude'][row]!, out, at);
+        return (row, _today, out, at) => coordinateText(c['geo.longitude'][row]!, none, out, at);
       default:
         return null;
     }
   }
 
-  /** A writer of the network field `field`, or null for a field it does not know. */
-  network(field: keyof Network): CellWriter | null {
+  /** A writer of the network field `field` as a CSV cell or (`as` 'json') a JSON value, or null for a field it does not know. */
+  network(field: keyof Network, as: CellEncoding = 'csv'): CellWriter | null {
     const c = this.c;
+    const str = as === 'csv' ? this.strCell : this.strJson;
+    const none = as === 'csv' ? '' : 'null';
     switch (field) {
       case 'asn':
         return (row, _today, out, at) => putAscii(String(c['net.asn'][row]!), out, at);
       case 'as_org':
-        // The object holds '' for a missing organisation, a quoted empty cell.
+        // The object holds '' for a missing organisation: a quoted empty cell, an empty JSON string.
         return (row, _today, out, at) => {
           const id = c['net.as_org'][row]!;
-          return id === NULL_STRING ? putAscii('""', out, at) : this.strCell(id, out, at);
+          return id === NULL_STRING ? putAscii('""', out, at) : str.call(this, id, out, at);
         };
       case 'is_announced':
         return (row, _today, out, at) => putAscii((c['net.flags'][row]! & NET_ANNOUNCED) !== 0 ? 'true' : 'false', out, at);
       case 'is_bogon':
         return (row, _today, out, at) => putAscii((c['net.flags'][row]! & NET_BOGON) !== 0 ? 'true' : 'false', out, at);
-      case 'rpki':
-        return (row, _today, out, at) => putAscii(RPKI_CODES[c['net.rpki'][row]!] ?? '', out, at);
+      case 'rpki': {
+        // Five codes: their cells made once.
+        const made = RPKI_CODES.map((code) => cellText(code, as));
+        return (row, _today, out, at) => putAscii(made[c['net.rpki'][row]!] ?? none, out, at);
+      }
       case 'allocation_date':
         return (row, _today, out, at) => {
           const day = c['net.allocation_day'][row]!;
-          return day === NULL_DAY ? at : putText(csvCell(isoDay(day)), out, at);
+          return day === NULL_DAY ? putAscii(none, out, at) : putText(cellText(isoDay(day), as), out, at);
         };
       case 'allocation_age_days':
         return (row, today, out, at) => {
           const day = c['net.allocation_day'][row]!;
-          return day === NULL_DAY ? at : putAscii(String(Math.max(0, today - day)), out, at);
+          return day === NULL_DAY ? putAscii(none, out, at) : putAscii(String(Math.max(0, today - day)), out, at);
         };
       case 'registration_country':
-        return (row, _today, out, at) => this.strCell(c['net.registration_country'][row]!, out, at);
+        return (row, _today, out, at) => str.call(this, c['net.registration_country'][row]!, out, at);
       default:
         return null;
     }
@@ -177,16 +196,35 @@ export class RecordCells {
    * A writer of a u16 string column's cells (few distinct values: country
    * codes and names, time zones), each made once from `value` of its id.
    */
-  private smallCells(column: Uint16Array, value: (id: number) => string | null): CellWriter {
+  private smallCells(column: Uint16Array, as: CellEncoding, value: (id: number) => string | null): CellWriter {
     const made: (Uint8Array | undefined)[] = [];
     return (row, _today, out, at) => {
       const id = column[row]!;
       let b = made[id];
-      if (b === undefined) made[id] = b = encoder.encode(csvCell(value(id)));
+      if (b === undefined) made[id] = b = encoder.encode(cellText(value(id), as));
       if (at + b.length > out.length) return -1;
       out.set(b, at);
       return at + b.length;
     };
+  }
+
+  /** The JSON value of string `id` (NULL_STRING: null): ASCII with nothing to escape is copied between quotes. */
+  private strJson(id: number, out: Uint8Array, at: number): number {
+    if (id === NULL_STRING) return putAscii('null', out, at);
+    const o = this.c['str.offsets'];
+    const bytes = this.c['str.bytes'];
+    const s = o[id]!;
+    const e = o[id + 1]!;
+    for (let i = s; i < e; i++) {
+      const b = bytes[i]!;
+      if (b >= 0x80 || b < 0x20 || b === QUOTE || b === BACKSLASH) return putText(JSON.stringify(this.strings.str(id)), out, at);
+    }
+    if (at + (e - s) + 2 > out.length) return -1;
+    let p = at;
+    out[p++] = QUOTE;
+    for (let i = s; i < e; i++) out[p++] = bytes[i]!;
+    out[p++] = QUOTE;
+    return p;
   }
 
   /** The cell of string `id` (NULL_STRING: an empty cell). */
@@ -228,10 +266,15 @@ export class RecordCells {
  * row's render; anything outside ±1e9 (not a coordinate) takes `String`.
  */
 export function coordinateCell(x: number, out: Uint8Array, at: number): number {
+  return coordinateText(x, '', out, at);
+}
+
+/** {@link coordinateCell} with `none` for null (JSON: 'null'). */
+function coordinateText(x: number, none: string, out: Uint8Array, at: number): number {
   const n = Math.round(x * 1e4);
   if (!(n > -1e9 && n < 1e9)) {
     const v = coordinate(x);
-    return v === null ? at : putAscii(String(v), out, at);
+    return putAscii(v === null ? none : String(v), out, at);
   }
   if (at + 16 > out.length) return -1;
   let p = at;
