@@ -38,9 +38,17 @@ import type {
  */
 export interface SharedSnapshot {
   readonly meta: SnapshotMeta;
+  /** Every column, decoded; but the IPv6 index's when `v6Stored` holds them. */
   readonly columns: Readonly<Record<string, ArrayBufferView>>;
   /** IPv4 ranges as counted by the sharing side (set by share(); fromShared counts again). */
   readonly ranges4?: number;
+  /**
+   * The IPv6 index's columns as stored in the file (deflated: ~5 MB of the
+   * world snapshot's 31), when the sharing side had not decoded them yet:
+   * each thread that opens the shared snapshot decodes them on its first
+   * IPv6 lookup, as a snapshot opened from a file does.
+   */
+  readonly v6Stored?: Readonly<Record<string, Uint8Array>>;
 }
 
 export interface LoadOptions {
@@ -388,27 +396,37 @@ export class IpIntel {
 
   /**
    * This snapshot's columns copied once into SharedArrayBuffers, for worker
-   * threads ({@link fromShared}); later calls return the same object. The
-   * IPv6 columns are decoded first if they were not yet (a shared snapshot
-   * carries every column decoded), so this throws `snapshot_corrupt` where
-   * an IPv6 check would.
+   * threads ({@link fromShared}); later calls return the same object. IPv6
+   * columns that wait for their first use are shared as stored (`v6Stored`),
+   * and each thread decodes them on its first IPv6 lookup; a snapshot whose
+   * IPv6 index was refused makes this throw the same `snapshot_corrupt`.
    *
    * @example
    * new Worker(url, { workerData: intel.share() }); // in the worker: fromShared(workerData)
    */
   share(): SharedSnapshot {
     if (this.shared === undefined) {
-      const columns: Record<string, ArrayBufferView> = {};
-      const all: Columns = { ...this.decoded.columns, ...this.index.v6.columns };
-      for (const name of Object.keys(COLUMNS) as ColumnName[]) {
-        const col = all[name];
+      const stored = this.decoded.v6Stored();
+      // Decoded IPv6 columns are shared decoded (this throws if they were refused); waiting ones as stored.
+      const all = (stored === null ? { ...this.decoded.columns, ...this.index.v6.columns } : this.decoded.columns) as Partial<Columns>;
+      const copy = (col: ArrayBufferView, Typed: new (b: SharedArrayBuffer) => ArrayBufferView): ArrayBufferView => {
         const sab = new SharedArrayBuffer(col.byteLength);
         new Uint8Array(sab).set(new Uint8Array(col.buffer, col.byteOffset, col.byteLength));
+        return new Typed(sab);
+      };
+      const columns: Record<string, ArrayBufferView> = {};
+      for (const name of Object.keys(COLUMNS) as ColumnName[]) {
+        const col = all[name];
         // The declared element type, not col.constructor: a column inflated by Node's zlib is a Buffer.
-        const Typed = ARRAY_OF[COLUMNS[name]] as unknown as new (b: SharedArrayBuffer) => ArrayBufferView;
-        columns[name] = new Typed(sab);
+        if (col !== undefined) columns[name] = copy(col, ARRAY_OF[COLUMNS[name]] as unknown as new (b: SharedArrayBuffer) => ArrayBufferView);
       }
-      this.shared = Object.freeze({ meta: this.decoded.meta, columns: Object.freeze(columns), ranges4: this.decoded.ranges4 });
+      const base = { meta: this.decoded.meta, columns: Object.freeze(columns), ranges4: this.decoded.ranges4 };
+      if (stored === null) this.shared = Object.freeze(base);
+      else {
+        const v6Stored: Record<string, Uint8Array> = {};
+        for (const [name, blob] of stored) v6Stored[name] = copy(blob, Uint8Array) as Uint8Array;
+        this.shared = Object.freeze({ ...base, v6Stored: Object.freeze(v6Stored) });
+      }
     }
     return this.shared;
   }
@@ -473,7 +491,10 @@ export function fromSharedWith(shared: SharedSnapshot, options: LoadOptions | un
   if (shared === null || typeof shared !== 'object' || typeof shared.columns !== 'object' || shared.columns === null) {
     throw new IpIntelError('invalid_input', 'fromShared expects the object IpIntel#share() returns');
   }
-  return new IpIntel(checkDecoded(shared.meta, shared.columns), { ...options, inflate: options?.inflate ?? fallback });
+  const inflate = options?.inflate ?? fallback;
+  const v6Stored = shared.v6Stored === undefined || shared.v6Stored === null ? undefined : shared.v6Stored;
+  if (v6Stored !== undefined && typeof v6Stored !== 'object') throw new IpIntelError('invalid_input', 'fromShared expects the object IpIntel#share() returns');
+  return new IpIntel(checkDecoded(shared.meta, shared.columns, v6Stored, inflate), { ...options, inflate });
 }
 
 /** {@link loadSnapshot} with `fallback` as the inflater unless the options name one (see {@link fromSharedWith}). */

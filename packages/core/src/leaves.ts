@@ -7,7 +7,7 @@
 import { IpIntelError } from './errors.js';
 import { INTERNAL, IpIntel as Intel, type IntelInternals, type IpIntel, type LoadOptions, type SharedSnapshot } from './intel.js';
 import { ARRAY_OF, trustedDecoded, type Columns } from './snapshot/decode.js';
-import { COLUMNS, type ColumnName } from './snapshot/format.js';
+import { COLUMNS, V6_COLUMNS, type ColumnName } from './snapshot/format.js';
 import { flatRanges4, flatRanges6, type FlatRanges } from './snapshot/walk.js';
 import type { RecordCells } from './snapshot/cells.js';
 import type { CheckResult } from './types.js';
@@ -126,15 +126,20 @@ export function resultForLeaf(intel: IpIntel, leaf: number, ip: string, version:
  * types are checked, the O(n) pass over the index and tables is not. Only
  * for an object that came from `share()` of a snapshot this process opened
  * (the CLI's batch workers: the main thread opened and checked it); anything
- * else goes through `fromShared()`. Throws `invalid_input` when a column is
- * missing or mistyped.
+ * else goes through `fromShared()`. IPv6 columns shared as stored
+ * (`v6Stored`) are decoded and checked on the first IPv6 lookup with
+ * `options.inflate`, which is then required (`nodeInflate` in Node). Throws
+ * `invalid_input` when a column is missing or mistyped.
  */
 export function fromSharedTrusted(shared: SharedSnapshot, options?: LoadOptions): IpIntel {
   const cols = shared?.columns as Readonly<Record<string, unknown>> | undefined;
-  const ok =
-    cols !== undefined && Number.isInteger(shared.ranges4) && (Object.keys(COLUMNS) as ColumnName[]).every((n) => cols[n] instanceof ARRAY_OF[COLUMNS[n]]);
+  const stored = shared?.v6Stored as Readonly<Record<string, unknown>> | undefined;
+  const typed = (n: ColumnName): boolean =>
+    stored !== undefined && (V6_COLUMNS as readonly ColumnName[]).includes(n) ? stored[n] instanceof Uint8Array : cols![n] instanceof ARRAY_OF[COLUMNS[n]];
+  const ok = cols !== undefined && Number.isInteger(shared.ranges4) && (Object.keys(COLUMNS) as ColumnName[]).every(typed);
   if (!ok) throw new IpIntelError('invalid_input', 'fromSharedTrusted expects the object IpIntel#share() returns');
-  return new Intel(trustedDecoded(shared.meta, cols as unknown as Columns, shared.ranges4!), options);
+  // IPv6 columns shared as stored are decoded on first use with the caller's inflater (this module has no default).
+  return new Intel(trustedDecoded(shared.meta, cols as unknown as Columns, shared.ranges4!, stored, options?.inflate), options);
 }
 
 /**

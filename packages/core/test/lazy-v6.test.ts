@@ -3,7 +3,8 @@
  * answers as a preloaded snapshot on every path, decoded exactly once, a
  * damaged IPv6 index (checksums right, an invariant broken) refused by every
  * IPv6 call with the error a preloading load gives while IPv4 keeps
- * answering, and shared snapshots carrying the IPv6 columns decoded.
+ * answering, and shared snapshots carrying the IPv6 columns as they were:
+ * decoded, or as stored for each thread to decode on its first IPv6 lookup.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { IpIntelError, defaultSnapshotPath, fromShared, loadSnapshot, nodeInflat
 import { flatRanges, fromSharedTrusted, leafCoverage } from '../src/internal.js';
 import { bigIntToText, encodeSnapshot, format, readSnapshotMeta } from '../src/writer.js';
 import { damageColumn, ipIntelErrorOf, modelFromPrefixes, resealSnapshot, tempDir } from '@ipintel/testkit';
+import { crc32 } from '../src/snapshot/checksum.js';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 300) });
 
@@ -95,17 +97,78 @@ describe('the IPv6 index on first use', () => {
     expect(d.calls()).toBe(deflated(false) + deflated(true));
   });
 
-  it('share() decodes the IPv6 columns of a lazy snapshot; fromShared and fromSharedTrusted answer as a preloaded one', () => {
+  it('share() hands on the IPv6 columns of a lazy snapshot as stored; each copy decodes them on its first IPv6 call and answers as a preloaded one', () => {
     const eager = loadSnapshot(bytes, { preload: true });
-    const lazy = loadSnapshot(bytes);
+    const c = counting();
+    const lazy = loadSnapshot(bytes, { inflate: c.inflate });
+    const atLoad = c.calls();
     const shared = lazy.share();
-    expect(Object.keys(shared.columns).sort()).toEqual(Object.keys(format.COLUMNS).sort());
-    expect(Object.values(shared.columns).every((col) => col.buffer instanceof SharedArrayBuffer)).toBe(true);
-    for (const copy of [fromShared(shared), fromSharedTrusted(shared)]) {
-      for (const ip of [...V4, ...V6]) expect(copy.check(ip)).toEqual(eager.check(ip));
+    expect(c.calls()).toBe(atLoad);
+    expect(Object.keys(shared.columns).sort()).toEqual(Object.keys(format.COLUMNS).filter((n) => !V6_NAMES.includes(n)).sort());
+    expect(Object.keys(shared.v6Stored ?? {}).sort()).toEqual([...V6_NAMES].sort());
+    const views = [...Object.values(shared.columns), ...Object.values(shared.v6Stored!)];
+    expect(views.every((col) => col.buffer instanceof SharedArrayBuffer)).toBe(true);
+    for (const [name, copy] of [
+      ['fromShared', fromShared(shared, { inflate: c.inflate })],
+      ['fromSharedTrusted', fromSharedTrusted(shared, { inflate: c.inflate })],
+    ] as const) {
+      const before = c.calls();
+      for (const ip of V4) expect(copy.check(ip)).toEqual(eager.check(ip));
+      expect([name, c.calls()]).toEqual([name, before]);
+      for (const ip of V6) expect(copy.check(ip)).toEqual(eager.check(ip));
+      expect([name, c.calls()]).toEqual([name, before + deflated(true)]);
       expect(copy.info.counts).toEqual(eager.info.counts);
     }
     for (const ip of V6) expect(lazy.check(ip)).toEqual(eager.check(ip));
+    // Once this snapshot has decoded them, a share() made before still carries them as stored.
+    expect(lazy.share()).toBe(shared);
+    expect(() => fromSharedTrusted(shared)).toThrow(/inflater/);
+  });
+
+  it('share() of a snapshot whose IPv6 columns are decoded carries them decoded', () => {
+    const eager = loadSnapshot(bytes, { preload: true });
+    const lazy = loadSnapshot(bytes);
+    lazy.check(V6[0]!);
+    for (const intel of [eager, lazy]) {
+      const shared = intel.share();
+      expect(shared.v6Stored).toBeUndefined();
+      expect(Object.keys(shared.columns).sort()).toEqual(Object.keys(format.COLUMNS).sort());
+      const copy = fromSharedTrusted(shared);
+      for (const ip of [...V4, ...V6]) expect(copy.check(ip)).toEqual(eager.check(ip));
+    }
+  });
+
+  it('fromShared refuses IPv6 columns shared as stored that do not match the meta, and a filtered one stored raw is decoded by each copy alike', () => {
+    const eager = loadSnapshot(bytes, { preload: true });
+    const shared = loadSnapshot(bytes).share();
+    const stored = shared.v6Stored!;
+    const flipped = new Uint8Array(stored['v6.w1']!);
+    flipped[0]! ^= 1;
+    expect(() => fromShared({ ...shared, v6Stored: { ...stored, 'v6.w1': flipped } })).toThrow(/v6\.w1 checksum/);
+    expect(() => fromShared({ ...shared, v6Stored: { ...stored, 'v6.w1': flipped.subarray(1) } })).toThrow(/v6\.w1/);
+    const missing: Record<string, Uint8Array> = { ...stored };
+    delete missing['v6.leaf'];
+    expect(() => fromShared({ ...shared, v6Stored: missing })).toThrow(/v6\.leaf/);
+    // A column stored raw but filtered (a crafted file: the writer filters deflated columns only): the
+    // filter is undone on a copy, so the shared bytes stay as stored for the next thread.
+    const plain = encodeSnapshot(model, { compress: false });
+    const rawFiltered = resealSnapshot(plain, (m, blobs, header) => {
+      const ref = m.columns['v6.w1']!;
+      const col = new Uint32Array(blobs.buffer.slice(blobs.byteOffset + ref.offset, blobs.byteOffset + ref.offset + ref.stored));
+      for (let i = col.length - 1; i > 0; i--) col[i] = (col[i]! - col[i - 1]!) >>> 0;
+      blobs.set(new Uint8Array(col.buffer), ref.offset);
+      ref.filter = 'delta';
+      ref.checksum = crc32(new Uint8Array(col.buffer));
+      header.setUint16(10, header.getUint16(10, true) | format.FLAG_FILTERS, true);
+    });
+    const crafted = loadSnapshot(rawFiltered);
+    for (const ip of V6) expect(crafted.check(ip)).toEqual(eager.check(ip));
+    const fresh = loadSnapshot(rawFiltered).share();
+    expect(fresh.v6Stored).toBeDefined();
+    for (let k = 0; k < 2; k++) {
+      const copy = fromShared(fresh);
+      for (const ip of V6) expect(copy.check(ip)).toEqual(eager.check(ip));
+    }
   });
 });
 

@@ -19,8 +19,12 @@ describe('sharing a snapshot between threads', () => {
 
   it('fromSharedTrusted (internal) answers the same without the invariant pass, and refuses what share() did not make', async () => {
     const { fromSharedTrusted } = await import('../src/internal.js');
+    const { fflateInflate } = await import('../src/inflate-fflate.js');
     const shared = intel.share();
-    const copy = fromSharedTrusted(shared);
+    // IPv6 columns shared as stored (this snapshot had not decoded them): the copy needs an inflater for them.
+    expect(shared.v6Stored).toBeDefined();
+    expect(() => fromSharedTrusted(shared)).toThrow(/inflater/);
+    const copy = fromSharedTrusted(shared, { inflate: fflateInflate });
     for (const ip of ['8.8.8.8', '8.8.9.1', '2001:4860::1', '::1']) expect(copy.check(ip)).toEqual(intel.check(ip));
     expect(copy.info.counts).toEqual(intel.info.counts);
     expect(() => fromSharedTrusted({ meta: shared.meta, columns: shared.columns })).toThrow(IpIntelError);
@@ -49,7 +53,9 @@ describe('sharing a snapshot between threads', () => {
     const mistyped = { meta: shared.meta, columns: { ...shared.columns, 'v4.blk': new Uint32Array(4) } };
     expect(() => fromShared(mistyped)).toThrow(IpIntelError);
     const dir = new Uint32Array((shared.columns['v4.dir'] as Uint32Array).length).fill(0x7fffff);
-    expect(() => fromShared({ meta: shared.meta, columns: { ...shared.columns, 'v4.dir': dir } })).toThrow(/v4\.dir/);
+    expect(() => fromShared({ ...shared, columns: { ...shared.columns, 'v4.dir': dir } })).toThrow(/v4\.dir/);
+    // Without the IPv6 columns stored or decoded, nothing to answer IPv6 with.
+    expect(() => fromShared({ meta: shared.meta, columns: shared.columns })).toThrow(/v6\./);
     expect(() => fromShared(null as never)).toThrow(/share\(\)/);
   });
 });

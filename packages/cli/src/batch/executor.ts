@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { openSync, type SharedSnapshot } from '@ipintel/core';
+import { nodeInflate, openSync, type SharedSnapshot } from '@ipintel/core';
 import { fromSharedTrusted } from '@ipintel/core/internal';
 import { BlockProcessor, type BlockOutput } from './block.js';
 import type { BufferPool } from './buffers.js';
@@ -37,7 +37,8 @@ export interface ProcessorConfig {
 }
 
 export function createProcessor(config: ProcessorConfig): BlockProcessor {
-  const intel = config.shared !== undefined ? fromSharedTrusted(config.shared) : openSync(config.snapshotPath);
+  // The IPv6 index may come as stored (not decoded by the main thread): this thread decodes it on its first IPv6 line.
+  const intel = config.shared !== undefined ? fromSharedTrusted(config.shared, { inflate: nodeInflate }) : openSync(config.snapshotPath);
   return new BlockProcessor(intel, new RowTemplate(config.render));
 }
 

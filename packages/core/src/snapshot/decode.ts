@@ -57,6 +57,12 @@ export interface DecodedSnapshot {
    * on that call and every later one.
    */
   readonly v6: () => V6Columns;
+  /**
+   * The IPv6 columns' stored blobs (checked) while they wait for their
+   * first use, so that `share()` can hand them on undecoded; null once `v6`
+   * has run (decoded, or refused) or when they never waited.
+   */
+  readonly v6Stored: () => ReadonlyMap<V6ColumnName, Uint8Array> | null;
 }
 
 const V6_NAMES: ReadonlySet<ColumnName> = new Set(V6_COLUMNS);
@@ -170,24 +176,36 @@ function ranges6Of(w1Count: number, subLeafBytes: number): number {
 /** A decoded snapshot whose columns, the IPv6 ones included, are all there and checked. */
 function eager(meta: SnapshotMeta, columns: Columns, ranges4: number): DecodedSnapshot {
   const v6 = columns as V6Columns;
-  return { meta, columns, ranges4, ranges6: ranges6Of(v6['v6.w1'].length, v6['v6.subleaf'].length), v6: () => v6 };
+  return { meta, columns, ranges4, ranges6: ranges6Of(v6['v6.w1'].length, v6['v6.subleaf'].length), v6: () => v6, v6Stored: () => null };
 }
 
 /**
- * The IPv6 columns from their stored blobs (checksums already checked at
- * load; the blobs are the reader's own copies), inflated, viewed and checked
- * on the first call. The result, or the `snapshot_corrupt` error, is kept:
- * later calls return or throw the same. The blobs are dropped once decoded.
+ * The IPv6 columns from their stored blobs (checksums already checked),
+ * inflated, viewed and checked on the first call (`v6`). The result, or the
+ * `snapshot_corrupt` error, is kept: later calls return or throw the same.
+ * The blobs are dropped once decoded. `own`: the blobs are the reader's own
+ * copies; when not (a shared snapshot's, other threads read them too), a
+ * column stored raw is copied before its filter is undone in place.
  */
-function deferredV6(planned: readonly PlannedColumn[], blobs: Map<ColumnName, Uint8Array>, inflate: Inflate, nLeaf: number): () => V6Columns {
+function deferredV6(
+  planned: readonly PlannedColumn[],
+  blobs: Map<ColumnName, Uint8Array>,
+  inflate: Inflate,
+  nLeaf: number,
+  own = true,
+): Pick<DecodedSnapshot, 'v6' | 'v6Stored'> {
   let done: V6Columns | undefined;
   let failure: IpIntelError | undefined;
-  return () => {
+  const v6 = (): V6Columns => {
     if (done !== undefined) return done;
     if (failure !== undefined) throw failure;
     try {
       const cols = {} as Record<ColumnName, Columns[ColumnName]>;
-      for (const c of planned) cols[c.name] = view(c.name, storedToRaw(c, blobs.get(c.name)!, inflate), c.rawSize, c.filter);
+      for (const c of planned) {
+        const blob = blobs.get(c.name)!;
+        const raw = storedToRaw(c, own || c.deflate ? blob : new Uint8Array(blob), inflate);
+        cols[c.name] = view(c.name, raw, c.rawSize, c.filter);
+      }
       validateV6(cols as V6Columns, nLeaf);
       done = cols as V6Columns;
     } catch (e) {
@@ -198,6 +216,25 @@ function deferredV6(planned: readonly PlannedColumn[], blobs: Map<ColumnName, Ui
     if (failure !== undefined) throw failure;
     return done!;
   };
+  const stored = (): ReadonlyMap<V6ColumnName, Uint8Array> | null => (blobs.size > 0 ? (blobs as Map<V6ColumnName, Uint8Array>) : null);
+  return { v6, v6Stored: stored };
+}
+
+/** Column `name` as the meta's column table describes it (`base`: where the blobs start in the file), its reference checked. */
+function planColumn(meta: SnapshotMeta, name: ColumnName, base: number): PlannedColumn {
+  const ref: ColumnRef | undefined = meta.columns[name];
+  const type = COLUMNS[name];
+  if (!ref || ref.type !== type) throw corrupt(`column ${name} is missing or has the wrong type`, name);
+  const ints = [ref.count, ref.offset, ref.stored, ref.checksum].every((x) => Number.isSafeInteger(x) && x >= 0);
+  if (!ints) throw corrupt(`column ${name} has a malformed reference`, name);
+  const rawSize = ref.count * TYPE_SIZE[type];
+  if (!ref.deflate && ref.stored !== rawSize) throw corrupt(`column ${name} has ${ref.stored} bytes for ${ref.count} elements`, name);
+  const filter = ref.filter ?? null;
+  if (filter !== null) {
+    if (!isColumnFilter(filter)) throw new IpIntelError('snapshot_version', `column ${name} uses a filter unknown to this reader (${String(filter)})`, name);
+    if (type !== 'u16' && type !== 'u32') throw corrupt(`column ${name} is not an integer column of 2 or 4 bytes and cannot be filtered`, name);
+  }
+  return { name, at: base + ref.offset, stored: ref.stored, rawSize, deflate: ref.deflate === true, filter, checksum: ref.checksum };
 }
 
 /**
@@ -222,21 +259,10 @@ export function parsePrelude(header: Header, metaRegion: Uint8Array): Prelude {
   const base = HEADER_SIZE + 4 + header.metaSize;
   const columns: PlannedColumn[] = [];
   for (const name of Object.keys(COLUMNS) as ColumnName[]) {
-    const ref: ColumnRef | undefined = meta.columns[name];
-    const type = COLUMNS[name];
-    if (!ref || ref.type !== type) throw corrupt(`column ${name} is missing or has the wrong type`, name);
-    const ints = [ref.count, ref.offset, ref.stored, ref.checksum].every((x) => Number.isSafeInteger(x) && x >= 0);
-    if (!ints) throw corrupt(`column ${name} has a malformed reference`, name);
-    const rawSize = ref.count * TYPE_SIZE[type];
-    if (!ref.deflate && ref.stored !== rawSize) throw corrupt(`column ${name} has ${ref.stored} bytes for ${ref.count} elements`, name);
-    if (ref.deflate && (header.flags & FLAG_DEFLATE) === 0) throw corrupt(`column ${name} is deflated but the header says nothing is`, name);
-    const filter = ref.filter ?? null;
-    if (filter !== null) {
-      if (!isColumnFilter(filter)) throw new IpIntelError('snapshot_version', `column ${name} uses a filter unknown to this reader (${String(filter)})`, name);
-      if ((header.flags & FLAG_FILTERS) === 0) throw corrupt(`column ${name} is filtered but the header says nothing is`, name);
-      if (type !== 'u16' && type !== 'u32') throw corrupt(`column ${name} is not an integer column of 2 or 4 bytes and cannot be filtered`, name);
-    }
-    columns.push({ name, at: base + ref.offset, stored: ref.stored, rawSize, deflate: ref.deflate === true, filter, checksum: ref.checksum });
+    const c = planColumn(meta, name, base);
+    if (c.deflate && (header.flags & FLAG_DEFLATE) === 0) throw corrupt(`column ${name} is deflated but the header says nothing is`, name);
+    if (c.filter !== null && (header.flags & FLAG_FILTERS) === 0) throw corrupt(`column ${name} is filtered but the header says nothing is`, name);
+    columns.push(c);
   }
   // The blobs tile the payload: no gap, no overlap, nothing after the last.
   columns.sort((a, b) => a.at - b.at);
@@ -287,23 +313,69 @@ export const ARRAY_OF = { u8: Uint8Array, u16: Uint16Array, u32: Uint32Array, f3
 /**
  * Checks columns that did not come from bytes (a snapshot shared between
  * threads): every column present with its element type, and every invariant
- * a lookup relies on.
+ * a lookup relies on. With `v6Stored` (the IPv6 columns as stored, not yet
+ * decoded by the sharing side), those are checked against the meta's
+ * lengths and checksums now and decoded with `inflate` on first use, as a
+ * file's are; `columns` then holds the others.
  */
-export function checkDecoded(meta: SnapshotMeta, columns: Readonly<Record<string, unknown>>): DecodedSnapshot {
+export function checkDecoded(
+  meta: SnapshotMeta,
+  columns: Readonly<Record<string, unknown>>,
+  v6Stored?: Readonly<Record<string, unknown>>,
+  inflate?: Inflate,
+): DecodedSnapshot {
   require(typeof meta === 'object' && meta !== null && typeof meta.build_date === 'string' && Array.isArray(meta.sources), 'shared meta is malformed', 'meta');
   require(typeof meta.country_names === 'object' && meta.country_names !== null, 'shared meta lacks country names', 'meta');
   const out = {} as Record<ColumnName, Columns[ColumnName]>;
   for (const name of Object.keys(COLUMNS) as ColumnName[]) {
+    if (v6Stored !== undefined && V6_NAMES.has(name)) continue;
     const col = columns[name];
     require(col instanceof ARRAY_OF[COLUMNS[name]], `shared column ${name} is missing or has the wrong type`, name);
     out[name] = col as Columns[ColumnName];
   }
-  return eager(meta, out as Columns, validate(out as Columns));
+  if (v6Stored === undefined) return eager(meta, out as Columns, validate(out as Columns));
+  const main = out as unknown as MainColumns;
+  return sharedLazy(meta, main, validateMain(main), v6Stored, inflate, true);
 }
 
-/** A decoded snapshot of columns already checked (a thread's own `share()`, see fromSharedTrusted): every column present. */
-export function trustedDecoded(meta: SnapshotMeta, columns: Columns, ranges4: number): DecodedSnapshot {
-  return eager(meta, columns, ranges4);
+/**
+ * A decoded snapshot of columns already checked (a thread's own `share()`,
+ * see fromSharedTrusted): every column present, or the IPv6 ones as their
+ * stored blobs (`v6Stored`), decoded with `inflate` on first use.
+ */
+export function trustedDecoded(
+  meta: SnapshotMeta,
+  columns: Columns | MainColumns,
+  ranges4: number,
+  v6Stored?: Readonly<Record<string, unknown>>,
+  inflate?: Inflate,
+): DecodedSnapshot {
+  if (v6Stored === undefined) return eager(meta, columns as Columns, ranges4);
+  return sharedLazy(meta, columns, ranges4, v6Stored, inflate, false);
+}
+
+/** The IPv6 columns of a shared snapshot that waited for their first use: planned from the meta, decoded on first use (checked blobs when `check`). */
+function sharedLazy(
+  meta: SnapshotMeta,
+  main: MainColumns,
+  ranges4: number,
+  v6Stored: Readonly<Record<string, unknown>>,
+  inflate: Inflate | undefined,
+  check: boolean,
+): DecodedSnapshot {
+  if (inflate === undefined) throw new IpIntelError('invalid_input', 'a shared snapshot whose IPv6 index waits for its first use needs an inflater (the `inflate` load option)');
+  require(typeof meta.columns === 'object' && meta.columns !== null, 'shared meta has no columns', 'meta');
+  const planned = V6_COLUMNS.map((name) => planColumn(meta, name, 0));
+  const blobs = new Map<ColumnName, Uint8Array>();
+  for (const c of planned) {
+    const blob = v6Stored[c.name];
+    require(blob instanceof Uint8Array, `shared stored column ${c.name} is missing or not bytes`, c.name);
+    if (check) checkBlob(c, blob as Uint8Array);
+    blobs.set(c.name, blob as Uint8Array);
+  }
+  const size = (name: V6ColumnName): number => planned.find((c) => c.name === name)!.rawSize;
+  const lazy = deferredV6(planned, blobs, inflate, main['leaf.ids'].length / 3, false);
+  return { meta, columns: main, ranges4, ranges6: ranges6Of(size('v6.w1') / 4, size('v6.subleaf')), ...lazy };
 }
 
 /**
@@ -326,8 +398,8 @@ export function finishSnapshot(prelude: Prelude, raw: ReadonlyMap<ColumnName, Ui
   const main = columns as unknown as MainColumns;
   const ranges4 = validateMain(main);
   const size = (name: V6ColumnName): number => deferred.find((c) => c.name === name)!.rawSize;
-  const v6 = deferredV6(deferred, kept, later, main['leaf.ids'].length / 3);
-  return { meta: prelude.meta, columns: main, ranges4, ranges6: ranges6Of(size('v6.w1') / 4, size('v6.subleaf')), v6 };
+  const lazy = deferredV6(deferred, kept, later, main['leaf.ids'].length / 3);
+  return { meta: prelude.meta, columns: main, ranges4, ranges6: ranges6Of(size('v6.w1') / 4, size('v6.subleaf')), ...lazy };
 }
 
 /**
