@@ -262,7 +262,7 @@ describe('ipintel batch: workers and progress', () => {
     }
   });
 
-  it('IPv6 lines: two jobs (the IPv6 index shared, decoded by share()) write what one job and a preloaded check() write', async () => {
+  it('IPv6 lines: two jobs (the IPv6 index shared as stored, decoded by each thread) write what one job and a preloaded check() write', async () => {
     batchHooks.workerUrl = new URL(`file://${(await ensureBundle()).worker}`);
     const preloaded = openSync(snap, { preload: true });
     const rnd = prng(17);
