@@ -42,7 +42,7 @@ export function utcDayOf(ms: number): number {
 }
 
 /** Last day (9999-12-31) whose ISO date has the plain YYYY-MM-DD form. */
-const LAST_PLAIN_DAY = 2_932_896;
+export const LAST_PLAIN_DAY = 2_932_896;
 
 /**
  * A UTC day number (days since 1970-01-01) as its ISO date, `YYYY-MM-DD`.

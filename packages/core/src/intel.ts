@@ -69,7 +69,8 @@ export interface LoadOptions {
    * Decode every column at load (default `false`). Without it the IPv6
    * index columns (31 MB of the world snapshot's 110) are checksummed at
    * load but inflated and checked on the first call that needs them (an
-   * IPv6 `check`, `match`, `share()`...): an IPv4-only workload never pays
+   * IPv6 `check`, `match`...; `share()` hands them on as stored, and each
+   * thread that opens the shared snapshot decodes its own): an IPv4-only workload never pays
    * for them, and the first IPv6 call pays once (~60-100 ms for the world
    * snapshot). Pass `true` where a first-call pause or a late refusal would
    * hurt: a server (which must refuse a damaged file before it replaces the

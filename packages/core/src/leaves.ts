@@ -81,7 +81,9 @@ export function leafRecordsMany(intel: IpIntel, leaves: Uint32Array, n: number, 
  */
 export function leafGeoPairsMany(intel: IpIntel, leaves: Uint32Array, n: number, out: Uint32Array): void {
   const x = of(intel);
-  if (!(Number.isInteger(n) && n >= 0 && n <= leaves.length && out.length >= 2 * n)) throw new IpIntelError('invalid_input', 'leafGeoPairsMany: n or out does not fit');
+  if (!(leaves instanceof Uint32Array && out instanceof Uint32Array && Number.isInteger(n) && n >= 0 && n <= leaves.length && out.length >= 2 * n)) {
+    throw new IpIntelError('invalid_input', 'leafGeoPairsMany: leaves and out must be Uint32Arrays that n fits');
+  }
   for (let j = 0; j < n; j++) if (leaves[j]! >= x.leafCount) checkLeaf(x, leaves[j]!);
   for (let j = 0; j < n; j++) x.geoPair(leaves[j]!, out, 2 * j);
 }
@@ -94,6 +96,7 @@ export function leafGeoPairsMany(intel: IpIntel, leaves: Uint32Array, n: number,
 export function pairRecords(intel: IpIntel, pair: number, out: Uint32Array): void {
   const x = of(intel);
   if (!(Number.isInteger(pair) && pair >= 0 && pair < x.pairCount)) throw new IpIntelError('invalid_input', `pair id ${pair} is out of range`);
+  if (!(out instanceof Uint32Array && out.length >= 2)) throw new IpIntelError('invalid_input', 'pairRecords: out must be a Uint32Array of at least 2');
   x.pairRecords(pair, out, 0);
 }
 
@@ -133,7 +136,7 @@ export function resultForLeaf(intel: IpIntel, leaf: number, ip: string, version:
  */
 export function fromSharedTrusted(shared: SharedSnapshot, options?: LoadOptions): IpIntel {
   const cols = shared?.columns as Readonly<Record<string, unknown>> | undefined;
-  const stored = shared?.v6Stored as Readonly<Record<string, unknown>> | undefined;
+  const stored = (shared?.v6Stored ?? undefined) as Readonly<Record<string, unknown>> | undefined;
   const typed = (n: ColumnName): boolean =>
     stored !== undefined && (V6_COLUMNS as readonly ColumnName[]).includes(n) ? stored[n] instanceof Uint8Array : cols![n] instanceof ARRAY_OF[COLUMNS[n]];
   const ok = cols !== undefined && Number.isInteger(shared.ranges4) && (Object.keys(COLUMNS) as ColumnName[]).every(typed);

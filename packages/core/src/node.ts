@@ -230,7 +230,11 @@ export function loadSnapshot(bytes: Uint8Array, options?: LoadOptions): IpIntel 
 /**
  * Opens a snapshot shared by another thread (`IpIntel#share()`). Every
  * column's type and every index invariant is checked again (the object may
- * come from anywhere); nothing is copied. Throws `IpIntelError` `snapshot_corrupt`.
+ * come from anywhere); the decoded columns are not copied. IPv6 columns
+ * shared as stored are checked against the meta's lengths and checksums now
+ * and decoded, into this thread's own memory, by its first IPv6 call (with
+ * `options.inflate`, or this entry's default), as a file's are. Throws
+ * `IpIntelError` `snapshot_corrupt`.
  *
  * @example
  * new Worker(url, { workerData: intel.share() }); // in the worker: fromShared(workerData)

@@ -33,7 +33,14 @@ const text = fc.oneof(
   fc.string({ unit: fc.constantFrom('a', '"', '\\', '\u0001', '\t', '\u001f', '/', '\u2028', '\u007f'), maxLength: 8 }),
 );
 const maybe = <T>(a: fc.Arbitrary<T>): fc.Arbitrary<T | null> => fc.option(a, { nil: null });
-const coordinate = maybe(fc.oneof(fc.double({ min: -180, max: 180, noNaN: true }), fc.integer({ min: -90, max: 90 })));
+// Real coordinates, and what a crafted file may hold (infinities, float32 extremes: past the integer fast path).
+const coordinate = maybe(
+  fc.oneof(
+    fc.double({ min: -180, max: 180, noNaN: true }),
+    fc.integer({ min: -90, max: 90 }),
+    fc.constantFrom(Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 3.4e38, -3.4e38, 1e6),
+  ),
+);
 /** The snapshot's one name per country code (none for codes starting with `x`), some to be quoted. */
 const countryName = (code: string | null): string | null =>
   code === null || code.startsWith('x') ? null : code.length % 2 === 0 ? `Land, "${code}"` : `Pays ${code}é`;

@@ -149,7 +149,9 @@ describe('@ipintel/core/internal: leafCoverage, leafRecords, resultForLeaf', () 
         expect(new Set(seen.values()).size).toBe(seen.size);
         for (const bad of [pairCount(intel), -1, 0.5, Number.NaN]) expect(() => pairRecords(intel, bad, pr)).toThrow(/out of range/);
         expect(() => leafGeoPairsMany(intel, Uint32Array.of(n), 1, gp)).toThrow(/out of range/);
-        expect(() => leafGeoPairsMany(intel, all, n, new Uint32Array(2 * n - 1))).toThrow(/does not fit/);
+        expect(() => leafGeoPairsMany(intel, all, n, new Uint32Array(2 * n - 1))).toThrow(/n fits/);
+        expect(() => leafGeoPairsMany(intel, Array.from(all) as unknown as Uint32Array, n, gp)).toThrow(/Uint32Array/);
+        expect(() => pairRecords(intel, 0, new Uint32Array(1))).toThrow(/at least 2/);
       }),
       { numRuns: 50 },
     );

@@ -28,6 +28,7 @@ describe('sharing a snapshot between threads', () => {
     for (const ip of ['8.8.8.8', '8.8.9.1', '2001:4860::1', '::1']) expect(copy.check(ip)).toEqual(intel.check(ip));
     expect(copy.info.counts).toEqual(intel.info.counts);
     expect(() => fromSharedTrusted({ meta: shared.meta, columns: shared.columns })).toThrow(IpIntelError);
+    expect(() => fromSharedTrusted({ ...shared, v6Stored: null as never })).toThrow(IpIntelError);
     expect(() => fromSharedTrusted({ ...shared, columns: { ...shared.columns, 'v4.dir': new Uint8Array(4) } })).toThrow(/share\(\)/);
   });
 

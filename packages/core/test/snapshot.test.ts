@@ -90,6 +90,18 @@ describe('snapshot loading', () => {
     expect(errorCode(new TextEncoder().encode('{"not":"a snapshot"}'.padEnd(64)))).toBe('snapshot_corrupt');
   });
 
+  it('refuses an allocation day past 9999-12-31 (no date; far enough past, Date would throw on it), and takes the null day', () => {
+    for (const day of [0xfffffff0, 2_932_897]) {
+      const out = damageColumn(encodeSnapshot(model, { compress: false }), 'net.allocation_day', (col) => col.setUint32(0, day, true));
+      expect(errorCode(out)).toBe('snapshot_corrupt');
+      expect(() => loadSnapshot(out)).toThrow(/net\.allocation_day/);
+    }
+    const last = damageColumn(encodeSnapshot(model, { compress: false }), 'net.allocation_day', (col) => col.setUint32(0, 2_932_896, true));
+    expect(loadSnapshot(last).check('8.8.8.8').network.allocation_date).toBe('9999-12-31');
+    const none = damageColumn(encodeSnapshot(model, { compress: false }), 'net.allocation_day', (col) => col.setUint32(0, format.NULL_DAY, true));
+    expect(loadSnapshot(none).check('8.8.8.8').network.allocation_date).toBeNull();
+  });
+
   it('refuses a payload whose index breaks an invariant even when every checksum is right', () => {
     // Damage an uncompressed index column, then re-seal its checksum, the meta and the header.
     const out = damageColumn(encodeSnapshot(model, { compress: false }), 'v4.dir', (col) => col.setUint32(0, 999, true)); // a leaf id beyond the table

@@ -25,7 +25,7 @@ import { NET_ANNOUNCED, NET_BOGON, NET_ROUTING_INFERRED, NULL_DAY, NULL_STRING, 
 import type { DecodedSnapshot } from './decode.js';
 
 /**
- * Writes one field of record `row` as a CSV cell into `out` from `at`;
+ * Writes one field of record `row` as a CSV cell (or a JSON value) into `out` from `at`;
  * returns where the cell ends, or -1 when `out` has too little room (the
  * caller grows it and calls again). `today` is the UTC day number
  * (network fields: `allocation_age_days`).
@@ -128,7 +128,6 @@ export class RecordCells {
   geo(field: keyof Geo, as: CellEncoding = 'csv'): CellWriter | null {
     const c = this.c;
     const str = as === 'csv' ? this.strCell : this.strJson;
-    const none = as === 'csv' ? '' : 'null';
     switch (field) {
       case 'country':
         return this.smallCells(c['geo.country_code'], as, (id) => {
@@ -144,9 +143,9 @@ export class RecordCells {
       case 'city':
         return (row, _today, out, at) => str.call(this, c['geo.city'][row]!, out, at);
       case 'latitude':
-        return (row, _today, out, at) => coordinateText(c['geo.latitude'][row]!, none, out, at);
+        return (row, _today, out, at) => coordinateText(c['geo.latitude'][row]!, as, out, at);
       case 'longitude':
-        return (row, _today, out, at) => coordinateText(c['geo.longitude'][row]!, none, out, at);
+        return (row, _today, out, at) => coordinateText(c['geo.longitude'][row]!, as, out, at);
       default:
         return null;
     }
@@ -266,16 +265,17 @@ export class RecordCells {
  * row's render; anything outside ±1e9 (not a coordinate) takes `String`.
  */
 export function coordinateCell(x: number, out: Uint8Array, at: number): number {
-  return coordinateText(x, '', out, at);
+  return coordinateText(x, 'csv', out, at);
 }
 
-/** {@link coordinateCell} with `none` for null (JSON: 'null'). */
-function coordinateText(x: number, none: string, out: Uint8Array, at: number): number {
+/**
+ * {@link coordinateCell} as a CSV cell or a JSON value. Outside ±1e9 (no
+ * coordinate: a crafted or broken file) the value's own cell text: JSON
+ * writes null for an infinity, as JSON.stringify does.
+ */
+function coordinateText(x: number, as: CellEncoding, out: Uint8Array, at: number): number {
   const n = Math.round(x * 1e4);
-  if (!(n > -1e9 && n < 1e9)) {
-    const v = coordinate(x);
-    return putAscii(v === null ? none : String(v), out, at);
-  }
+  if (!(n > -1e9 && n < 1e9)) return putAscii(cellText(coordinate(x), as), out, at);
   if (at + 16 > out.length) return -1;
   let p = at;
   let m = n;

@@ -8,6 +8,7 @@
  * @module
  */
 import { corrupt } from '../errors.js';
+import { LAST_PLAIN_DAY } from '../clock.js';
 import {
   firstAbove16,
   firstAbove24,
@@ -23,6 +24,7 @@ import {
 import {
   CONNECTION_CODES,
   EVIDENCE_CODES,
+  NULL_DAY,
   NULL_STRING,
   NULL_STRING16,
   RPKI_CODES,
@@ -96,6 +98,9 @@ export function validateMain(c: MainColumns): number {
     allBelow(c[n], nStr, n, true);
   }
   allBelow(c['net.rpki'], RPKI_CODES.length, 'net.rpki');
+  // A day past 9999-12-31 (the writer takes YYYY-MM-DD dates) would be no date; far enough past, Date throws on it.
+  // (NULL_DAY, no date, is the same word as NULL_STRING, which allBelow lets through.)
+  allBelow(c['net.allocation_day'], LAST_PLAIN_DAY + 1, 'net.allocation_day', NULL_DAY === NULL_STRING);
   allBelow(c['sig.connection_type'], CONNECTION_CODES.length, 'sig.connection_type');
   allBelow(c['sig.connection_evidence'], EVIDENCE_CODES.length, 'sig.connection_evidence');
   require(c['pair.sig'].length === nPair, 'pair columns differ in length', 'pair.sig');
