@@ -9,7 +9,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadSnapshot, type ExplanationField, type IpIntel } from '@ipintel/core';
-import { encodeSnapshot, readSnapshotMeta } from '@ipintel/core/writer';
+import { crc32, encodeSnapshot, readSnapshotMeta } from '@ipintel/core/writer';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { ipIntelErrorOf, sourceRow } from '@ipintel/testkit';
 import { sidecarOf } from '../../src/build/sidecar.js';
 import { combine } from '../../src/combine/combine.js';
@@ -51,6 +52,64 @@ function built(over: Over = {}): { snapshot: Uint8Array; sidecar: Uint8Array } {
 function explainer(over: Over = {}): IpIntel {
   const b = built(over);
   return loadSnapshot(b.snapshot, { explain: b.sidecar });
+}
+
+/**
+ * The sidecar with the prefix lengths of role `role`'s IPv6 section edited,
+ * its body deflated again and every checksum and size sealed (the layout of
+ * core's explain/format.ts: prelude, JSON header, deflated sections).
+ */
+function withSection6(sidecar: Uint8Array, role: string, edit: (lengths: Uint8Array) => void): Uint8Array {
+  const view = new DataView(sidecar.buffer, sidecar.byteOffset, sidecar.byteLength);
+  const headLength = view.getUint32(12, true);
+  const header = JSON.parse(new TextDecoder().decode(sidecar.subarray(20, 20 + headLength))) as { body: { raw: number; stored: number; checksum: number } };
+  const raw = new Uint8Array(inflateRawSync(sidecar.subarray(20 + headLength)));
+  let pos = 0;
+  const uint = (): number => {
+    let n = 0;
+    for (let scale = 1; ; scale *= 128) {
+      const b = raw[pos++]!;
+      n += (b & 0x7f) * scale;
+      if (b < 0x80) return n;
+    }
+  };
+  const skip = (count: number): void => {
+    for (let i = 0; i < count; i++) while (raw[pos++]! >= 0x80);
+  };
+  const text = (): string => {
+    const len = uint();
+    pos += len;
+    return new TextDecoder().decode(raw.subarray(pos - len, pos));
+  };
+  let found = false;
+  while (pos < raw.length) {
+    const name = text();
+    const kind = raw[pos++]!; // 0 prefix, 1 interval, 2 span, 3 asn
+    const version = raw[pos++]!;
+    const n = uint();
+    text();
+    if (kind === 0) {
+      skip(n);
+      if (name === role && version === 6) {
+        edit(raw.subarray(pos, pos + n));
+        found = true;
+      }
+      pos += n;
+      skip(2 * n);
+    } else skip((kind === 1 ? 4 : 3) * n);
+  }
+  if (!found) throw new Error(`no IPv6 section of ${role}`);
+  const body = new Uint8Array(deflateRawSync(raw));
+  header.body = { ...header.body, stored: body.length, checksum: crc32(body) };
+  const head = new TextEncoder().encode(JSON.stringify(header));
+  const out = new Uint8Array(20 + head.length + body.length);
+  out.set(sidecar.subarray(0, 20));
+  const o = new DataView(out.buffer);
+  o.setUint32(12, head.length, true);
+  o.setUint32(16, crc32(head), true);
+  out.set(head, 20);
+  out.set(body, 20 + head.length);
+  return out;
 }
 
 const field = (intel: IpIntel, ip: string, name: string): ExplanationField => intel.check(ip, { explain: true }).explanation!.fields.find((f) => f.field === name)!;
@@ -183,6 +242,20 @@ describe('explain: typed errors', () => {
     for (const bad of [sidecar.subarray(0, sidecar.length - 7), sidecar.subarray(0, 10), new Uint8Array(0), new TextEncoder().encode('not a sidecar at all, just text')]) {
       expect(ipIntelErrorOf(() => loadSnapshot(snapshot, { explain: bad }).check('8.8.8.9', { explain: true })).code).toBe('explain_corrupt');
     }
+  });
+
+  it('an IPv6 section is read on the first IPv6 explanation: a corrupt one (checksums right) fails IPv6 explanations only, every time', () => {
+    const tor6 = { version: 6 as const, start: 0x20010db8n << 96n, length: 32, value: {} };
+    const { snapshot, sidecar } = built({ tor: [p4(8, 8, 8, 9, 32, {}), tor6] });
+    const good = loadSnapshot(snapshot, { explain: sidecar });
+    expect(roles(field(good, '2001:db8::1', 'signals.is_tor'))).toContain('tor');
+    const bad = loadSnapshot(snapshot, { explain: withSection6(sidecar, 'tor', (lengths) => (lengths[0] = 200)) });
+    expect(roles(field(bad, '8.8.8.9', 'signals.is_tor'))).toContain('tor');
+    for (let k = 0; k < 2; k++) {
+      const e = ipIntelErrorOf(() => bad.check('2001:db8::1', { explain: true }));
+      expect([e.code, e.message]).toEqual(['explain_corrupt', expect.stringMatching(/not a valid IPv6 prefix/)]);
+    }
+    expect(roles(field(bad, '8.8.8.9', 'signals.is_tor'))).toContain('tor');
   });
 
   it('check() and checkBatch() without explain never read the sidecar', () => {

@@ -3,7 +3,10 @@
  * family the prefixes as sorted keys (start * 256 + length) for a
  * longest-match lookup, the intervals of the ASN table and the geo sources'
  * spans, and the ASN-keyed sets. Every count, id and order is checked: a
- * bad sidecar is `explain_corrupt`, never a crash or a wrong answer.
+ * bad sidecar is `explain_corrupt`, never a crash or a wrong answer. The
+ * IPv6 prefix and interval sections (most of the decoding, their keys being
+ * bigints) are stepped over and read on their first use (LazyTables), so an
+ * IPv4 explanation never pays for them; a corrupt one is refused there.
  *
  * @module
  */
@@ -39,10 +42,15 @@ export interface AsnEntry {
   readonly source: number;
 }
 
+/** Tables by key; IPv6 ones decoded on their first `get` (see decodeSidecar). */
+export interface Tables<K, T> {
+  get(key: K): T | undefined;
+}
+
 export interface Sidecar {
   readonly header: SidecarHeader;
-  readonly prefixes: ReadonlyMap<`${SidecarPrefixRole}${4 | 6}`, PrefixTable>;
-  readonly intervals: ReadonlyMap<string, IntervalTable>;
+  readonly prefixes: Tables<`${SidecarPrefixRole}${4 | 6}`, PrefixTable>;
+  readonly intervals: Tables<string, IntervalTable>;
   readonly asns: ReadonlyMap<SidecarAsnRole, ReadonlyMap<number, readonly AsnEntry[]>>;
 }
 
@@ -103,11 +111,12 @@ function ids(r: ByteReader, n: number, below: number, what: string): Uint32Array
 
 const MAX_SOURCES = 1 << 16;
 
-function readPrefixes(r: ByteReader, version: 4 | 6, n: number, values: unknown[]): PrefixTable {
+/** `limit`: how many values the role's table had when the section was written (its ids refer to those). */
+function readPrefixes(r: ByteReader, version: 4 | 6, n: number, values: unknown[], limit: number): PrefixTable {
   const keys = version === 4 ? readPrefixes4(r, n) : readPrefixes6(r, n);
   const lengths = new Set<number>();
   for (let i = 0; i < n; i++) lengths.add(typeof keys[i] === 'number' ? (keys[i] as number) % 256 : Number((keys[i] as bigint) & 255n));
-  return { keys, sources: ids(r, n, MAX_SOURCES, 'source row'), values: ids(r, n, Math.max(values.length, 1), 'value id'), table: values, lengths: [...lengths].sort((a, b) => b - a) };
+  return { keys, sources: ids(r, n, MAX_SOURCES, 'source row'), values: ids(r, n, Math.max(limit, 1), 'value id'), table: values, lengths: [...lengths].sort((a, b) => b - a) };
 }
 
 const notPrefix = (i: number, version: 4 | 6): IpIntelError => sidecarCorrupt(`prefix ${i} of a role is not a valid IPv${version} prefix`);
@@ -147,7 +156,7 @@ function readPrefixes6(r: ByteReader, n: number): bigint[] {
   return keys;
 }
 
-function readIntervals(r: ByteReader, version: 4 | 6, n: number, withValues: boolean, values: unknown[]): IntervalTable {
+function readIntervals(r: ByteReader, version: 4 | 6, n: number, withValues: boolean, values: unknown[], limit: number): IntervalTable {
   let firsts: Float64Array | bigint[];
   let lasts: Float64Array | bigint[];
   if (version === 4) {
@@ -170,7 +179,54 @@ function readIntervals(r: ByteReader, version: 4 | 6, n: number, withValues: boo
       next = l[i]! + 1n;
     }
   }
-  return { firsts, lasts, sources: ids(r, n, MAX_SOURCES, 'source row'), values: withValues ? ids(r, n, Math.max(values.length, 1), 'value id') : null, table: values };
+  return { firsts, lasts, sources: ids(r, n, MAX_SOURCES, 'source row'), values: withValues ? ids(r, n, Math.max(limit, 1), 'value id') : null, table: values };
+}
+
+/**
+ * Tables of which some are read on their first `get`: the IPv6 sections,
+ * whose bigint keys cost most of a sidecar's decode (and its garbage) and
+ * which an IPv4 explanation never reads. A section that turns out corrupt
+ * then throws `explain_corrupt` on that `get`, and on every later one.
+ */
+class LazyTables<K, T> implements Tables<K, T> {
+  private readonly ready = new Map<K, T>();
+  private readonly later = new Map<K, () => T>();
+  private readonly failed = new Map<K, IpIntelError>();
+
+  set(key: K, table: T): void {
+    this.ready.set(key, table);
+  }
+
+  defer(key: K, read: () => T): void {
+    this.later.set(key, read);
+  }
+
+  get(key: K): T | undefined {
+    const t = this.ready.get(key);
+    if (t !== undefined) return t;
+    const fail = this.failed.get(key);
+    if (fail !== undefined) throw fail;
+    const read = this.later.get(key);
+    if (read === undefined) return undefined;
+    try {
+      const made = read();
+      this.ready.set(key, made);
+      this.later.delete(key);
+      return made;
+    } catch (e) {
+      if (e instanceof IpIntelError) this.failed.set(key, e);
+      throw e;
+    }
+  }
+}
+
+/** Steps over an IPv6 section's data (as readPrefixes and readIntervals read it) without decoding it. */
+function skipSection6(r: ByteReader, kind: 'prefix' | 'interval' | 'span', n: number): void {
+  if (kind === 'prefix') {
+    r.skipVarints(n);
+    r.bytes(n);
+    r.skipVarints(2 * n);
+  } else r.skipVarints((kind === 'interval' ? 4 : 3) * n);
 }
 
 function readAsns(r: ByteReader, n: number, values: unknown[]): Map<number, AsnEntry[]> {
@@ -188,7 +244,11 @@ function readAsns(r: ByteReader, n: number, values: unknown[]): Map<number, AsnE
   return out;
 }
 
-/** Decodes a whole sidecar. Throws `IpIntelError` `explain_corrupt`. */
+/**
+ * Decodes a sidecar: everything but the IPv6 prefix and interval sections,
+ * which are stepped over and read on their first use. Throws `IpIntelError`
+ * `explain_corrupt` (for an IPv6 section, on its first use).
+ */
 export function decodeSidecar(bytes: Uint8Array, inflate: Inflate): Sidecar {
   if (!(bytes instanceof Uint8Array)) throw new IpIntelError('invalid_input', 'an explain sidecar is a Uint8Array');
   const { header, body } = parseHead(bytes);
@@ -200,8 +260,14 @@ export function decodeSidecar(bytes: Uint8Array, inflate: Inflate): Sidecar {
   }
   if (raw.length !== header.body.raw) throw sidecarCorrupt('the body inflates to the wrong size');
   const r = new ByteReader(raw);
-  const prefixes = new Map<`${SidecarPrefixRole}${4 | 6}`, PrefixTable>();
-  const intervals = new Map<string, IntervalTable>();
+  const prefixes = new LazyTables<`${SidecarPrefixRole}${4 | 6}`, PrefixTable>();
+  const intervals = new LazyTables<string, IntervalTable>();
+  /** A reader at the current position, for a section read later. */
+  const here = (): ByteReader => {
+    const at = new ByteReader(raw);
+    at.pos = r.pos;
+    return at;
+  };
   const asns = new Map<SidecarAsnRole, Map<number, AsnEntry[]>>();
   const tables = new Map<string, unknown[]>();
   while (r.remaining > 0) {
@@ -214,10 +280,23 @@ export function decodeSidecar(bytes: Uint8Array, inflate: Inflate): Sidecar {
     let values = tables.get(role);
     if (values === undefined) tables.set(role, (values = []));
     for (const v of table(r)) values.push(v);
+    const limit = values.length;
+    const all = values;
     if (kind === 'prefix' && (PREFIX_ROLES as readonly string[]).includes(role) && (version === 4 || version === 6)) {
-      prefixes.set(`${role as SidecarPrefixRole}${version}`, readPrefixes(r, version, n, values));
+      const key = `${role as SidecarPrefixRole}${version}` as const;
+      if (version === 4) prefixes.set(key, readPrefixes(r, 4, n, values, limit));
+      else {
+        const at = here();
+        prefixes.defer(key, () => readPrefixes(at, 6, n, all, limit));
+        skipSection6(r, kind, n);
+      }
     } else if ((kind === 'interval' || kind === 'span') && (version === 4 || version === 6)) {
-      intervals.set(`${role}${version}`, readIntervals(r, version, n, kind === 'interval', values));
+      if (version === 4) intervals.set(`${role}4`, readIntervals(r, 4, n, kind === 'interval', values, limit));
+      else {
+        const at = here();
+        intervals.defer(`${role}6`, () => readIntervals(at, 6, n, kind === 'interval', all, limit));
+        skipSection6(r, kind, n);
+      }
     } else if (kind === 'asn' && (ASN_ROLES as readonly string[]).includes(role)) {
       asns.set(role as SidecarAsnRole, readAsns(r, n, values));
     } else {

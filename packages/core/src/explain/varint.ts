@@ -97,6 +97,21 @@ export class ByteReader {
     }
   }
 
+  /** Steps over `count` varints without decoding them (a section read later: decode.ts). */
+  skipVarints(count: number): void {
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < count; i++) {
+      const start = p;
+      while (p < buf.length && buf[p]! >= 0x80) p++;
+      if (p >= buf.length) throw truncated();
+      p++;
+      // As long as big() accepts (an address of 128 bits and its slack), never a runaway.
+      if (p - start > 21) throw new IpIntelError('explain_corrupt', 'explain sidecar is corrupt: a number is too long');
+    }
+    this.pos = p;
+  }
+
   bytes(n: number): Uint8Array {
     if (n > this.remaining) throw truncated();
     const out = this.buf.subarray(this.pos, this.pos + n);
