@@ -419,7 +419,7 @@ export class IpIntel {
       for (const name of Object.keys(COLUMNS) as ColumnName[]) {
         const col = all[name];
         // The declared element type, not col.constructor: a column inflated by Node's zlib is a Buffer.
-        if (col !== undefined) columns[name] = copy(col, ARRAY_OF[COLUMNS[name]] as unknown as new (b: SharedArrayBuffer) => ArrayBufferView);
+        if (col !== undefined) columns[name] = copy(col, ARRAY_OF[COLUMNS[name]]);
       }
       const base = { meta: this.decoded.meta, columns: Object.freeze(columns), ranges4: this.decoded.ranges4 };
       if (stored === null) this.shared = Object.freeze(base);

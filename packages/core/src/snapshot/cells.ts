@@ -127,7 +127,7 @@ export class RecordCells {
   /** A writer of the geo field `field` as a CSV cell or (`as` 'json') a JSON value, or null for a field it does not know. */
   geo(field: keyof Geo, as: CellEncoding = 'csv'): CellWriter | null {
     const c = this.c;
-    const str = as === 'csv' ? this.strCell : this.strJson;
+    const str = (id: number, out: Uint8Array, at: number): number => (as === 'csv' ? this.strCell(id, out, at) : this.strJson(id, out, at));
     switch (field) {
       case 'country':
         return this.smallCells(c['geo.country_code'], as, (id) => {
@@ -139,9 +139,9 @@ export class RecordCells {
       case 'timezone':
         return this.smallCells(c['geo.timezone'], as, (id) => this.strings.str16(id));
       case 'region':
-        return (row, _today, out, at) => str.call(this, c['geo.region'][row]!, out, at);
+        return (row, _today, out, at) => str(c['geo.region'][row]!, out, at);
       case 'city':
-        return (row, _today, out, at) => str.call(this, c['geo.city'][row]!, out, at);
+        return (row, _today, out, at) => str(c['geo.city'][row]!, out, at);
       case 'latitude':
         return (row, _today, out, at) => coordinateText(c['geo.latitude'][row]!, as, out, at);
       case 'longitude':
@@ -154,7 +154,7 @@ export class RecordCells {
   /** A writer of the network field `field` as a CSV cell or (`as` 'json') a JSON value, or null for a field it does not know. */
   network(field: keyof Network, as: CellEncoding = 'csv'): CellWriter | null {
     const c = this.c;
-    const str = as === 'csv' ? this.strCell : this.strJson;
+    const str = (id: number, out: Uint8Array, at: number): number => (as === 'csv' ? this.strCell(id, out, at) : this.strJson(id, out, at));
     const none = as === 'csv' ? '' : 'null';
     switch (field) {
       case 'asn':
@@ -163,7 +163,7 @@ export class RecordCells {
         // The object holds '' for a missing organisation: a quoted empty cell, an empty JSON string.
         return (row, _today, out, at) => {
           const id = c['net.as_org'][row]!;
-          return id === NULL_STRING ? putAscii('""', out, at) : str.call(this, id, out, at);
+          return id === NULL_STRING ? putAscii('""', out, at) : str(id, out, at);
         };
       case 'is_announced':
         return (row, _today, out, at) => putAscii((c['net.flags'][row]! & NET_ANNOUNCED) !== 0 ? 'true' : 'false', out, at);
@@ -185,7 +185,7 @@ export class RecordCells {
           return day === NULL_DAY ? putAscii(none, out, at) : putAscii(String(Math.max(0, today - day)), out, at);
         };
       case 'registration_country':
-        return (row, _today, out, at) => str.call(this, c['net.registration_country'][row]!, out, at);
+        return (row, _today, out, at) => str(c['net.registration_country'][row]!, out, at);
       default:
         return null;
     }
