@@ -16,10 +16,22 @@ import type { Inflate } from '../snapshot/decode.js';
 import { ASN_ROLES, PREFIX_ROLES, SECTION_KINDS, SIDECAR_MAGIC, SIDECAR_PRELUDE, SIDECAR_VERSION, type SidecarAsnRole, type SidecarHeader, type SidecarPrefixRole } from './format.js';
 import { ByteReader } from './varint.js';
 
+/**
+ * IPv6 addresses of a table as four 32-bit words each, most significant
+ * first (entry i at 4i): numbers, where bigints cost most of a sidecar's
+ * decode and its garbage.
+ */
+export type Words6 = Uint32Array;
+
 /** One role's prefixes of one family. */
 export interface PrefixTable {
-  /** start * 256 + length, ascending (numbers for IPv4, bigints for IPv6). */
-  readonly keys: Float64Array | bigint[];
+  /**
+   * IPv4: start * 256 + length, ascending. IPv6: the starts (Words6), with
+   * `lengths6`; ascending by start, then length.
+   */
+  readonly keys: Float64Array | Words6;
+  /** IPv6: each prefix's length (null for IPv4, whose keys hold it). */
+  readonly lengths6: Uint8Array | null;
   readonly sources: Uint32Array;
   readonly values: Uint32Array;
   readonly table: readonly unknown[];
@@ -29,9 +41,9 @@ export interface PrefixTable {
 
 /** Sorted, disjoint intervals (the ASN table; geo spans have no values). */
 export interface IntervalTable {
-  /** IPv4: numbers; IPv6: bigints. */
-  readonly firsts: Float64Array | bigint[];
-  readonly lasts: Float64Array | bigint[];
+  /** IPv4: numbers; IPv6: Words6. */
+  readonly firsts: Float64Array | Words6;
+  readonly lasts: Float64Array | Words6;
   readonly sources: Uint32Array;
   readonly values: Uint32Array | null;
   readonly table: readonly unknown[];
@@ -113,10 +125,19 @@ const MAX_SOURCES = 1 << 16;
 
 /** `limit`: how many values the role's table had when the section was written (its ids refer to those). */
 function readPrefixes(r: ByteReader, version: 4 | 6, n: number, values: unknown[], limit: number): PrefixTable {
-  const keys = version === 4 ? readPrefixes4(r, n) : readPrefixes6(r, n);
   const lengths = new Set<number>();
-  for (let i = 0; i < n; i++) lengths.add(typeof keys[i] === 'number' ? (keys[i] as number) % 256 : Number((keys[i] as bigint) & 255n));
-  return { keys, sources: ids(r, n, MAX_SOURCES, 'source row'), values: ids(r, n, Math.max(limit, 1), 'value id'), table: values, lengths: [...lengths].sort((a, b) => b - a) };
+  let keys: Float64Array | Words6;
+  let lengths6: Uint8Array | null = null;
+  if (version === 4) {
+    keys = readPrefixes4(r, n);
+    for (let i = 0; i < n; i++) lengths.add(keys[i]! % 256);
+  } else {
+    const read = readPrefixes6(r, n);
+    keys = read.starts;
+    lengths6 = read.lengths;
+    for (let i = 0; i < n; i++) lengths.add(lengths6[i]!);
+  }
+  return { keys, lengths6, sources: ids(r, n, MAX_SOURCES, 'source row'), values: ids(r, n, Math.max(limit, 1), 'value id'), table: values, lengths: [...lengths].sort((a, b) => b - a) };
 }
 
 const notPrefix = (i: number, version: 4 | 6): IpIntelError => sidecarCorrupt(`prefix ${i} of a role is not a valid IPv${version} prefix`);
@@ -138,27 +159,76 @@ function readPrefixes4(r: ByteReader, n: number): Float64Array {
   return keys;
 }
 
-/** IPv6 prefixes as bigints: keys start * 256 + length, ascending. */
-function readPrefixes6(r: ByteReader, n: number): bigint[] {
-  const starts = new Array<bigint>(n);
-  let prev = 0n;
-  for (let i = 0; i < n; i++) starts[i] = prev += r.big();
-  const lengths = r.bytes(n);
-  const keys = new Array<bigint>(n);
+/** IPv6 prefixes as words: starts delta-coded, then lengths; ascending by start, then length. */
+function readPrefixes6(r: ByteReader, n: number): { starts: Words6; lengths: Uint8Array } {
+  const starts = new Uint32Array(4 * n);
+  const delta = new Uint32Array(4);
+  for (let i = 0; i < n; i++) {
+    // A start at or past 2^128 is no prefix (nor is any after it: starts only rise).
+    const wide = r.words128(delta);
+    if (wide || addWords(starts, 4 * i, i === 0 ? null : starts, 4 * (i - 1), delta)) throw notPrefix(i, 6);
+  }
+  const lengths = new Uint8Array(r.bytes(n));
   for (let i = 0; i < n; i++) {
     const len = lengths[i]!;
-    const s = starts[i]!;
-    const hostBits = len < 128 ? s & ((1n << BigInt(128 - len)) - 1n) : 0n;
-    if (len > 128 || s >> 128n !== 0n || hostBits !== 0n) throw notPrefix(i, 6);
-    keys[i] = s * 256n + BigInt(len);
-    if (i > 0 && keys[i]! <= keys[i - 1]!) throw sidecarCorrupt('prefixes out of order');
+    if (len > 128 || !hostBitsClear(starts, 4 * i, len)) throw notPrefix(i, 6);
+    if (i > 0) {
+      const c = compareWords(starts, 4 * i, starts, 4 * (i - 1));
+      if (c < 0 || (c === 0 && len <= lengths[i - 1]!)) throw sidecarCorrupt('prefixes out of order');
+    }
   }
-  return keys;
+  return { starts, lengths };
+}
+
+/**
+ * out[o..o+3] = a[ai..ai+3] + d (a null: 0 + d), four words most significant
+ * first; true when the sum does not fit in 128 bits.
+ */
+function addWords(out: Uint32Array, o: number, a: Uint32Array | null, ai: number, d: Uint32Array): boolean {
+  let carry = 0;
+  for (let k = 3; k >= 0; k--) {
+    const sum = (a === null ? 0 : a[ai + k]!) + d[k]! + carry;
+    out[o + k] = sum >>> 0;
+    carry = sum > 0xffffffff ? 1 : 0;
+  }
+  return carry !== 0;
+}
+
+/** Sign of a[ai..] - b[bi..] as 128-bit numbers. */
+function compareWords(a: Uint32Array, ai: number, b: Uint32Array, bi: number): number {
+  for (let k = 0; k < 4; k++) {
+    const x = a[ai + k]!;
+    const y = b[bi + k]!;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+/** The mask of the bits of word k (0 most significant) that a /len prefix keeps. */
+function netMask(len: number, k: number): number {
+  const keep = Math.min(32, Math.max(0, len - 32 * k));
+  return keep === 0 ? 0 : keep === 32 ? 0xffffffff : (0xffffffff << (32 - keep)) >>> 0;
+}
+
+/** Whether the bits of w[o..o+3] after the first `len` are all zero. */
+function hostBitsClear(w: Uint32Array, o: number, len: number): boolean {
+  for (let k = 0; k < 4; k++) if ((w[o + k]! & ~netMask(len, k)) !== 0) return false;
+  return true;
+}
+
+/** An address as four words, most significant first. */
+function wordsOf(addr: bigint): Uint32Array {
+  return Uint32Array.of(Number((addr >> 96n) & 0xffffffffn), Number((addr >> 64n) & 0xffffffffn), Number((addr >> 32n) & 0xffffffffn), Number(addr & 0xffffffffn));
+}
+
+/** Entry i of a Words6 table as a bigint. */
+export function words6At(w: Words6, i: number): bigint {
+  return (BigInt(w[4 * i]!) << 96n) | (BigInt(w[4 * i + 1]!) << 64n) | (BigInt(w[4 * i + 2]!) << 32n) | BigInt(w[4 * i + 3]!);
 }
 
 function readIntervals(r: ByteReader, version: 4 | 6, n: number, withValues: boolean, values: unknown[], limit: number): IntervalTable {
-  let firsts: Float64Array | bigint[];
-  let lasts: Float64Array | bigint[];
+  let firsts: Float64Array | Words6;
+  let lasts: Float64Array | Words6;
   if (version === 4) {
     const f = (firsts = new Float64Array(n));
     const l = (lasts = new Float64Array(n));
@@ -170,13 +240,18 @@ function readIntervals(r: ByteReader, version: 4 | 6, n: number, withValues: boo
       if (l[i]! > 0xffffffff) throw sidecarCorrupt('an IPv4 interval ends past the family');
     }
   } else {
-    const f = (firsts = new Array<bigint>(n));
-    const l = (lasts = new Array<bigint>(n));
-    let next = 0n;
+    const f = (firsts = new Uint32Array(4 * n));
+    const l = (lasts = new Uint32Array(4 * n));
+    const delta = new Uint32Array(4);
+    const one = Uint32Array.of(0, 0, 0, 1);
+    // `next`: the address after the last interval; once that is past 2^128 (`ended`), nothing may follow.
+    const next = new Uint32Array(4);
+    let ended = false;
     for (let i = 0; i < n; i++) {
-      f[i] = next + r.big();
-      l[i] = f[i]! + r.big();
-      next = l[i]! + 1n;
+      let past = r.words128(delta) || ended || addWords(f, 4 * i, next, 0, delta);
+      past = r.words128(delta) || past || addWords(l, 4 * i, f, 4 * i, delta);
+      if (past) throw sidecarCorrupt('an IPv6 interval ends past the family');
+      ended = addWords(next, 0, l, 4 * i, one);
     }
   }
   return { firsts, lasts, sources: ids(r, n, MAX_SOURCES, 'source row'), values: withValues ? ids(r, n, Math.max(limit, 1), 'value id') : null, table: values };
@@ -308,17 +383,37 @@ export function decodeSidecar(bytes: Uint8Array, inflate: Inflate): Sidecar {
 
 /** Index of the longest prefix of `t` holding `addr`, or -1. */
 export function longestMatch(t: PrefixTable, version: 4 | 6, addr: bigint): number {
-  const bits = version === 4 ? 32 : 128;
+  if (version === 6) return t.lengths6 === null ? -1 : longestMatch6(t.keys as Words6, t.lengths6, t.lengths, addr);
+  if (!(t.keys instanceof Float64Array)) return -1;
   for (const len of t.lengths) {
-    const shift = BigInt(bits - len);
+    const shift = BigInt(32 - len);
     const key = ((addr >> shift) << shift) * 256n + BigInt(len);
-    const i = t.keys instanceof Float64Array ? search(t.keys, Number(key)) : search(t.keys, key);
+    const i = search(t.keys, Number(key));
     if (i >= 0) return i;
   }
   return -1;
 }
 
-function search<K extends number | bigint>(keys: ArrayLike<K>, key: K): number {
+/** longestMatch over IPv6 words: for each length present, longest first, the prefix of that length holding `addr`. */
+function longestMatch6(starts: Words6, lengths6: Uint8Array, lengths: readonly number[], addr: bigint): number {
+  const want = new Uint32Array(4);
+  const a = wordsOf(addr);
+  for (const len of lengths) {
+    for (let k = 0; k < 4; k++) want[k] = (a[k]! & netMask(len, k)) >>> 0;
+    let lo = 0;
+    let hi = lengths6.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = compareWords(starts, 4 * mid, want, 0) || lengths6[mid]! - len;
+      if (c === 0) return mid;
+      if (c < 0) lo = mid + 1;
+      else hi = mid - 1;
+    }
+  }
+  return -1;
+}
+
+function search(keys: Float64Array, key: number): number {
   let lo = 0;
   let hi = keys.length - 1;
   while (lo <= hi) {
@@ -333,14 +428,41 @@ function search<K extends number | bigint>(keys: ArrayLike<K>, key: K): number {
 
 /** Index of the interval holding `addr`, or -1. */
 export function intervalAt(t: IntervalTable, addr: bigint): number {
-  const x = t.firsts instanceof Float64Array ? Number(addr) : addr;
+  if (!(t.firsts instanceof Float64Array)) return intervalAt6(t.firsts, t.lasts as Words6, wordsOf(addr));
+  const x = Number(addr);
+  const lasts = t.lasts as Float64Array;
   let lo = 0;
   let hi = t.firsts.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
     if (t.firsts[mid]! > x) hi = mid - 1;
-    else if (t.lasts[mid]! < x) lo = mid + 1;
+    else if (lasts[mid]! < x) lo = mid + 1;
     else return mid;
   }
   return -1;
+}
+
+function intervalAt6(firsts: Words6, lasts: Words6, a: Uint32Array): number {
+  let lo = 0;
+  let hi = firsts.length / 4 - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareWords(firsts, 4 * mid, a, 0) > 0) hi = mid - 1;
+    else if (compareWords(lasts, 4 * mid, a, 0) < 0) lo = mid + 1;
+    else return mid;
+  }
+  return -1;
+}
+
+/** Interval j's first and last address. */
+export function intervalBounds(t: IntervalTable, j: number): [bigint, bigint] {
+  if (t.firsts instanceof Float64Array) return [BigInt(t.firsts[j]!), BigInt((t.lasts as Float64Array)[j]!)];
+  return [words6At(t.firsts, j), words6At(t.lasts as Words6, j)];
+}
+
+/** Prefix i of `t`: its start and length. */
+export function prefixAt(t: PrefixTable, i: number): { start: bigint; length: number } {
+  if (t.lengths6 !== null) return { start: words6At(t.keys as Words6, i), length: t.lengths6[i]! };
+  const key = (t.keys as Float64Array)[i]!;
+  return { start: BigInt(Math.floor(key / 256)), length: key % 256 };
 }

@@ -14,7 +14,7 @@ import { classify, EXPLAINED_FIELDS, NULL_GEO, type AddressFacts, type Explained
 import { RULES, type RuleId } from '../rules/ids.js';
 import type { NetworkRow, SignalRow } from '../snapshot/model.js';
 import type { CheckResult, Explanation, ExplanationField, ExplanationSource, SourceInfo } from '../types.js';
-import { intervalAt, longestMatch, type AsnEntry, type Sidecar } from './decode.js';
+import { intervalAt, intervalBounds, longestMatch, prefixAt, type AsnEntry, type Sidecar } from './decode.js';
 import type { SidecarAsnRole, SidecarPrefixRole } from './format.js';
 
 /** The sidecar role that answers each per-address fact. */
@@ -66,17 +66,16 @@ export class Explainer {
       const t = this.sidecar.prefixes.get(`${role}${version}`);
       const i = t === undefined ? -1 : longestMatch(t, version, addr);
       if (t === undefined || i < 0) continue;
-      const key = t.keys[i]!;
-      const k = typeof key === 'bigint' ? key : BigInt(key);
-      const length = Number(k & 255n);
-      const prefix = `${bigIntToText(version, k >> 8n)}/${length}`;
+      const { start, length } = prefixAt(t, i);
+      const prefix = `${bigIntToText(version, start)}/${length}`;
       if (length > bits) throw mismatch('a prefix is longer than its family');
       out.set(fact, [{ role, source: t.sources[i]!, matched: prefix, value: t.table[t.values[i]!] ?? null }]);
     }
     const asnTable = this.sidecar.intervals.get(`asn${version}`);
     const j = asnTable === undefined ? -1 : intervalAt(asnTable, addr);
     if (asnTable !== undefined && j >= 0) {
-      const matched = `${bigIntToText(version, BigInt(asnTable.firsts[j]!))}-${bigIntToText(version, BigInt(asnTable.lasts[j]!))}`;
+      const [first, last] = intervalBounds(asnTable, j);
+      const matched = `${bigIntToText(version, first)}-${bigIntToText(version, last)}`;
       out.set('asn', [{ role: 'asn', source: asnTable.sources[j]!, matched, value: asnTable.table[asnTable.values![j]!] ?? null }]);
     }
     const asn = out.get('asn')?.[0]?.value;

@@ -112,6 +112,31 @@ export class ByteReader {
     this.pos = p;
   }
 
+  /**
+   * A varint of up to 21 bytes (as big() reads) into four words, most
+   * significant first; true when it does not fit in 128 bits.
+   */
+  words128(out: Uint32Array): boolean {
+    out.fill(0);
+    let wide = false;
+    for (let shift = 0; ; shift += 7) {
+      if (shift > 140) throw new IpIntelError('explain_corrupt', 'explain sidecar is corrupt: an address is too long');
+      const b = this.byte();
+      const v = b & 0x7f;
+      if (v !== 0) {
+        // Bits shift..shift+6 of the number: in word 3 - (shift >>> 5) (0 most significant), maybe spilling into the one above.
+        const limb = shift >>> 5;
+        const off = shift & 31;
+        if (limb > 3 || (limb === 3 && off > 25 && v >>> (32 - off) !== 0)) wide = true;
+        if (limb <= 3) {
+          out[3 - limb] = (out[3 - limb]! | (v << off)) >>> 0;
+          if (off > 25 && limb < 3) out[2 - limb] = (out[2 - limb]! | (v >>> (32 - off))) >>> 0;
+        }
+      }
+      if (b < 0x80) return wide;
+    }
+  }
+
   bytes(n: number): Uint8Array {
     if (n > this.remaining) throw truncated();
     const out = this.buf.subarray(this.pos, this.pos + n);

@@ -1,0 +1,60 @@
+/**
+ * The explain sidecar's varints (explain/varint.ts): what the writer writes
+ * the reader reads back, numbers and bigints alike, and an IPv6 address
+ * delta read into four words is the bigint's words, with anything at or past
+ * 2^128 said to be too wide (the sidecar reader then refuses the section).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ByteReader, ByteWriter } from '../src/explain/varint.js';
+
+fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 1000) });
+
+const wordsOf = (n: bigint): number[] => [96n, 64n, 32n, 0n].map((s) => Number((n >> s) & 0xffffffffn));
+
+describe('sidecar varints', () => {
+  it('round-trips numbers below 2^53 and bigints', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.nat(), fc.maxSafeNat()), { maxLength: 20 }), fc.array(fc.bigInt({ min: 0n, max: (1n << 140n) - 1n }), { maxLength: 20 }), (nums, bigs) => {
+        const w = new ByteWriter();
+        for (const n of nums) w.uint(n);
+        for (const b of bigs) w.big(b);
+        const r = new ByteReader(w.done());
+        expect(nums.map(() => r.uint())).toEqual(nums);
+        expect(bigs.map(() => r.big())).toEqual(bigs);
+        expect(r.remaining).toBe(0);
+      }),
+    );
+  });
+
+  it('reads a bigint into four words, most significant first, and says when it does not fit in 128 bits', () => {
+    const edges = [0n, 1n, 127n, 128n, (1n << 32n) - 1n, 1n << 32n, (1n << 96n) - 1n, 1n << 96n, 1n << 125n, (1n << 128n) - 1n, 1n << 128n, (1n << 140n) - 1n];
+    fc.assert(
+      fc.property(fc.oneof(fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }), fc.bigInt({ min: 1n << 128n, max: (1n << 140n) - 1n }), fc.constantFrom(...edges)), (n) => {
+        const w = new ByteWriter();
+        w.big(n);
+        w.uint(7);
+        const r = new ByteReader(w.done());
+        const out = new Uint32Array(4).fill(0xdeadbeef);
+        const wide = r.words128(out);
+        expect(wide).toBe(n >= 1n << 128n);
+        if (!wide) expect(Array.from(out)).toEqual(wordsOf(n));
+        // The reader is left after the varint.
+        expect(r.uint()).toBe(7);
+      }),
+    );
+  });
+
+  it('steps over varints as the reader would read them, and refuses one cut short', () => {
+    const w = new ByteWriter();
+    w.big((1n << 127n) + 5n);
+    w.uint(300);
+    w.uint(9);
+    const r = new ByteReader(w.done());
+    r.skipVarints(2);
+    expect(r.uint()).toBe(9);
+    const cut = new ByteReader(new Uint8Array([0x80, 0x80]));
+    expect(() => cut.skipVarints(1)).toThrow(/ends inside a section/);
+    expect(() => new ByteReader(new Uint8Array(30).fill(0x80)).words128(new Uint32Array(4))).toThrow(/too long/);
+  });
+});
