@@ -27,6 +27,29 @@ describe('sidecar varints', () => {
     );
   });
 
+  it('reads runs of numbers as uint() does, summed when delta-coded, and stops at the first one of `below` or more', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat({ max: 2 ** 40 }), { maxLength: 30 }), fc.boolean(), fc.nat({ max: 2 ** 41 }), (nums, delta, below) => {
+        const w = new ByteWriter();
+        for (const n of nums) w.uint(n);
+        w.uint(5);
+        const out = new Float64Array(nums.length);
+        const r = new ByteReader(w.done());
+        const want = delta ? nums.map((_, i) => nums.slice(0, i + 1).reduce((a, b) => a + b, 0)) : nums;
+        const stop = want.findIndex((v) => v >= below);
+        const bad = r.uints(out, nums.length, delta, below);
+        if (stop < 0) {
+          expect(bad).toBe(-1);
+          expect(Array.from(out)).toEqual(want);
+          expect(r.uint()).toBe(5);
+        } else {
+          expect(bad).toBe(want[stop]);
+          expect(Array.from(out.subarray(0, stop))).toEqual(want.slice(0, stop));
+        }
+      }),
+    );
+  });
+
   it('reads a bigint into four words, most significant first, and says when it does not fit in 128 bits', () => {
     const edges = [0n, 1n, 127n, 128n, (1n << 32n) - 1n, 1n << 32n, (1n << 96n) - 1n, 1n << 96n, 1n << 125n, (1n << 128n) - 1n, 1n << 128n, (1n << 140n) - 1n];
     fc.assert(

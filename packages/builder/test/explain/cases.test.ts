@@ -59,7 +59,7 @@ function explainer(over: Over = {}): IpIntel {
  * its body deflated again and every checksum and size sealed (the layout of
  * core's explain/format.ts: prelude, JSON header, deflated sections).
  */
-function withSection6(sidecar: Uint8Array, role: string, edit: (lengths: Uint8Array) => void): Uint8Array {
+function withSection6(sidecar: Uint8Array, role: string, edit: (lengths: Uint8Array) => void, family: 4 | 6 = 6): Uint8Array {
   const view = new DataView(sidecar.buffer, sidecar.byteOffset, sidecar.byteLength);
   const headLength = view.getUint32(12, true);
   const header = JSON.parse(new TextDecoder().decode(sidecar.subarray(20, 20 + headLength))) as { body: { raw: number; stored: number; checksum: number } };
@@ -90,7 +90,7 @@ function withSection6(sidecar: Uint8Array, role: string, edit: (lengths: Uint8Ar
     text();
     if (kind === 0) {
       skip(n);
-      if (name === role && version === 6) {
+      if (name === role && version === family) {
         edit(raw.subarray(pos, pos + n));
         found = true;
       }
@@ -98,7 +98,7 @@ function withSection6(sidecar: Uint8Array, role: string, edit: (lengths: Uint8Ar
       skip(2 * n);
     } else skip((kind === 1 ? 4 : 3) * n);
   }
-  if (!found) throw new Error(`no IPv6 section of ${role}`);
+  if (!found) throw new Error(`no IPv${family} section of ${role}`);
   const body = new Uint8Array(deflateRawSync(raw));
   header.body = { ...header.body, stored: body.length, checksum: crc32(body) };
   const head = new TextEncoder().encode(JSON.stringify(header));
@@ -256,6 +256,20 @@ describe('explain: typed errors', () => {
       expect([e.code, e.message]).toEqual(['explain_corrupt', expect.stringMatching(/not a valid IPv6 prefix/)]);
     }
     expect(roles(field(bad, '8.8.8.9', 'signals.is_tor'))).toContain('tor');
+  });
+
+  it('an IPv4 prefix with host bits set, or longer than 32, is explain_corrupt (checksums right); a /32 and a /0 are prefixes', () => {
+    const { snapshot, sidecar } = built({ tor: [p4(8, 8, 8, 9, 32, {}), p4(9, 0, 0, 0, 8, {})] });
+    for (const [edit, ok] of [
+      [(l: Uint8Array) => (l[0] = 24), false], // 8.8.8.9/24: host bits
+      [(l: Uint8Array) => (l[1] = 33), false],
+      [(l: Uint8Array) => (l[1] = 7), false], // 9.0.0.0/7: host bits
+      [(l: Uint8Array) => (l[1] = 16), true], // 9.0.0.0/16
+    ] as const) {
+      const intel = loadSnapshot(snapshot, { explain: withSection6(sidecar, 'tor', edit, 4) });
+      if (ok) expect(intel.check('9.0.0.1', { explain: true }).explanation).toBeDefined();
+      else expect(ipIntelErrorOf(() => intel.check('9.0.0.1', { explain: true })).message).toMatch(/not a valid IPv4 prefix/);
+    }
   });
 
   it('check() and checkBatch() without explain never read the sidecar', () => {

@@ -113,11 +113,9 @@ function table(r: ByteReader): unknown[] {
 
 function ids(r: ByteReader, n: number, below: number, what: string): Uint32Array {
   const out = new Uint32Array(n);
-  for (let i = 0; i < n; i++) {
-    const v = r.uint();
-    if (v >= below) throw sidecarCorrupt(`${what} ${v} out of range`);
-    out[i] = v;
-  }
+  // `below` is at most 2^32 here, so nothing stored wraps.
+  const bad = r.uints(out, n, false, Math.min(below, 2 ** 32));
+  if (bad >= 0) throw sidecarCorrupt(`${what} ${bad} out of range`);
   return out;
 }
 
@@ -125,19 +123,22 @@ const MAX_SOURCES = 1 << 16;
 
 /** `limit`: how many values the role's table had when the section was written (its ids refer to those). */
 function readPrefixes(r: ByteReader, version: 4 | 6, n: number, values: unknown[], limit: number): PrefixTable {
-  const lengths = new Set<number>();
+  // Which prefix lengths occur (at most 129), longest first.
+  const seen = new Uint8Array(256);
   let keys: Float64Array | Words6;
   let lengths6: Uint8Array | null = null;
   if (version === 4) {
     keys = readPrefixes4(r, n);
-    for (let i = 0; i < n; i++) lengths.add(keys[i]! % 256);
+    for (let i = 0; i < n; i++) seen[keys[i]! % 256] = 1;
   } else {
     const read = readPrefixes6(r, n);
     keys = read.starts;
     lengths6 = read.lengths;
-    for (let i = 0; i < n; i++) lengths.add(lengths6[i]!);
+    for (let i = 0; i < n; i++) seen[lengths6[i]!] = 1;
   }
-  return { keys, lengths6, sources: ids(r, n, MAX_SOURCES, 'source row'), values: ids(r, n, Math.max(limit, 1), 'value id'), table: values, lengths: [...lengths].sort((a, b) => b - a) };
+  const lengths: number[] = [];
+  for (let len = 255; len >= 0; len--) if (seen[len] === 1) lengths.push(len);
+  return { keys, lengths6, sources: ids(r, n, MAX_SOURCES, 'source row'), values: ids(r, n, Math.max(limit, 1), 'value id'), table: values, lengths };
 }
 
 const notPrefix = (i: number, version: 4 | 6): IpIntelError => sidecarCorrupt(`prefix ${i} of a role is not a valid IPv${version} prefix`);
@@ -145,14 +146,15 @@ const notPrefix = (i: number, version: 4 | 6): IpIntelError => sidecarCorrupt(`p
 /** IPv4 prefixes in plain numbers (exact below 2^53): keys start * 256 + length, ascending. */
 function readPrefixes4(r: ByteReader, n: number): Float64Array {
   const starts = new Float64Array(n);
-  let prev = 0;
-  for (let i = 0; i < n; i++) starts[i] = prev += r.uint();
+  r.uints(starts, n, true);
   const lengths = r.bytes(n);
   const keys = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const len = lengths[i]!;
     const s = starts[i]!;
-    if (len > 32 || s > 0xffffffff || s % 2 ** (32 - len) !== 0) throw notPrefix(i, 4);
+    // Host bits set: a mask instead of s % 2 ** (32 - len), which cost most of this loop (1.2M routes).
+    // (JS shifts count mod 32: a /32 has no host bits, a /0 all 32.)
+    if (len > 32 || s > 0xffffffff || (len < 32 && (s & (0xffffffff >>> len)) !== 0)) throw notPrefix(i, 4);
     keys[i] = s * 256 + len;
     if (i > 0 && keys[i]! <= keys[i - 1]!) throw sidecarCorrupt('prefixes out of order');
   }
