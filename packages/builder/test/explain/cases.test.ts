@@ -258,7 +258,7 @@ describe('explain: typed errors', () => {
     expect(roles(field(bad, '8.8.8.9', 'signals.is_tor'))).toContain('tor');
   });
 
-  it('an IPv4 prefix with host bits set, or longer than 32, is explain_corrupt (checksums right); a /32 and a /0 are prefixes', () => {
+  it('an IPv4 prefix with host bits set, or longer than 32, is explain_corrupt (checksums right); a /32 and a /16 without host bits are prefixes', () => {
     const { snapshot, sidecar } = built({ tor: [p4(8, 8, 8, 9, 32, {}), p4(9, 0, 0, 0, 8, {})] });
     for (const [edit, ok] of [
       [(l: Uint8Array) => (l[0] = 24), false], // 8.8.8.9/24: host bits
