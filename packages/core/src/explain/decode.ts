@@ -4,9 +4,10 @@
  * longest-match lookup, the intervals of the ASN table and the geo sources'
  * spans, and the ASN-keyed sets. Every count, id and order is checked: a
  * bad sidecar is `explain_corrupt`, never a crash or a wrong answer. The
- * IPv6 prefix and interval sections (most of the decoding, their keys being
- * bigints) are stepped over and read on their first use (LazyTables), so an
- * IPv4 explanation never pays for them; a corrupt one is refused there.
+ * IPv6 prefix and interval sections are stepped over and read on their
+ * first use (LazyTables), so an IPv4 explanation never pays for them; a
+ * corrupt one is refused there. Their addresses are held as 32-bit words
+ * (Words6), not bigints.
  *
  * @module
  */
@@ -261,7 +262,6 @@ function readIntervals(r: ByteReader, version: 4 | 6, n: number, withValues: boo
 
 /**
  * Tables of which some are read on their first `get`: the IPv6 sections,
- * whose bigint keys cost most of a sidecar's decode (and its garbage) and
  * which an IPv4 explanation never reads. A section that turns out corrupt
  * then throws `explain_corrupt` on that `get`, and on every later one.
  */
@@ -307,9 +307,8 @@ function skipSection6(r: ByteReader, kind: 'prefix' | 'interval' | 'span', n: nu
 }
 
 function readAsns(r: ByteReader, n: number, values: unknown[]): Map<number, AsnEntry[]> {
-  const asns = new Array<number>(n);
-  let prev = 0;
-  for (let i = 0; i < n; i++) asns[i] = prev += r.uint();
+  const asns = new Float64Array(n);
+  r.uints(asns, n, true);
   const sources = ids(r, n, MAX_SOURCES, 'source row');
   const vals = ids(r, n, Math.max(values.length, 1), 'value id');
   const out = new Map<number, AsnEntry[]>();
@@ -339,12 +338,6 @@ export function decodeSidecar(bytes: Uint8Array, inflate: Inflate): Sidecar {
   const r = new ByteReader(raw);
   const prefixes = new LazyTables<`${SidecarPrefixRole}${4 | 6}`, PrefixTable>();
   const intervals = new LazyTables<string, IntervalTable>();
-  /** A reader at the current position, for a section read later. */
-  const here = (): ByteReader => {
-    const at = new ByteReader(raw);
-    at.pos = r.pos;
-    return at;
-  };
   const asns = new Map<SidecarAsnRole, Map<number, AsnEntry[]>>();
   const tables = new Map<string, unknown[]>();
   while (r.remaining > 0) {
@@ -354,26 +347,24 @@ export function decodeSidecar(bytes: Uint8Array, inflate: Inflate): Sidecar {
     const n = r.uint();
     if (n > r.remaining) throw sidecarCorrupt(`section ${role} claims ${n} entries`);
     // A role's sections share one value table: each adds its values to the earlier sections' (encode.ts).
-    let values = tables.get(role);
-    if (values === undefined) tables.set(role, (values = []));
+    const values = tables.get(role) ?? [];
+    tables.set(role, values);
     for (const v of table(r)) values.push(v);
     const limit = values.length;
-    const all = values;
+    /** An IPv4 section is read now; an IPv6 one is stepped over, and read from here on its first use. */
+    const place = <K, T>(into: LazyTables<K, T>, key: K, read: (at: ByteReader) => T, kind6: 'prefix' | 'interval' | 'span'): void => {
+      if (version === 4) into.set(key, read(r));
+      else {
+        const at = new ByteReader(raw);
+        at.pos = r.pos;
+        into.defer(key, () => read(at));
+        skipSection6(r, kind6, n);
+      }
+    };
     if (kind === 'prefix' && (PREFIX_ROLES as readonly string[]).includes(role) && (version === 4 || version === 6)) {
-      const key = `${role as SidecarPrefixRole}${version}` as const;
-      if (version === 4) prefixes.set(key, readPrefixes(r, 4, n, values, limit));
-      else {
-        const at = here();
-        prefixes.defer(key, () => readPrefixes(at, 6, n, all, limit));
-        skipSection6(r, kind, n);
-      }
+      place(prefixes, `${role as SidecarPrefixRole}${version}`, (at) => readPrefixes(at, version, n, values, limit), kind);
     } else if ((kind === 'interval' || kind === 'span') && (version === 4 || version === 6)) {
-      if (version === 4) intervals.set(`${role}4`, readIntervals(r, 4, n, kind === 'interval', values, limit));
-      else {
-        const at = here();
-        intervals.defer(`${role}6`, () => readIntervals(at, 6, n, kind === 'interval', all, limit));
-        skipSection6(r, kind, n);
-      }
+      place(intervals, `${role}${version}`, (at) => readIntervals(at, version, n, kind === 'interval', values, limit), kind);
     } else if (kind === 'asn' && (ASN_ROLES as readonly string[]).includes(role)) {
       asns.set(role as SidecarAsnRole, readAsns(r, n, values));
     } else {

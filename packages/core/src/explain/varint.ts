@@ -62,6 +62,8 @@ function truncated(): IpIntelError {
 
 export class ByteReader {
   pos = 0;
+  /** uint()'s one-number run for uints(). */
+  private readonly one = new Float64Array(1);
   constructor(private readonly buf: Uint8Array) {}
 
   get remaining(): number {
@@ -73,36 +75,18 @@ export class ByteReader {
     return this.buf[this.pos++]!;
   }
 
+  /** One unsigned integer below 2^53. */
   uint(): number {
-    let n = 0;
-    let scale = 1;
-    for (;;) {
-      const b = this.byte();
-      n += (b & 0x7f) * scale;
-      if (b < 0x80) return n;
-      scale *= 0x80;
-      if (scale > 2 ** 56) throw new IpIntelError('explain_corrupt', 'explain sidecar is corrupt: a number is too long');
-    }
-  }
-
-  big(): bigint {
-    let n = 0n;
-    let shift = 0n;
-    for (;;) {
-      const b = this.byte();
-      n |= BigInt(b & 0x7f) << shift;
-      if (b < 0x80) return n;
-      shift += 7n;
-      if (shift > 140n) throw new IpIntelError('explain_corrupt', 'explain sidecar is corrupt: an address is too long');
-    }
+    this.uints(this.one, 1, false);
+    return this.one[0]!;
   }
 
   /**
    * `n` varints into out[0, n), each added to the one before when `delta`
-   * (delta-coded starts): uint()'s reading in one loop over the bytes, for
-   * the sections' long columns (the world sidecar's routes hold 1.2M).
-   * Stops at the first value (after the sum) of `below` or more and returns
-   * it; else -1.
+   * (delta-coded starts), in one loop over the bytes: the sections' long
+   * columns (the world sidecar's routes hold 1.2M) read this way. Stops at
+   * the first value (after the sum) of `below` or more and returns it; else
+   * -1. (IPv6 address deltas are read into words: words128.)
    */
   uints(out: Float64Array | Uint32Array, n: number, delta: boolean, below = Number.POSITIVE_INFINITY): number {
     const buf = this.buf;
@@ -139,15 +123,16 @@ export class ByteReader {
       while (p < buf.length && buf[p]! >= 0x80) p++;
       if (p >= buf.length) throw truncated();
       p++;
-      // As long as big() accepts (an address of 128 bits and its slack), never a runaway.
+      // As long as words128 accepts (an address of 128 bits and its slack), never a runaway.
       if (p - start > 21) throw new IpIntelError('explain_corrupt', 'explain sidecar is corrupt: a number is too long');
     }
     this.pos = p;
   }
 
   /**
-   * A varint of up to 21 bytes (as big() reads) into four words, most
-   * significant first; true when it does not fit in 128 bits.
+   * A varint of up to 21 bytes (as ByteWriter.big writes an address delta
+   * with its slack) into four words, most significant first; true when it
+   * does not fit in 128 bits.
    */
   words128(out: Uint32Array): boolean {
     out.fill(0);
