@@ -493,7 +493,7 @@ export function fromSharedWith(shared: SharedSnapshot, options: LoadOptions | un
     throw new IpIntelError('invalid_input', 'fromShared expects the object IpIntel#share() returns');
   }
   const inflate = options?.inflate ?? fallback;
-  const v6Stored = shared.v6Stored === undefined || shared.v6Stored === null ? undefined : shared.v6Stored;
+  const v6Stored = shared.v6Stored ?? undefined;
   if (v6Stored !== undefined && typeof v6Stored !== 'object') throw new IpIntelError('invalid_input', 'fromShared expects the object IpIntel#share() returns');
   return new IpIntel(checkDecoded(shared.meta, shared.columns, v6Stored, inflate), { ...options, inflate });
 }

@@ -127,7 +127,7 @@ export class RecordCells {
   /** A writer of the geo field `field` as a CSV cell or (`as` 'json') a JSON value, or null for a field it does not know. */
   geo(field: keyof Geo, as: CellEncoding = 'csv'): CellWriter | null {
     const c = this.c;
-    const str = (id: number, out: Uint8Array, at: number): number => (as === 'csv' ? this.strCell(id, out, at) : this.strJson(id, out, at));
+    const str = this.stringCell(as);
     switch (field) {
       case 'country':
         return this.smallCells(c['geo.country_code'], as, (id) => {
@@ -154,7 +154,7 @@ export class RecordCells {
   /** A writer of the network field `field` as a CSV cell or (`as` 'json') a JSON value, or null for a field it does not know. */
   network(field: keyof Network, as: CellEncoding = 'csv'): CellWriter | null {
     const c = this.c;
-    const str = (id: number, out: Uint8Array, at: number): number => (as === 'csv' ? this.strCell(id, out, at) : this.strJson(id, out, at));
+    const str = this.stringCell(as);
     const none = as === 'csv' ? '' : 'null';
     switch (field) {
       case 'asn':
@@ -205,6 +205,11 @@ export class RecordCells {
       out.set(b, at);
       return at + b.length;
     };
+  }
+
+  /** The writer of a string id's cell in `as` (strCell or strJson). */
+  private stringCell(as: CellEncoding): (id: number, out: Uint8Array, at: number) => number {
+    return as === 'csv' ? (id, out, at) => this.strCell(id, out, at) : (id, out, at) => this.strJson(id, out, at);
   }
 
   /** The JSON value of string `id` (NULL_STRING: null): ASCII with nothing to escape is copied between quotes. */

@@ -192,7 +192,7 @@ function deferredV6(
   blobs: Map<ColumnName, Uint8Array>,
   inflate: Inflate,
   nLeaf: number,
-  own = true,
+  own: boolean,
 ): Pick<DecodedSnapshot, 'v6' | 'v6Stored'> {
   let done: V6Columns | undefined;
   let failure: IpIntelError | undefined;
@@ -373,8 +373,22 @@ function sharedLazy(
     if (check) checkBlob(c, blob as Uint8Array);
     blobs.set(c.name, blob as Uint8Array);
   }
+  return withDeferredV6(meta, main, ranges4, planned, blobs, inflate, false);
+}
+
+/** A decoded snapshot whose IPv6 columns (`planned`, as `blobs`) are decoded on first use (deferredV6; `own` as there). */
+function withDeferredV6(
+  meta: SnapshotMeta,
+  main: MainColumns,
+  ranges4: number,
+  planned: readonly PlannedColumn[],
+  blobs: Map<ColumnName, Uint8Array>,
+  inflate: Inflate,
+  own: boolean,
+): DecodedSnapshot {
+  // The IPv6 range count from the column sizes: known before the columns are decoded.
   const size = (name: V6ColumnName): number => planned.find((c) => c.name === name)!.rawSize;
-  const lazy = deferredV6(planned, blobs, inflate, main['leaf.ids'].length / 3, false);
+  const lazy = deferredV6(planned, blobs, inflate, main['leaf.ids'].length / 3, own);
   return { meta, columns: main, ranges4, ranges6: ranges6Of(size('v6.w1') / 4, size('v6.subleaf')), ...lazy };
 }
 
@@ -396,10 +410,7 @@ export function finishSnapshot(prelude: Prelude, raw: ReadonlyMap<ColumnName, Ui
   }
   if (later === undefined) return eager(prelude.meta, columns as Columns, validate(columns as Columns));
   const main = columns as unknown as MainColumns;
-  const ranges4 = validateMain(main);
-  const size = (name: V6ColumnName): number => deferred.find((c) => c.name === name)!.rawSize;
-  const lazy = deferredV6(deferred, kept, later, main['leaf.ids'].length / 3);
-  return { meta: prelude.meta, columns: main, ranges4, ranges6: ranges6Of(size('v6.w1') / 4, size('v6.subleaf')), ...lazy };
+  return withDeferredV6(prelude.meta, main, validateMain(main), deferred, kept, later, true);
 }
 
 /**

@@ -54,9 +54,10 @@ export function require(ok: boolean, why: string, at: string): void {
   if (!ok) throw corrupt(why, at);
 }
 
-function allBelow(a: Uint32Array | Uint8Array, limit: number, name: string, allowNullString = false): void {
+/** Every element of `a` below `limit`, but `none` (a u32 column's null: NULL_STRING, NULL_DAY). */
+function allBelow(a: Uint32Array | Uint8Array, limit: number, name: string, none = -1): void {
   // One loop per element type (checks.ts says why).
-  const at = a instanceof Uint32Array ? firstAbove32(a, limit, allowNullString ? NULL_STRING : -1) : firstAbove8(a, limit);
+  const at = a instanceof Uint32Array ? firstAbove32(a, limit, none) : firstAbove8(a, limit);
   if (at >= 0) throw corrupt(`${name} holds ${a[at]}, out of range (< ${limit})`, name);
 }
 
@@ -95,12 +96,11 @@ export function validateMain(c: MainColumns): number {
     'geo.region', 'geo.city', 'net.as_org',
     'net.registration_country', 'sig.datacenter_provider', 'sig.relay_provider', 'sig.verified_bot_name', 'sig.vpn_operator',
   ] as const) {
-    allBelow(c[n], nStr, n, true);
+    allBelow(c[n], nStr, n, NULL_STRING);
   }
   allBelow(c['net.rpki'], RPKI_CODES.length, 'net.rpki');
   // A day past 9999-12-31 (the writer takes YYYY-MM-DD dates) would be no date; far enough past, Date throws on it.
-  // (NULL_DAY, no date, is the same word as NULL_STRING, which allBelow lets through.)
-  allBelow(c['net.allocation_day'], LAST_PLAIN_DAY + 1, 'net.allocation_day', NULL_DAY === NULL_STRING);
+  allBelow(c['net.allocation_day'], LAST_PLAIN_DAY + 1, 'net.allocation_day', NULL_DAY);
   allBelow(c['sig.connection_type'], CONNECTION_CODES.length, 'sig.connection_type');
   allBelow(c['sig.connection_evidence'], EVIDENCE_CODES.length, 'sig.connection_evidence');
   require(c['pair.sig'].length === nPair, 'pair columns differ in length', 'pair.sig');
