@@ -6,7 +6,8 @@
  *
  * @module
  */
-export { IpIntel, type LoadOptions, type SharedSnapshot } from './intel.js';
+export { IpIntel, type LoadOptions } from './intel.js';
+export type { SharedSnapshot } from './shared.js';
 export { IpIntelError, type IpIntelErrorCode } from './errors.js';
 export { parseAddress, type ParsedAddress } from './ip/address.js';
 export { parseIPv4Bytes } from './ip/parse.js';

@@ -12,8 +12,9 @@ import { decodeSidecar } from './explain/decode.js';
 import { Explainer } from './explain/explain.js';
 import { snapshotIdentity } from './explain/format.js';
 import { toThirdParty } from './result/thirdparty.js';
-import { ARRAY_OF, checkDecoded, decodeSnapshot, type Columns, type DecodedSnapshot, type Inflate } from './snapshot/decode.js';
-import { COLUMNS, leafGeo, leafPair, type ColumnName, type SnapshotMeta } from './snapshot/format.js';
+import { checkDecoded, decodeSnapshot, type DecodedSnapshot, type Inflate } from './snapshot/decode.js';
+import { shareDecoded, type SharedSnapshot } from './shared.js';
+import { leafGeo, leafPair } from './snapshot/format.js';
 import { RangeIndex } from './snapshot/lookup.js';
 import { currentUtcDay, utcDayOf } from './clock.js';
 import { RecordTables } from './snapshot/tables.js';
@@ -30,26 +31,6 @@ import type {
   SnapshotInfo,
   ThirdPartyResult,
 } from './types.js';
-
-/**
- * A loaded snapshot whose columns live in SharedArrayBuffers: post it to
- * worker threads (`postMessage`, `workerData`) and open it there with
- * {@link fromShared}; the memory is shared, not copied.
- */
-export interface SharedSnapshot {
-  readonly meta: SnapshotMeta;
-  /** Every column, decoded; but the IPv6 index's when `v6Stored` holds them. */
-  readonly columns: Readonly<Record<string, ArrayBufferView>>;
-  /** IPv4 ranges as counted by the sharing side (set by share(); fromShared counts again). */
-  readonly ranges4?: number;
-  /**
-   * The IPv6 index's columns as stored in the file (deflated: ~5 MB of the
-   * world snapshot's 31), when the sharing side had not decoded them yet:
-   * each thread that opens the shared snapshot decodes them on its first
-   * IPv6 lookup, as a snapshot opened from a file does.
-   */
-  readonly v6Stored?: Readonly<Record<string, Uint8Array>>;
-}
 
 export interface LoadOptions {
   /** Inflater for the payload and the explain sidecar (default: Node's native zlib from `@ipintel/core`, fflate's from `@ipintel/core/portable`). */
@@ -406,30 +387,7 @@ export class IpIntel {
    * new Worker(url, { workerData: intel.share() }); // in the worker: fromShared(workerData)
    */
   share(): SharedSnapshot {
-    if (this.shared === undefined) {
-      const stored = this.decoded.v6Stored();
-      // Decoded IPv6 columns are shared decoded (this throws if they were refused); waiting ones as stored.
-      const all = (stored === null ? { ...this.decoded.columns, ...this.index.v6.columns } : this.decoded.columns) as Partial<Columns>;
-      const copy = (col: ArrayBufferView, Typed: new (b: SharedArrayBuffer) => ArrayBufferView): ArrayBufferView => {
-        const sab = new SharedArrayBuffer(col.byteLength);
-        new Uint8Array(sab).set(new Uint8Array(col.buffer, col.byteOffset, col.byteLength));
-        return new Typed(sab);
-      };
-      const columns: Record<string, ArrayBufferView> = {};
-      for (const name of Object.keys(COLUMNS) as ColumnName[]) {
-        const col = all[name];
-        // The declared element type, not col.constructor: a column inflated by Node's zlib is a Buffer.
-        if (col !== undefined) columns[name] = copy(col, ARRAY_OF[COLUMNS[name]]);
-      }
-      const base = { meta: this.decoded.meta, columns: Object.freeze(columns), ranges4: this.decoded.ranges4 };
-      if (stored === null) this.shared = Object.freeze(base);
-      else {
-        const v6Stored: Record<string, Uint8Array> = {};
-        for (const [name, blob] of stored) v6Stored[name] = copy(blob, Uint8Array) as Uint8Array;
-        this.shared = Object.freeze({ ...base, v6Stored: Object.freeze(v6Stored) });
-      }
-    }
-    return this.shared;
+    return (this.shared ??= shareDecoded(this.decoded, () => this.index.v6.columns));
   }
 
   /** Record ids of a leaf (see IntelInternals.records); the caller checks the range. */

@@ -5,7 +5,8 @@
  * @module
  */
 import { IpIntelError } from './errors.js';
-import { INTERNAL, IpIntel as Intel, type IntelInternals, type IpIntel, type LoadOptions, type SharedSnapshot } from './intel.js';
+import { INTERNAL, IpIntel as Intel, type IntelInternals, type IpIntel, type LoadOptions } from './intel.js';
+import type { SharedSnapshot } from './shared.js';
 import { ARRAY_OF, trustedDecoded, type Columns } from './snapshot/decode.js';
 import { COLUMNS, V6_COLUMNS, type ColumnName } from './snapshot/format.js';
 import { flatRanges4, flatRanges6, type FlatRanges } from './snapshot/walk.js';

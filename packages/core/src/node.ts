@@ -19,7 +19,8 @@ import { open as openFile, type FileHandle } from 'node:fs/promises';
 import * as zlib from 'node:zlib';
 import { DATA_PACKAGE, dataPackageSnapshot, defaultSnapshotPath } from './default-snapshot.js';
 import { IpIntelError } from './errors.js';
-import { IpIntel, fromSharedWith, loadSnapshotWith, type LoadOptions, type SharedSnapshot } from './intel.js';
+import { IpIntel, fromSharedWith, loadSnapshotWith, type LoadOptions } from './intel.js';
+import type { SharedSnapshot } from './shared.js';
 import {
   checkBlob,
   columnBytes,

@@ -6,7 +6,8 @@
  * @module
  */
 import { fflateInflate } from './inflate-fflate.js';
-import { fromSharedWith, loadSnapshotWith, type IpIntel, type LoadOptions, type SharedSnapshot } from './intel.js';
+import { fromSharedWith, loadSnapshotWith, type IpIntel, type LoadOptions } from './intel.js';
+import type { SharedSnapshot } from './shared.js';
 
 export * from './everywhere.js';
 

@@ -1,0 +1,60 @@
+/**
+ * A snapshot shared between threads: what `IpIntel#share()` hands a worker
+ * (the columns copied once into SharedArrayBuffers) and `fromShared` opens.
+ * Apart from intel.ts because it is the form of the hand-over, with its own
+ * rule for the IPv6 index (shared as decoded, or as stored while it waits
+ * for its first use).
+ *
+ * @module
+ */
+import { ARRAY_OF, type Columns, type DecodedSnapshot, type V6Columns } from './snapshot/decode.js';
+import { COLUMNS, type ColumnName, type SnapshotMeta } from './snapshot/format.js';
+
+/**
+ * A loaded snapshot whose columns live in SharedArrayBuffers: post it to
+ * worker threads (`postMessage`, `workerData`) and open it there with
+ * {@link fromShared}; the memory is shared, not copied.
+ */
+export interface SharedSnapshot {
+  readonly meta: SnapshotMeta;
+  /** Every column, decoded; but the IPv6 index's when `v6Stored` holds them. */
+  readonly columns: Readonly<Record<string, ArrayBufferView>>;
+  /** IPv4 ranges as counted by the sharing side (set by share(); fromShared counts again). */
+  readonly ranges4?: number;
+  /**
+   * The IPv6 index's columns as stored in the file (deflated: ~5 MB of the
+   * world snapshot's 31), when the sharing side had not decoded them yet:
+   * each thread that opens the shared snapshot decodes them on its first
+   * IPv6 lookup, as a snapshot opened from a file does.
+   */
+  readonly v6Stored?: Readonly<Record<string, Uint8Array>>;
+}
+
+/** A view of the same type over a SharedArrayBuffer copy of `col`'s bytes. */
+function sharedCopy(col: ArrayBufferView, Typed: new (b: SharedArrayBuffer) => ArrayBufferView): ArrayBufferView {
+  const sab = new SharedArrayBuffer(col.byteLength);
+  new Uint8Array(sab).set(new Uint8Array(col.buffer, col.byteOffset, col.byteLength));
+  return new Typed(sab);
+}
+
+/**
+ * `decoded`'s columns copied into SharedArrayBuffers. IPv6 columns waiting
+ * for their first use go as stored (`v6Stored`); decoded ones come from
+ * `v6()` (which throws the snapshot's `snapshot_corrupt` when they were
+ * refused).
+ */
+export function shareDecoded(decoded: DecodedSnapshot, v6: () => V6Columns): SharedSnapshot {
+  const stored = decoded.v6Stored();
+  const all = (stored === null ? { ...decoded.columns, ...v6() } : decoded.columns) as Partial<Columns>;
+  const columns: Record<string, ArrayBufferView> = {};
+  for (const name of Object.keys(COLUMNS) as ColumnName[]) {
+    const col = all[name];
+    // The declared element type, not col.constructor: a column inflated by Node's zlib is a Buffer.
+    if (col !== undefined) columns[name] = sharedCopy(col, ARRAY_OF[COLUMNS[name]]);
+  }
+  const base = { meta: decoded.meta, columns: Object.freeze(columns), ranges4: decoded.ranges4 };
+  if (stored === null) return Object.freeze(base);
+  const v6Stored: Record<string, Uint8Array> = {};
+  for (const [name, blob] of stored) v6Stored[name] = sharedCopy(blob, Uint8Array) as Uint8Array;
+  return Object.freeze({ ...base, v6Stored: Object.freeze(v6Stored) });
+}
