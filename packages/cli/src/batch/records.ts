@@ -32,7 +32,7 @@
  */
 import { TextDecoder, TextEncoder } from 'node:util';
 import type { CheckResult, IpIntel } from '@ipintel/core';
-import { leafGeoPairsMany, leafRecordsMany, lookupMany, pairCount, pairRecords, recordCells, resultForLeaf, withRoom, type CellWriter, type RecordCells } from '@ipintel/core/internal';
+import { leafGeoPairsMany, lookupMany, pairCount, pairRecords, recordCells, resultForLeaf, withRoom, type CellWriter, type RecordCells } from '@ipintel/core/internal';
 import type { ByteSink } from './sink.js';
 import type { Group, RowTemplate } from './template.js';
 
@@ -225,9 +225,8 @@ export class RecordRows {
   private readonly leaves = new Uint32Array(GROUP);
   private readonly starts = new Uint32Array(GROUP);
   private readonly ends = new Uint32Array(GROUP);
-  /** The leaves' record ids: geo row and pair (2 per line), or geo, network, signals (3 per line). */
+  /** The leaves' geo rows and pairs (2 per line). */
   private readonly geoPairs = new Uint32Array(2 * GROUP);
-  private readonly ids = new Uint32Array(3 * GROUP);
   /** Per queued line, its KEYS record keys (RECORD_OF, then the pair). */
   private readonly keys = new Uint32Array(KEYS * GROUP);
   /** Per queued line, whether its network, signal and evidence keys are filled (geo and pair always are). */
@@ -300,7 +299,7 @@ export class RecordRows {
     for (let j = 0; j < n; j++) {
       for (let k = 0; k < nr; k++) {
         const run = runs[k]!;
-        const id = run.slot < 0 ? 0 : this.keys[KEYS * j + run.slot]!;
+        const id = this.keyOf(run, j);
         if (run.places[2 * id] === 0) this.render(run, id, j);
         this.at[j * nr + k] = run.places[2 * id]! - 1;
         this.len[j * nr + k] = run.places[2 * id + 1]!;
@@ -338,13 +337,11 @@ export class RecordRows {
       keys[KEYS * j] = gp[2 * j]!;
       keys[KEYS * j + PAIR] = gp[2 * j + 1]!;
     }
+    this.keyed.fill(0, 0, n);
     if (this.everyKey) {
-      const ids = this.ids;
-      leafRecordsMany(this.intel, this.leaves, n, ids);
-      for (let j = 0; j < n; j++) this.setKeys(j, ids[3 * j + 1]!, ids[3 * j + 2]!);
+      for (let j = 0; j < n; j++) this.fillKeys(j);
       return;
     }
-    this.keyed.fill(0, 0, n);
     for (const run of this.runs) {
       if (run.joins === null) continue;
       for (let j = 0; j < n; j++) if (run.places[2 * keys[KEYS * j + PAIR]!] === 0) this.fillKeys(j);
@@ -355,15 +352,18 @@ export class RecordRows {
   private fillKeys(j: number): void {
     if (this.keyed[j] === 1) return;
     pairRecords(this.intel, this.keys[KEYS * j + PAIR]!, this.pairIds);
-    this.setKeys(j, this.pairIds[0]!, this.pairIds[1]!);
-  }
-
-  private setKeys(j: number, net: number, sig: number): void {
+    const net = this.pairIds[0]!;
+    const sig = this.pairIds[1]!;
     const keys = this.keys;
     keys[KEYS * j + 1] = net;
     keys[KEYS * j + 2] = sig;
     keys[KEYS * j + 3] = 2 * sig + (this.cells.routingInferred(net) ? 1 : 0);
     this.keyed[j] = 1;
+  }
+
+  /** Queued line j's record id for `run` (0 for a run that depends on no record). */
+  private keyOf(run: Run, j: number): number {
+    return run.slot < 0 ? 0 : this.keys[KEYS * j + run.slot]!;
   }
 
   /**
@@ -385,7 +385,7 @@ export class RecordRows {
     let m = 0;
     for (let j = 0; j < n; j++) {
       if (outer !== null && this.keyed[j] === 0) continue;
-      const id = this.keys[KEYS * j + run.slot]!;
+      const id = this.keyOf(run, j);
       if (run.places[2 * id] === 0) this.missing[m++] = id;
     }
     if (m > 0) this.warmSum += this.cells.warm(run.slot as 0 | 1, this.missing, m, this.warmIds);
@@ -403,12 +403,12 @@ export class RecordRows {
       this.fillKeys(j);
       // Each piece first (rendering may grow the store), then the copies back to back.
       for (const sub of p.joins) {
-        const subId = sub.slot < 0 ? 0 : this.keys[KEYS * j + sub.slot]!;
+        const subId = this.keyOf(sub, j);
         if (sub.places[2 * subId] === 0) this.render(sub, subId, j);
       }
       start = this.store.used;
       for (const sub of p.joins) {
-        const subId = sub.slot < 0 ? 0 : this.keys[KEYS * j + sub.slot]!;
+        const subId = this.keyOf(sub, j);
         this.store.copy(sub.places[2 * subId]! - 1, sub.places[2 * subId + 1]!);
       }
     } else if (p.cells !== null) start = this.store.putCells(p.cells, id, this.day);

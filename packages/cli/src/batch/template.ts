@@ -92,7 +92,9 @@ function nestedItems(format: ResultFormat): Item[] {
         // that each value is a column records.ts can write from the snapshot's records.
         const keys: readonly string[] = g === 'geo' ? GEO : NETWORK;
         keys.forEach((k, i) => {
-          items.push({ lit: `${i === 0 ? `,"${g}":{` : ','}"${k}":` }, { group: g, text: (r) => JSON.stringify(((r as CheckResult)[g] as unknown as Record<string, unknown>)[k]), column: `${g}.${k}` });
+          const column = `${g}.${k}`;
+          const get = getter(column);
+          items.push({ lit: `${i === 0 ? `,"${g}":{` : ','}"${k}":` }, { group: g, text: (r) => jsonValue(get(r)), column });
         });
         items.push({ lit: '}' });
       } else items.push({ lit: `,"${g}":` }, { group: g, text: (r) => JSON.stringify((r as CheckResult)[g]) });
