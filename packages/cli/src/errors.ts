@@ -51,6 +51,22 @@ export class CliError extends Error {
 
 const SNAPSHOT_CODES = new Set(['snapshot_corrupt', 'snapshot_version', 'snapshot_not_found']);
 
+/** The exit code for a library error: 3 for a snapshot that is missing, corrupt or of another version, else 1. */
+export function libraryExitCode(err: IpIntelError): number {
+  return SNAPSHOT_CODES.has(err.code) ? EXIT_SNAPSHOT : EXIT_INVALID_INPUT;
+}
+
+/**
+ * An error thrown in a batch worker, as the CliError the main thread reports:
+ * a worker's own exceptions reach the main thread as plain Errors (their class
+ * is lost), so the exit code is decided where the class is still known.
+ */
+export function workerFailure(err: unknown): { message: string; exitCode: number } {
+  if (err instanceof CliError) return { message: err.message, exitCode: err.exitCode };
+  if (err instanceof IpIntelError) return { message: err.message, exitCode: libraryExitCode(err) };
+  return { message: `internal error in a batch worker: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`, exitCode: EXIT_INTERNAL };
+}
+
 /** Prints `err` on stderr as `ipintel <command>: <message>` and returns the exit code. */
 export function reportError(err: unknown, stderr: OutStream, command: string): number {
   const prefix = command === '' ? 'ipintel' : `ipintel ${command}`;
@@ -65,7 +81,7 @@ export function reportError(err: unknown, stderr: OutStream, command: string): n
   }
   if (err instanceof IpIntelError) {
     stderr.write(`${prefix}: ${err.message}\n`);
-    return SNAPSHOT_CODES.has(err.code) ? EXIT_SNAPSHOT : EXIT_INVALID_INPUT;
+    return libraryExitCode(err);
   }
   const e = err as NodeJS.ErrnoException;
   if (e !== null && typeof e === 'object' && typeof e.code === 'string' && typeof e.syscall === 'string') {

@@ -6,7 +6,10 @@
  * of pending results), so the pool only matches replies to requests by id.
  *
  * A worker that fails (snapshot unreadable, crash) fails every pending block
- * and the pool: the run stops with that error rather than emit a gap.
+ * and the pool: the run stops with that error rather than emit a gap. A
+ * block that fails (answered `failed`) fails itself and every block sent
+ * after it; the blocks before it still arrive, so the run writes every row
+ * before the failing block, as a run in one thread does.
  *
  * @module
  */
@@ -27,6 +30,9 @@ export interface WorkRequest {
 /** Worker -> main. */
 export type WorkReply =
   | { readonly type: 'done'; readonly id: number; readonly result: BlockResult; readonly input: ArrayBuffer }
+  /** A block the worker could not process: it fails, and so does every later block (the run stops there). */
+  | { readonly type: 'failed'; readonly id: number; readonly message: string; readonly exitCode: number }
+  /** The worker could not set up (snapshot unreadable): every block fails. */
   | { readonly type: 'fatal'; readonly message: string; readonly exitCode: number };
 
 interface Pending {
@@ -109,12 +115,27 @@ export class WorkerPool implements Executor {
       this.fail(new CliError(m.message, m.exitCode));
       return;
     }
+    if (m.type === 'failed') {
+      this.failFrom(m.id, new CliError(m.message, m.exitCode));
+      return;
+    }
     const p = this.pending.get(m.id);
     if (p === undefined) return;
     this.pending.delete(m.id);
     this.queued[p.worker]!--;
     this.inputs.give(m.input);
     p.resolve(m.result);
+  }
+
+  /** Fails block `id` and every block sent after it; earlier ones are still answered. */
+  private failFrom(id: number, e: Error): void {
+    if (this.failure === undefined) this.failure = e;
+    for (const [k, p] of this.pending) {
+      if (k < id) continue;
+      p.reject(this.failure);
+      this.pending.delete(k);
+      this.queued[p.worker]!--;
+    }
   }
 
   private fail(e: Error): void {

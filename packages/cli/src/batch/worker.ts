@@ -1,14 +1,15 @@
 /**
  * Batch worker thread (built to dist/batch-worker.js): opens the snapshot
  * once, then turns each input block it is sent into an output block, in the
- * order received, transferring the output bytes back. Setup failures are
- * reported as a `fatal` reply with the exit code the CLI should use.
+ * order received, transferring the output bytes back. A block that fails
+ * (a snapshot found damaged on its first IPv6 line) is answered `failed` with
+ * the exit code the CLI should use, decided here where the error's class is
+ * still known; setup failures are answered `fatal` the same way.
  *
  * @module
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { IpIntelError } from '@ipintel/core';
-import { EXIT_INTERNAL, EXIT_SNAPSHOT } from '../errors.js';
+import { workerFailure } from '../errors.js';
 import { createProcessor, type ProcessorConfig } from './executor.js';
 import type { WorkReply, WorkRequest } from './pool.js';
 
@@ -17,17 +18,18 @@ const port = parentPort!;
 try {
   const processor = createProcessor(workerData as ProcessorConfig);
   port.on('message', (req: WorkRequest) => {
-    const result = processor.process(req.block, req.spare === undefined ? undefined : new Uint8Array(req.spare));
     // The input buffer goes back too, for the main thread to reuse.
     const input = req.block.buffer as ArrayBuffer;
-    const reply: WorkReply = { type: 'done', id: req.id, result, input };
-    port.postMessage(reply, [result.bytes.buffer as ArrayBuffer, input]);
+    let reply: WorkReply;
+    try {
+      const result = processor.process(req.block, req.spare === undefined ? undefined : new Uint8Array(req.spare));
+      reply = { type: 'done', id: req.id, result, input };
+    } catch (e) {
+      port.postMessage({ type: 'failed', id: req.id, ...workerFailure(e) } satisfies WorkReply);
+      return;
+    }
+    port.postMessage(reply, [reply.result.bytes.buffer as ArrayBuffer, input]);
   });
 } catch (e) {
-  const reply: WorkReply = {
-    type: 'fatal',
-    message: e instanceof Error ? e.message : String(e),
-    exitCode: e instanceof IpIntelError ? EXIT_SNAPSHOT : EXIT_INTERNAL,
-  };
-  port.postMessage(reply);
+  port.postMessage({ type: 'fatal', ...workerFailure(e) } satisfies WorkReply);
 }
