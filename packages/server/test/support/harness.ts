@@ -42,7 +42,7 @@ export function captureLogger(): { logger: Logger; lines: string[] } {
 export interface Harness {
   app: App;
   store: Store;
-  /** A new active key on `plan` (default `test`). */
+  /** A new active key on `plan` (default `test`), made a millisecond before the app's clock reads. */
   key(plan?: string, options?: { createdAt?: number }): Promise<string>;
   close(): Promise<void>;
 }
@@ -56,7 +56,7 @@ export async function harness(options: AppOptions = {}): Promise<Harness> {
     app,
     store,
     key: async (plan = 'test', o = {}) =>
-      (await createKey(store, { plan, plans: resolvePlans({ ...TEST_PLANS, ...options.plans }), now: o.createdAt ?? Date.now() - 1 })).key,
+      (await createKey(store, { plan, plans: resolvePlans({ ...TEST_PLANS, ...options.plans }), now: o.createdAt ?? (options.now ?? Date.now)() - 1 })).key,
     close: async () => {
       await app.close();
       if (typeof options.store !== 'object') await store.close();
