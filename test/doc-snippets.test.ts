@@ -97,6 +97,6 @@ describe.each(SNIPPETS.map((s) => [name(s), s] as const))('snippet %s', (_, s) =
       const { cwd, env } = sandbox();
       const r = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', s.text], { cwd, env, encoding: 'utf8', timeout: 180_000 });
       expect({ status: r.status, stderr: r.status === 0 ? '' : r.stderr.slice(-2000) }).toEqual({ status: 0, stderr: '' });
-    });
+    }, 200_000); // beyond the spawn's own 180 s, so a slow snippet fails with its stderr, not vitest's timeout
   }
 });

@@ -87,8 +87,9 @@ describe('POST /v1/check/batch', () => {
 
 describe('quota and rate limits', () => {
   it('429 quota_exceeded with Retry-After; a batch that would cross the quota is refused whole', async () => {
-    const k = await h.key('tiny'); // 3 per day, 2 per second
-    const clock = { now: Date.now() };
+    const k = await h.key('tiny', { createdAt: 0 }); // 3 per day, 2 per second
+    // Noon UTC today: the test moves the clock 3 s on, which must stay inside one UTC day whenever it runs.
+    const clock = { now: Math.floor(Date.now() / 86_400_000) * 86_400_000 + 43_200_000 };
     const app = createApp({ snapshot: (await import('./support/fixtures.js')).fixtureBytes('a'), store: h.store, logger: false, plans: TEST_PLANS, activationDelayMs: 0, now: () => clock.now });
     await app.ready;
     expect((await call(app, '/v1/check/batch', { key: k, body: { ips: ['8.8.8.8', '8.8.8.8'] } })).headers['ratelimit-remaining']).toBe('1');

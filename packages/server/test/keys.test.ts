@@ -3,7 +3,7 @@
  * revocation, rotation with a grace period) as the server sees it. The
  * `ipintel keys` command is tested in packages/cli/test/keys.test.ts.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createKey, keyState, revokeKey, rotateKey } from '../src/keys/manage.js';
 import { generateKey, hashKey, keyId, keyMatches, redactKey } from '../src/keys/secret.js';
 import { resolvePlans } from '../src/plans.js';
@@ -87,16 +87,23 @@ describe('key lifecycle', () => {
 
 describe('key cache', () => {
   it('reuses a key record for keyCacheMs, so a revocation reaches the server within that time', async () => {
+    // The cache keeps its records by Date.now() (not the app's clock): a stopped Date, moved on by hand, so a slow machine's pause never expires it early.
+    vi.useFakeTimers({ toFake: ['Date'] });
     const store = openSqliteStore(':memory:');
-    const app = createApp({ snapshot: fixtureBytes('a'), store, logger: false, plans: TEST_PLANS, activationDelayMs: 0, keyCacheMs: 150 });
-    await app.ready;
-    const { key, record } = await createKey(store, { plan: 'test', plans, now: 0 });
-    expect((await call(app, '/v1/check?ip=8.8.8.8', { key })).status).toBe(200);
-    await revokeKey(store, record.id);
-    expect((await call(app, '/v1/check?ip=8.8.8.8', { key })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 200));
-    expect((await call(app, '/v1/check?ip=8.8.8.8', { key })).json.code).toBe('key_revoked');
-    await app.close();
-    await store.close();
+    try {
+      const app = createApp({ snapshot: fixtureBytes('a'), store, logger: false, plans: TEST_PLANS, activationDelayMs: 0, keyCacheMs: 60_000 });
+      await app.ready;
+      const { key, record } = await createKey(store, { plan: 'test', plans, now: 0 });
+      expect((await call(app, '/v1/check?ip=8.8.8.8', { key })).status).toBe(200);
+      await revokeKey(store, record.id);
+      vi.setSystemTime(Date.now() + 59_000);
+      expect((await call(app, '/v1/check?ip=8.8.8.8', { key })).status).toBe(200);
+      vi.setSystemTime(Date.now() + 2_000);
+      expect((await call(app, '/v1/check?ip=8.8.8.8', { key })).json.code).toBe('key_revoked');
+      await app.close();
+    } finally {
+      vi.useRealTimers();
+      await store.close();
+    }
   });
 });

@@ -56,14 +56,20 @@ function values(r: AnyFound): unknown[] {
 export function expectWellFormed(feed: Feed, r: FeedResult<AnyFound>): void {
   const shape = ROLES[feed.role].entries;
   if (feed.use === 'build') expect(shape in r, `${feed.id}: a ${feed.role} feed returns ${shape}`).toBe(true);
+  // Checked in plain loops and asserted once: an expect() per prefix took ~16 s of the asmap feed's 700,000.
   if ('prefixes' in r) {
+    const bad: string[] = [];
     for (const p of r.prefixes) {
       const bits = p.version === 4 ? 32 : 128;
-      expect(p.length >= 0 && p.length <= bits, `${feed.id}: prefix length ${p.length}`).toBe(true);
-      expect(p.start & ((1n << BigInt(bits - p.length)) - 1n), `${feed.id}: host bits of ${p.start}/${p.length}`).toBe(0n);
+      if (!(p.length >= 0 && p.length <= bits)) bad.push(`prefix length ${p.length}`);
+      else if ((p.start & ((1n << BigInt(bits - p.length)) - 1n)) !== 0n) bad.push(`host bits of ${p.start}/${p.length}`);
     }
+    expect(bad.slice(0, 5), `${feed.id}: malformed prefixes`).toEqual([]);
   }
-  if ('asns' in r) for (const a of r.asns.keys()) expect(Number.isInteger(a) && a >= 0 && a <= 0xffffffff, `${feed.id}: AS${a}`).toBe(true);
+  if ('asns' in r) {
+    const bad = [...r.asns.keys()].filter((a) => !(Number.isInteger(a) && a >= 0 && a <= 0xffffffff));
+    expect(bad.slice(0, 5), `${feed.id}: ASNs out of range`).toEqual([]);
+  }
   if (feed.use === 'build') {
     const bad = values(r).find((v) => !VALUE_CONTRACT[feed.role](v));
     expect(bad, `${feed.id}: a value that breaks the ${feed.role} contract`).toBeUndefined();

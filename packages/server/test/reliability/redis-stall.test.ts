@@ -19,8 +19,8 @@ import { delayingProxy, describeRedis, suiteRedis } from '../support/redis.js';
 
 const PLANS = { ...TEST_PLANS, big: { quota: 1_000_000, period: 'day' as const, ratePerSecond: 0 } };
 
-async function appOn(store: Store): Promise<App> {
-  const app = createApp({ snapshot: fixtureBytes('a'), store, logger: false, plans: PLANS, activationDelayMs: 0, rateLimit: false, keyCacheMs: 60_000, storeTimeoutMs: 300 });
+async function appOn(store: Store, storeTimeoutMs = 300): Promise<App> {
+  const app = createApp({ snapshot: fixtureBytes('a'), store, logger: false, plans: PLANS, activationDelayMs: 0, rateLimit: false, keyCacheMs: 60_000, storeTimeoutMs });
   await app.ready;
   return app;
 }
@@ -112,10 +112,11 @@ describeRedis('Redis replies that come too late or never', () => {
   it('a count Redis ran but whose reply came too late is undone', async () => {
     const proxy = await delayingProxy(suite.redis.port);
     const { store, events } = redisStore(proxy.url);
-    const app = await appOn(store);
+    // A 1 s deadline and replies 2.5 s late: the counts reach Redis well within their deadline even on a slow machine, their replies well after it.
+    const app = await appOn(store, 1_000);
     const { key, usage } = await newKey(store);
     expect((await call(app, '/v1/check?ip=8.8.8.8', { key })).status).toBe(200);
-    proxy.delayMs = 700;
+    proxy.delayMs = 2_500;
     const late = await Promise.all(Array.from({ length: 5 }, () => call(app, '/v1/check?ip=8.8.8.8', { key })));
     expect(late.every((r) => r.json?.code === 'store_unavailable')).toBe(true);
     proxy.delayMs = 0;
@@ -155,7 +156,8 @@ describeRedis('Redis replies that come too late or never', () => {
 it('a body slower than storeTimeoutMs does not use up the count deadline (it starts when the count is made)', async () => {
   const { openSqliteStore } = await import('../../src/store/sqlite.js');
   const store = openSqliteStore(':memory:');
-  const app = createApp({ snapshot: fixtureBytes('a'), store, logger: false, plans: PLANS, activationDelayMs: 0, storeTimeoutMs: 50 });
+  // A body 1.5 s slower than a 1 s count deadline: wide margins, so a slow machine's pause inside the count's turn does not pass it.
+  const app = createApp({ snapshot: fixtureBytes('a'), store, logger: false, plans: PLANS, activationDelayMs: 0, storeTimeoutMs: 1_000 });
   await app.ready;
   const { key } = await newKey(store);
   const body = new TextEncoder().encode('{"ips":["8.8.8.8"]}');
@@ -163,7 +165,7 @@ it('a body slower than storeTimeoutMs does not use up the count deadline (it sta
     method: 'POST',
     url: '/v1/check/batch',
     headers: { 'x-api-key': key, 'content-type': 'application/json' },
-    readBody: () => new Promise((resolve) => setTimeout(() => resolve(body), 200)),
+    readBody: () => new Promise((resolve) => setTimeout(() => resolve(body), 2_500)),
   });
   expect(res.status).toBe(200);
   await app.close();

@@ -35,7 +35,8 @@ export function startChild(snapshotPath: string, store: string, plans: Record<st
   const stdout = { text: '' };
   child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout.text += d));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('server child did not start in 20 s')), 20_000);
+    // Generous: on a fresh machine the children's TypeScript transpile cache is empty, and several start at once. A child that dies fails at once (exit below).
+    const timer = setTimeout(() => reject(new Error('server child did not start in 50 s')), 50_000);
     child.once('exit', (code) => reject(new Error(`server child exited with ${code}`)));
     child.once('message', (m: { port: number }) => {
       clearTimeout(timer);
