@@ -138,9 +138,8 @@ export class WorkerPool implements Executor {
     }
   }
 
+  /** Fails every pending block (ids start at 0), and every block sent from now on. */
   private fail(e: Error): void {
-    if (this.failure === undefined) this.failure = e;
-    for (const p of this.pending.values()) p.reject(this.failure);
-    this.pending.clear();
+    this.failFrom(0, e);
   }
 }

@@ -10,7 +10,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { workerFailure } from '../errors.js';
-import { createProcessor, type ProcessorConfig } from './executor.js';
+import { createProcessor, type BlockResult, type ProcessorConfig } from './executor.js';
 import type { WorkReply, WorkRequest } from './pool.js';
 
 const port = parentPort!;
@@ -20,15 +20,14 @@ try {
   port.on('message', (req: WorkRequest) => {
     // The input buffer goes back too, for the main thread to reuse.
     const input = req.block.buffer as ArrayBuffer;
-    let reply: WorkReply;
+    let result: BlockResult;
     try {
-      const result = processor.process(req.block, req.spare === undefined ? undefined : new Uint8Array(req.spare));
-      reply = { type: 'done', id: req.id, result, input };
+      result = processor.process(req.block, req.spare === undefined ? undefined : new Uint8Array(req.spare));
     } catch (e) {
       port.postMessage({ type: 'failed', id: req.id, ...workerFailure(e) } satisfies WorkReply);
       return;
     }
-    port.postMessage(reply, [reply.result.bytes.buffer as ArrayBuffer, input]);
+    port.postMessage({ type: 'done', id: req.id, result, input } satisfies WorkReply, [result.bytes.buffer as ArrayBuffer, input]);
   });
 } catch (e) {
   port.postMessage({ type: 'fatal', ...workerFailure(e) } satisfies WorkReply);
