@@ -5,29 +5,21 @@
  * Through `ipintel batch --jobs 2` which thread meets the failing line depends
  * on timing; here it is always the worker.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openSync } from '@ipintel/core';
-import { encodeSnapshot } from '@ipintel/core/writer';
-import { damageColumn } from '@ipintel/testkit';
 import { BufferPool } from '../src/batch/buffers.js';
 import type { ProcessorConfig } from '../src/batch/executor.js';
 import { WorkerPool } from '../src/batch/pool.js';
 import { CliError, EXIT_SNAPSHOT } from '../src/errors.js';
 import { ensureBundle } from './bundle.js';
-import { trickyModel } from './snapshots.js';
+import { writeDamagedV6Snapshot } from './snapshots.js';
 
 const block = (lines: string[]): Uint8Array => new TextEncoder().encode(`${lines.join('\n')}\n`);
 
 describe('WorkerPool', () => {
   it.each(['own load', 'shared snapshot'])('a block failing in a worker rejects with exit 3; earlier blocks answer, later ones fail too (%s)', async (how) => {
     const url = new URL(`file://${(await ensureBundle()).worker}`);
-    // Checksums right, the first IPv6 leaf id beyond every leaf: loads, answers IPv4, refuses the IPv6 index when it is decoded.
-    const bad = damageColumn(encodeSnapshot(trickyModel(), { compress: false }), 'v6.leaf', (col) => col.setUint8(2, 0x7f));
-    const path = join(mkdtempSync(join(tmpdir(), 'ipintel-pool-')), 'bad.ipintel');
-    writeFileSync(path, bad);
+    const path = writeDamagedV6Snapshot();
     const base: ProcessorConfig = { snapshotPath: path, render: { format: 'native', output: 'ndjson' } };
     const config = how === 'shared snapshot' ? { ...base, shared: openSync(path).share() } : base;
     const pool = new WorkerPool(1, config, new BufferPool(8, 4096), new BufferPool(8, 0), url);

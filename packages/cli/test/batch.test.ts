@@ -4,8 +4,6 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openSync, type IpIntel } from '@ipintel/core';
-import { encodeSnapshot } from '@ipintel/core/writer';
-import { damageColumn } from '@ipintel/testkit';
 import { leafOfIPv4 } from '@ipintel/core/internal';
 import { allColumns } from '../src/batch/columns.js';
 import { runCli } from '../src/cli.js';
@@ -13,7 +11,7 @@ import { batchHooks } from '../src/commands/batch.js';
 import { ensureBundle } from './bundle.js';
 import { parseCsv } from './csv.js';
 import { captureIo, runBatch } from './io.js';
-import { prng, trickyModel, writeSnapshot } from './snapshots.js';
+import { prng, trickyModel, writeDamagedV6Snapshot, writeSnapshot } from './snapshots.js';
 
 let snap: string;
 let intel: IpIntel;
@@ -283,10 +281,7 @@ describe('ipintel batch: workers and progress', () => {
 
   it('a snapshot whose IPv6 index is found damaged on the first IPv6 line stops the batch with exit 3, one job or two', async () => {
     batchHooks.workerUrl = new URL(`file://${(await ensureBundle()).worker}`);
-    // Checksums right, the first IPv6 leaf id beyond every leaf: loads, answers IPv4, refuses the IPv6 index when it is decoded.
-    const bad = damageColumn(encodeSnapshot(trickyModel(), { compress: false }), 'v6.leaf', (col) => col.setUint8(2, 0x7f));
-    const badPath = join(mkdtempSync(join(tmpdir(), 'ipintel-bad6-')), 'bad.ipintel');
-    writeFileSync(badPath, bad);
+    const badPath = writeDamagedV6Snapshot();
     const input = [...randomIps(3000, 21), '2001:db8::1', ...randomIps(3000, 22)].join('\n');
     for (const jobs of ['1', '2']) {
       batchHooks.blockBytes = 2048;

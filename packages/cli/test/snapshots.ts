@@ -4,7 +4,11 @@
  * exercise CSV quoting (commas, quotes, newlines), signals, a bogon range,
  * IPv6, and null geo fields.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
+  encodeSnapshot,
   flattenPrefixes,
   type GeoRow,
   type NetworkRow,
@@ -12,7 +16,7 @@ import {
   type SignalRow,
   type SnapshotModel,
 } from '@ipintel/core/writer';
-import { EMPTY_SIGNALS, prng, writeSnapshotFile } from '@ipintel/testkit';
+import { damageColumn, EMPTY_SIGNALS, prng, writeSnapshotFile } from '@ipintel/testkit';
 
 const v4 = (a: number, b: number, c: number, d: number): bigint => BigInt(((a << 24) | (b << 16) | (c << 8) | d) >>> 0);
 
@@ -118,3 +122,15 @@ export function syntheticModel(ranges: number, leafCount = 20_000, seed = 42, ge
 
 /** Encodes a model to a fresh temp file and returns its path. */
 export const writeSnapshot = (model: SnapshotModel, name?: string): string => writeSnapshotFile(model, name);
+
+/**
+ * The tricky snapshot in a temp file with its first IPv6 leaf id beyond every
+ * leaf, checksums right: it loads and answers IPv4, and its IPv6 index is
+ * refused (`an IPv6 leaf id is out of range`) when it is decoded.
+ */
+export function writeDamagedV6Snapshot(): string {
+  const bad = damageColumn(encodeSnapshot(trickyModel(), { compress: false }), 'v6.leaf', (col) => col.setUint8(2, 0x7f));
+  const path = join(mkdtempSync(join(tmpdir(), 'ipintel-bad6-')), 'bad.ipintel');
+  writeFileSync(path, bad);
+  return path;
+}
