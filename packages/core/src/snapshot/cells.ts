@@ -298,11 +298,7 @@ function coordinateText(x: number, as: CellEncoding, out: Uint8Array, at: number
       frac /= 10;
       digits--;
     }
-    for (let i = p + digits - 1; i >= p; i--) {
-      out[i] = 0x30 + (frac % 10);
-      frac = Math.floor(frac / 10);
-    }
-    p += digits;
+    p = putDigits(frac, digits, out, p);
   }
   return p;
 }
@@ -311,6 +307,11 @@ function coordinateText(x: number, as: CellEncoding, out: Uint8Array, at: number
 function putUint(v: number, out: Uint8Array, at: number): number {
   let digits = 1;
   for (let t = v; t >= 10; t = Math.floor(t / 10)) digits++;
+  return putDigits(v, digits, out, at);
+}
+
+/** The last `digits` decimal digits of `v`, zero-padded (a fraction's leading zeros), at `at`; returns where they end. */
+function putDigits(v: number, digits: number, out: Uint8Array, at: number): number {
   for (let i = at + digits - 1; i >= at; i--) {
     out[i] = 0x30 + (v % 10);
     v = Math.floor(v / 10);
