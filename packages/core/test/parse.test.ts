@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IpIntelError, parseAddress } from '../src/portable.js';
-import { formatIPv6 } from '../src/ip/format.js';
+import { formatIPv6, zeroRunToCompress } from '../src/ip/format.js';
 import { IPV6_CANONICAL, REASONS, parseIPv4, parseIPv4Bytes, parseIPv6, reasonText } from '../src/ip/parse.js';
 
 const RUNS = Number(process.env.FC_RUNS ?? 500);
@@ -118,6 +118,20 @@ describe('IPv6 parsing', () => {
       }),
       { numRuns: RUNS * 4 },
     );
+  });
+
+  it('finds the run RFC 5952 compresses for every pattern of zero groups (its table against a scan by length)', () => {
+    // The first longest run of two or more zero groups: try every length from 8 down, every start from the left.
+    const byLength = (g: number[]): number => {
+      for (let len = 8; len >= 2; len--) {
+        for (let at = 0; at + len <= 8; at++) if (g.slice(at, at + len).every((x) => x === 0)) return at * 16 + len;
+      }
+      return -1;
+    };
+    for (let mask = 0; mask < 256; mask++) {
+      const g = Array.from({ length: 8 }, (_, k) => ((mask >>> k) & 1 ? 0 : 1 + k * 4099));
+      expect(zeroRunToCompress(g), mask.toString(2)).toBe(byLength(g));
+    }
   });
 
   it('formats per RFC 5952 section 4', () => {

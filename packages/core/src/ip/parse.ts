@@ -31,6 +31,9 @@ import { zeroRunToCompress } from './format.js';
 /** Longest valid text form: `ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255`. */
 export const MAX_ADDRESS_LENGTH = 45;
 
+/** Longest dotted-decimal IPv4 text (`255.255.255.255`): a longer text is not worth an IPv4 parse on the hot path. */
+export const MAX_IPV4_LENGTH = 15;
+
 /**
  * Why a text is not an address: the negative status codes of the parsers,
  * each with its message (`reasonText`). Stable within a version; only the
@@ -177,16 +180,17 @@ const groups = new Uint16Array(8);
  */
 export const IPV6_CANONICAL = 1;
 
-/** RFC 5952 check of a parse: `gap` = index of `::` (or -1), `explicit` = groups written out. */
-function isCanonicalLayout(gap: number, explicit: number): boolean {
-  const run = zeroRunToCompress(groups);
-  return gap < 0 ? run < 0 : run === gap * 16 + (8 - explicit);
-}
+/** Past the end of the text: a "character" no table or test matches (char codes stop at 0xffff). */
+const END = 0x10000;
 
 /**
  * Parses an IPv6 text form into `out` (four 32-bit words, most significant
  * first). Returns {@link IPV6_CANONICAL} or 0 on success, else a negative
  * reason code ({@link REASONS}); `out` is then unspecified.
+ *
+ * Each character is read once (`c` holds the next one): reading a character
+ * costs more than anything else done with it here (issue 13: 250 -> 155 ns a
+ * parse, docs/design.md, ninth round).
  *
  * @example
  * parseIPv6('2001:db8::1', w) // => 1 (IPV6_CANONICAL)
@@ -201,29 +205,33 @@ export function parseIPv6(s: string, out: Uint32Array): number {
   let g = 0; // groups written
   let gap = -1; // index in `groups` where `::` stands
   let plain = true; // lower case, no leading zeros, no dotted tail so far
-  if (s.charCodeAt(0) === 58) {
+  let c = s.charCodeAt(0);
+  if (c === 58) {
     // A leading colon is only valid as `::`.
     if (n < 2 || s.charCodeAt(1) !== 58) return R_V6_LONE_COLON;
     gap = 0;
     i = 2;
+    c = i < n ? s.charCodeAt(i) : END;
   }
   while (i < n) {
     const start = i;
     let value = 0;
-    let h = 0;
-    while (i < n && i - start < 5) {
-      const c = s.charCodeAt(i);
-      h = c < 128 ? HEX[c]! : -1;
+    let digits = 0;
+    // Up to five hex digits (a fifth is an error unless an IPv4 tail starts here).
+    for (;;) {
+      let h = c < 128 ? HEX[c]! : -1;
       if (h < 0) break;
       if (h > 15) {
         plain = false; // an upper-case hex digit
         h -= 16;
       }
       value = (value << 4) | h;
+      digits++;
       i++;
+      c = i < n ? s.charCodeAt(i) : END;
+      if (digits === 5) break;
     }
-    if (i - start > 1 && s.charCodeAt(start) === 48) plain = false; // a leading zero
-    if (i < n && s.charCodeAt(i) === 46) {
+    if (c === 46) {
       // 1. An embedded IPv4 tail fills the last two groups and ends the text.
       if (g > 6) return R_V6_GROUPS;
       const v4 = parseIPv4(s, start, n);
@@ -231,25 +239,24 @@ export function parseIPv6(s: string, out: Uint32Array): number {
       groups[g++] = v4 >>> 16;
       groups[g++] = v4 & 0xffff;
       plain = false;
-      i = n;
       break;
     }
-    const digits = i - start;
     if (digits > 4) return R_V6_GROUP_DIGITS;
-    if (digits === 0) return i < n ? charReason(s.charCodeAt(i)) : R_V6_LONE_COLON;
+    if (digits === 0) return c !== END ? charReason(c) : R_V6_LONE_COLON;
+    if (digits > 1 && value >>> (4 * digits - 4) === 0) plain = false; // a leading zero
     if (g === 8) return R_V6_GROUPS;
     groups[g++] = value;
-    if (i === n) break;
-    const c = s.charCodeAt(i);
+    if (c === END) break;
     if (c !== 58) return charReason(c);
     i++;
-    if (i < n && s.charCodeAt(i) === 58) {
+    if (i === n) return R_V6_LONE_COLON; // a single trailing colon
+    c = s.charCodeAt(i);
+    if (c === 58) {
       // 2. `::` may appear once.
       if (gap >= 0) return R_V6_TWO_GAPS;
       gap = g;
       i++;
-    } else if (i === n) {
-      return R_V6_LONE_COLON; // a single trailing colon
+      c = i < n ? s.charCodeAt(i) : END;
     }
   }
   if (gap < 0) {
@@ -264,7 +271,10 @@ export function parseIPv6(s: string, out: Uint32Array): number {
   out[1] = ((groups[2]! << 16) | groups[3]!) >>> 0;
   out[2] = ((groups[4]! << 16) | groups[5]!) >>> 0;
   out[3] = ((groups[6]! << 16) | groups[7]!) >>> 0;
-  return plain && isCanonicalLayout(gap, g) ? IPV6_CANONICAL : 0;
+  if (!plain) return 0;
+  // RFC 5952 layout: `::` exactly on the first longest run of two or more zero groups.
+  const run = zeroRunToCompress(groups);
+  return (gap < 0 ? run < 0 : run === gap * 16 + (8 - g)) ? IPV6_CANONICAL : 0;
 }
 
 /** True for `::ffff:0:0/96` (IPv4-mapped IPv6). */
