@@ -186,7 +186,7 @@ export const IPV6_CANONICAL = 1;
  * reason code ({@link REASONS}); `out` is then unspecified.
  *
  * Each character is read once (`c` holds the next one): reading a character
- * costs more than anything else done with it here (issue 13: 250 -> 155 ns a
+ * costs more than anything else done with it here (issue 13: 244 -> 188 ns a
  * parse, docs/design.md, ninth round).
  *
  * @example
