@@ -26,15 +26,32 @@ export function freePort(): Promise<number> {
   });
 }
 
-function answers(port: number): Promise<boolean> {
+/**
+ * Whether the redis-server whose process id is `pid` is ready on `port`: PING
+ * answers +PONG (not -LOADING), and INFO names that process, not whatever
+ * else may listen on a port that was free when it was picked.
+ */
+function readyAs(port: number, pid: number): Promise<boolean> {
   return new Promise((resolve) => {
     const c = connect(port, '127.0.0.1');
-    c.once('connect', () => c.write('PING\r\n'));
-    c.once('data', (d) => {
+    let text = '';
+    const done = (ok: boolean): void => {
       c.destroy();
-      resolve(d.toString().startsWith('+PONG'));
+      resolve(ok);
+    };
+    c.setTimeout(2000, () => done(false));
+    c.once('connect', () => c.write('PING\r\nINFO server\r\n'));
+    c.on('data', (d: Buffer) => {
+      text += d.toString('latin1');
+      if (!text.startsWith('+PONG')) {
+        if (text.includes('\r\n')) done(false);
+        return;
+      }
+      const m = /\r\nprocess_id:(\d+)\r\n/.exec(text);
+      if (m !== null) done(Number(m[1]) === pid);
     });
-    c.once('error', () => resolve(false));
+    c.once('error', () => done(false));
+    c.once('close', () => done(false));
   });
 }
 
@@ -61,9 +78,17 @@ export async function startRedis(options: { readonly dir: string; readonly appen
     url: `redis://127.0.0.1:${port}`,
     port,
     async start() {
-      child = spawn('redis-server', args, { stdio: 'ignore' });
+      const c = spawn('redis-server', args, { stdio: 'ignore' });
+      child = c;
+      let failed: Error | undefined;
+      c.once('error', (e) => (failed = e));
       for (let i = 0; i < 400; i++) {
-        if (await answers(port)) return;
+        // A server that cannot bind its port (taken since it was picked) exits: say so at once.
+        if (failed !== undefined) throw new Error(`redis-server could not start: ${failed.message}`);
+        if (c.exitCode !== null || c.signalCode !== null) {
+          throw new Error(`redis-server exited (${c.exitCode ?? c.signalCode}) before answering on port ${port}`);
+        }
+        if (c.pid !== undefined && (await readyAs(port, c.pid))) return;
         await new Promise((r) => setTimeout(r, 25));
       }
       throw new Error(`redis-server did not start on port ${port}`);
