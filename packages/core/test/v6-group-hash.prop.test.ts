@@ -10,17 +10,30 @@ import { buildGroupHash, findGroup } from '../src/snapshot/v6-index.js';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 200) });
 
-/** Sorted distinct 32-bit words, as the decoder guarantees `v6.w0` to be. */
+/** Sorted distinct 32-bit words, as the decoder guarantees `v6.w0` to be; up to 600 (tables of 16 to 1,024 slots). */
 const wordsArb = (max: number) =>
-  fc.uniqueArray(fc.nat({ max: max }), { maxLength: 300 }).map((a) => Uint32Array.from(a.sort((x, y) => x - y)));
+  fc.uniqueArray(fc.nat({ max }), { maxLength: 600, size: 'max' }).map((a) => Uint32Array.from(a.sort((x, y) => x - y)));
+
+/** The word in each slot of a table (undefined for an empty one). */
+const layout = (slots: Uint32Array): (number | undefined)[] =>
+  Array.from({ length: slots.length / 2 }, (_, h) => (slots[2 * h + 1] === 0 ? undefined : slots[2 * h]));
+
+/** Words whose first slot in a 16-slot table (the smallest) is `slot`. */
+function homedAt(slot: number, count: number): number[] {
+  const { shift } = buildGroupHash(new Uint32Array(0));
+  const out: number[] = [];
+  for (let x = 0; out.length < count; x++) if (Math.imul(x, 0x9e3779b1) >>> shift === slot) out.push(x);
+  return out;
+}
 
 describe('IPv6 group hash', () => {
-  it('finds every first word at its group, and nothing for other words', () => {
-    // A small range of words (dense, many collisions) and the whole 32-bit range.
-    for (const max of [600, 0xffffffff]) {
+  it('has at least 1.5 slots per word, finds every word at its group, and nothing for other words', () => {
+    // Words from a small range (dense: many share a first slot) and from the whole 32-bit range.
+    for (const max of [1500, 0xffffffff]) {
       fc.assert(
         fc.property(wordsArb(max), fc.array(fc.nat({ max }), { maxLength: 50 }), (w0, others) => {
           const hash = buildGroupHash(w0);
+          // Checked first: a fuller table would make the probes below slow, a full one endless.
           expect(hash.slots.length / 2).toBeGreaterThanOrEqual(1.5 * w0.length);
           w0.forEach((word, g) => expect(findGroup(hash, word)).toBe(g));
           const words = new Set(w0);
@@ -30,14 +43,21 @@ describe('IPv6 group hash', () => {
     }
   });
 
-  it('keeps probing past collisions: words that share a first slot are all found', () => {
-    // Words whose multiplicative hash lands in one slot of a 16-slot table: a full cluster.
-    const hash0 = buildGroupHash(new Uint32Array(0));
-    const same: number[] = [];
-    for (let x = 0; same.length < 8; x++) if (Math.imul(x, 0x9e3779b1) >>> hash0.shift === 3) same.push(x);
-    const w0 = Uint32Array.from(same);
+  it('probes on past a cluster of words that share a first slot, and around the end of the table', () => {
+    // 10 words take a 16-slot table: 6 homed at slot 3 fill slots 3-8; 4 homed at the last slot (15)
+    // fill 15, then wrap around to 0-2. Inserted in order, so the layout is known exactly.
+    const at3 = homedAt(3, 6);
+    const at15 = homedAt(15, 4);
+    const w0 = Uint32Array.from([...at3, ...at15].sort((x, y) => x - y));
     const hash = buildGroupHash(w0);
-    expect(hash.shift).toBe(hash0.shift);
+    // The layout proves the collisions and the wrap happened (a changed hash would spread the words).
+    const want: (number | undefined)[] = Array.from({ length: 16 }, () => undefined);
+    at3.forEach((x, k) => (want[3 + k] = x));
+    at15.forEach((x, k) => (want[(15 + k) % 16] = x));
+    expect(layout(hash.slots)).toEqual(want);
     w0.forEach((word, g) => expect(findGroup(hash, word)).toBe(g));
+    // A missing word homed in either cluster probes to its end, and finds nothing.
+    expect(findGroup(hash, homedAt(3, 7)[6]!)).toBe(-1);
+    expect(findGroup(hash, homedAt(15, 5)[4]!)).toBe(-1);
   });
 });

@@ -102,7 +102,8 @@ export async function startRedis(options: { readonly dir: string; readonly appen
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       const c = child;
       child = undefined;
-      if (c === undefined || c.exitCode !== null) return;
+      // Already gone (an exit code, or killed by a signal, when exitCode stays null): no 'exit' to wait for.
+      if (c === undefined || c.exitCode !== null || c.signalCode !== null) return;
       await new Promise<void>((resolve) => {
         c.once('exit', () => resolve());
         c.kill(signal);

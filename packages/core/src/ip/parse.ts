@@ -218,7 +218,7 @@ export function parseIPv6(s: string, out: Uint32Array): number {
     const start = i;
     let value = 0;
     let digits = 0;
-    // Up to five hex digits (a fifth is an error unless an IPv4 tail starts here).
+    // Up to five hex digits: a fifth is always an error, read only to tell which (an IPv4 tail's or the group's).
     for (;;) {
       let h = c < 128 ? HEX[c]! : -1;
       if (h < 0) break;

@@ -4,9 +4,9 @@
  * of each group), and only the second word is stored per range (`w1`). Two
  * tables are built when the index is made: a hash from a /32 to its group
  * (most lookups), and a 2^16-entry jump table that narrows the binary search
- * for the group before an address whose /32 has none. The ~0.2% of /64 blocks that hold boundaries finer than /64 get a
- * leaf with SUB_TABLE_BIT set, pointing to a sub-table keyed by the lower 64
- * bits.
+ * for the group before an address whose /32 has none. The ~0.2% of /64
+ * blocks that hold boundaries finer than /64 get a leaf with SUB_TABLE_BIT
+ * set, pointing to a sub-table keyed by the lower 64 bits.
  *
  * Made from the checked IPv6 columns, which a snapshot may decode on the
  * first IPv6 lookup (lookup.ts's RangeIndex makes this object then).
