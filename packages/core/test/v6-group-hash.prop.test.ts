@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildGroupHash, findGroup } from '../src/snapshot/v6-index.js';
+import { buildGroupHash, findGroup, groupSlot } from '../src/snapshot/v6-index.js';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 200) });
 
@@ -22,7 +22,7 @@ const layout = (slots: Uint32Array): (number | undefined)[] =>
 function homedAt(slot: number, count: number): number[] {
   const { shift } = buildGroupHash(new Uint32Array(0));
   const out: number[] = [];
-  for (let x = 0; out.length < count; x++) if (Math.imul(x, 0x9e3779b1) >>> shift === slot) out.push(x);
+  for (let x = 0; out.length < count; x++) if (groupSlot(x, shift) === slot) out.push(x);
   return out;
 }
 
@@ -50,7 +50,7 @@ describe('IPv6 group hash', () => {
     const at15 = homedAt(15, 4);
     const w0 = Uint32Array.from([...at3, ...at15].sort((x, y) => x - y));
     const hash = buildGroupHash(w0);
-    // The layout proves the collisions and the wrap happened (a changed hash would spread the words).
+    // The layout proves the collisions and the wrap happened.
     const want: (number | undefined)[] = Array.from({ length: 16 }, () => undefined);
     at3.forEach((x, k) => (want[3 + k] = x));
     at15.forEach((x, k) => (want[(15 + k) % 16] = x));

@@ -15,6 +15,7 @@ import { IpIntelError } from '../errors.js';
 import { crc32 } from '../snapshot/checksum.js';
 import type { Inflate } from '../snapshot/decode.js';
 import { ASN_ROLES, PREFIX_ROLES, SECTION_KINDS, SIDECAR_MAGIC, SIDECAR_PRELUDE, SIDECAR_VERSION, type SidecarAsnRole, type SidecarHeader, type SidecarPrefixRole } from './format.js';
+import { bigIntToWords, wordsToBigInt } from '../ip/address.js';
 import { ByteReader } from './varint.js';
 
 /**
@@ -219,16 +220,6 @@ function hostBitsClear(w: Uint32Array, o: number, len: number): boolean {
   return true;
 }
 
-/** An address as four words, most significant first. */
-function wordsOf(addr: bigint): Uint32Array {
-  return Uint32Array.of(Number((addr >> 96n) & 0xffffffffn), Number((addr >> 64n) & 0xffffffffn), Number((addr >> 32n) & 0xffffffffn), Number(addr & 0xffffffffn));
-}
-
-/** Entry i of a Words6 table as a bigint. */
-export function words6At(w: Words6, i: number): bigint {
-  return (BigInt(w[4 * i]!) << 96n) | (BigInt(w[4 * i + 1]!) << 64n) | (BigInt(w[4 * i + 2]!) << 32n) | BigInt(w[4 * i + 3]!);
-}
-
 function readIntervals(r: ByteReader, version: 4 | 6, n: number, withValues: boolean, values: unknown[], limit: number): IntervalTable {
   let firsts: Float64Array | Words6;
   let lasts: Float64Array | Words6;
@@ -390,7 +381,7 @@ export function longestMatch(t: PrefixTable, version: 4 | 6, addr: bigint): numb
 /** longestMatch over IPv6 words: for each length present, longest first, the prefix of that length holding `addr`. */
 function longestMatch6(starts: Words6, lengths6: Uint8Array, lengths: readonly number[], addr: bigint): number {
   const want = new Uint32Array(4);
-  const a = wordsOf(addr);
+  const a = bigIntToWords(addr);
   for (const len of lengths) {
     for (let k = 0; k < 4; k++) want[k] = (a[k]! & netMask(len, k)) >>> 0;
     let lo = 0;
@@ -421,7 +412,7 @@ function search(keys: Float64Array, key: number): number {
 
 /** Index of the interval holding `addr`, or -1. */
 export function intervalAt(t: IntervalTable, addr: bigint): number {
-  if (!(t.firsts instanceof Float64Array)) return intervalAt6(t.firsts, t.lasts as Words6, wordsOf(addr));
+  if (!(t.firsts instanceof Float64Array)) return intervalAt6(t.firsts, t.lasts as Words6, bigIntToWords(addr));
   const x = Number(addr);
   const lasts = t.lasts as Float64Array;
   let lo = 0;
@@ -450,12 +441,12 @@ function intervalAt6(firsts: Words6, lasts: Words6, a: Uint32Array): number {
 /** Interval j's first and last address. */
 export function intervalBounds(t: IntervalTable, j: number): [bigint, bigint] {
   if (t.firsts instanceof Float64Array) return [BigInt(t.firsts[j]!), BigInt((t.lasts as Float64Array)[j]!)];
-  return [words6At(t.firsts, j), words6At(t.lasts as Words6, j)];
+  return [wordsToBigInt(t.firsts, 4 * j), wordsToBigInt(t.lasts, 4 * j)];
 }
 
 /** Prefix i of `t`: its start and length. */
 export function prefixAt(t: PrefixTable, i: number): { start: bigint; length: number } {
-  if (t.lengths6 !== null) return { start: words6At(t.keys as Words6, i), length: t.lengths6[i]! };
+  if (t.lengths6 !== null) return { start: wordsToBigInt(t.keys, 4 * i), length: t.lengths6[i]! };
   const key = (t.keys as Float64Array)[i]!;
   return { start: BigInt(Math.floor(key / 256)), length: key % 256 };
 }

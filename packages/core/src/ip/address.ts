@@ -34,18 +34,20 @@ export function parseAddress(input: unknown): ParsedAddress {
 
 /** Address as a BigInt (IPv4 in 0..2^32-1, IPv6 in 0..2^128-1). For the builder and tests. */
 export function addressToBigInt(a: ParsedAddress): bigint {
-  if (a.version === 4) return BigInt(a.value);
-  const [w0, w1, w2, w3] = a.words;
-  return (BigInt(w0) << 96n) | (BigInt(w1) << 64n) | (BigInt(w2) << 32n) | BigInt(w3);
+  return a.version === 4 ? BigInt(a.value) : wordsToBigInt(a.words);
+}
+
+/** The IPv6 address in words w[at..at+3] (most significant first) as a BigInt. */
+export function wordsToBigInt(w: ArrayLike<number>, at = 0): bigint {
+  return (BigInt(w[at]!) << 96n) | (BigInt(w[at + 1]!) << 64n) | (BigInt(w[at + 2]!) << 32n) | BigInt(w[at + 3]!);
+}
+
+/** An IPv6 address given as a BigInt as four 32-bit words, most significant first. */
+export function bigIntToWords(x: bigint): Uint32Array {
+  return Uint32Array.of(Number((x >> 96n) & 0xffffffffn), Number((x >> 64n) & 0xffffffffn), Number((x >> 32n) & 0xffffffffn), Number(x & 0xffffffffn));
 }
 
 /** Text of an address given as a BigInt. */
 export function bigIntToText(version: 4 | 6, x: bigint): string {
-  if (version === 4) return formatIPv4(Number(x));
-  return formatIPv6([
-    Number((x >> 96n) & 0xffffffffn),
-    Number((x >> 64n) & 0xffffffffn),
-    Number((x >> 32n) & 0xffffffffn),
-    Number(x & 0xffffffffn),
-  ]);
+  return version === 4 ? formatIPv4(Number(x)) : formatIPv6(bigIntToWords(x));
 }

@@ -55,7 +55,7 @@ export interface GroupHash {
 const GOLDEN = 0x9e3779b1;
 
 /** The first slot to probe for word `a0`. */
-function groupSlot(a0: number, shift: number): number {
+export function groupSlot(a0: number, shift: number): number {
   return Math.imul(a0, GOLDEN) >>> shift;
 }
 
