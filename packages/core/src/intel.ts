@@ -18,6 +18,7 @@ import { leafGeo, leafPair } from './snapshot/format.js';
 import { RangeIndex } from './snapshot/lookup.js';
 import { currentUtcDay, utcDayOf } from './clock.js';
 import { RecordTables } from './snapshot/tables.js';
+import { pairRowsOf } from './snapshot/pairs.js';
 import { RecordCells } from './snapshot/cells.js';
 
 /** Addresses per stage of checkBatch (see checkGroup). */
@@ -148,6 +149,13 @@ export class IpIntel {
   private readonly leafCount: number;
   private readonly pairNet: Uint32Array;
   private readonly pairSig: Uint32Array;
+  /**
+   * Per network/signal pair, side by side: its network row and its evidence
+   * key (2 x signal set + the network's routing flag). One line read finds
+   * all a result needs of the pair, where the two columns and the network's
+   * flags were three reads far apart.
+   */
+  private readonly pairRows: Uint32Array;
   private readonly scratch = new Uint32Array(4);
   /** checkBatch's per-stage scratch (reused: a batch allocates only its results). */
   private readonly batchAddrs = new Uint32Array(BATCH_STAGE);
@@ -183,6 +191,7 @@ export class IpIntel {
     this.leafCount = c['leaf.ids'].length / 3;
     this.pairNet = c['pair.net'];
     this.pairSig = c['pair.sig'];
+    this.pairRows = pairRowsOf(this.pairNet, this.pairSig, c['net.flags']);
     const now = options.now;
     this.today = now === undefined ? currentUtcDay : () => utcDayOf(now());
     const m = decoded.meta;
@@ -429,16 +438,16 @@ export class IpIntel {
    */
   private result(geo: number, pair: number, ip: string, version: 4 | 6, today: number): CheckResult {
     const t = this.tables;
-    const net = this.pairNet[pair]!;
-    const sig = this.pairSig[pair]!;
-    const s = t.signalParts(sig);
+    const rows = this.pairRows;
+    const key = rows[2 * pair + 1]!;
+    const s = t.signalParts(key >>> 1);
     return {
       ip,
       version,
       geo: t.geo(geo),
-      network: t.network(net, today),
+      network: t.pairNetwork(pair, rows, today),
       signals: s.signals,
-      evidence: t.evidenceOf(sig, s, net),
+      evidence: t.evidenceAt(key, s),
       risk: s.risk,
       attribution: this.attribution,
     };

@@ -1,6 +1,7 @@
 /**
- * A result's shared parts come from separate caches (network by row, signals,
- * risk and evidence by signal set and routing flag): whatever rows leaves
+ * A result's shared parts come from separate caches (network by row, and by
+ * network/signal pair on the way to it; signals, risk and evidence by signal
+ * set and routing flag): whatever rows leaves
  * combine, and in whatever order they are first asked for, each answer must
  * carry its own rows' values, never a part cached for another combination.
  */
@@ -56,6 +57,14 @@ describe('result parts', () => {
           expect(r.signals.connection_type).toBe(sig.c);
           expect(r.signals.is_tor).toBe(sig.tor);
           expect(r.risk.reasons.includes('is_tor')).toBe(sig.tor);
+        }
+        // One network object per network row, whichever pair met it first.
+        const byNet = new Map<number, unknown>();
+        for (let i = 0; i < n; i++) {
+          const net = model.leaves[i]!.net;
+          const network = ask(i).network;
+          if (byNet.has(net)) expect(network).toBe(byNet.get(net));
+          else byNet.set(net, network);
         }
         // checkBatch takes the staged path: the same answers.
         const ips = order.map((k) => `10.0.${k % n}.1`);

@@ -32,7 +32,18 @@
  */
 import { TextDecoder, TextEncoder } from 'node:util';
 import type { CheckResult, IpIntel } from '@ipintel/core';
-import { leafGeoPairsMany, lookupMany, pairCount, pairRecords, recordCells, resultForLeaf, withRoom, type CellWriter, type RecordCells } from '@ipintel/core/internal';
+import {
+  evidenceKey,
+  leafGeoPairsMany,
+  lookupMany,
+  pairCount,
+  pairRecords,
+  recordCells,
+  resultForLeaf,
+  withRoom,
+  type CellWriter,
+  type RecordCells,
+} from '@ipintel/core/internal';
 import type { ByteSink } from './sink.js';
 import type { Group, RowTemplate } from './template.js';
 
@@ -357,7 +368,7 @@ export class RecordRows {
     const keys = this.keys;
     keys[KEYS * j + 1] = net;
     keys[KEYS * j + 2] = sig;
-    keys[KEYS * j + 3] = 2 * sig + (this.cells.routingInferred(net) ? 1 : 0);
+    keys[KEYS * j + 3] = evidenceKey(sig, this.cells.routingInferred(net));
     this.keyed[j] = 1;
   }
 

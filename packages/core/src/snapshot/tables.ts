@@ -22,7 +22,6 @@ import {
   EVIDENCE_CODES,
   NET_ANNOUNCED,
   NET_BOGON,
-  NET_ROUTING_INFERRED,
   NULL_DAY,
   NULL_STRING,
   NULL_STRING16,
@@ -60,6 +59,12 @@ export class RecordTables {
   private readonly sigCache: (SignalParts | undefined)[];
   private netCache: (Network | undefined)[];
   /**
+   * The same network objects by network/signal pair: a check finds its
+   * network from the leaf's pair in one read, where the network row's slot
+   * waited for the pair's row to be read first (docs/design.md, "Tenth round").
+   */
+  private pairNetCache: (Network | undefined)[];
+  /**
    * Evidence per signal set and routing flag (index 2 * set + 1 when the
    * network's routing is inferred): the labels depend on nothing else.
    */
@@ -75,6 +80,7 @@ export class RecordTables {
     this.geoCache = new Array<Geo | undefined>(this.c['geo.country_code'].length);
     this.sigCache = new Array<SignalParts | undefined>(this.c['sig.flags'].length);
     this.netCache = new Array<Network | undefined>(this.c['net.asn'].length);
+    this.pairNetCache = new Array<Network | undefined>(this.c['pair.net'].length);
     this.sigEvidence = new Array<Evidence | undefined>(2 * this.c['sig.flags'].length);
   }
 
@@ -113,13 +119,11 @@ export class RecordTables {
     return g;
   }
 
-  /** The evidence object of signal set `sig` (whose parts are `s`) on network row `net`. */
-  evidenceOf(sig: number, s: SignalParts, net: number): Evidence {
-    const inferred = (this.c['net.flags'][net]! & NET_ROUTING_INFERRED) !== 0 ? 1 : 0;
-    const k = 2 * sig + inferred;
+  /** The evidence object of key `k` (pairs.ts's `evidenceKey`: signal set and routing flag) whose signal set's parts are `s`. */
+  evidenceAt(k: number, s: SignalParts): Evidence {
     let e = this.sigEvidence[k];
     if (e === undefined) {
-      e = this.evidence.get(s.connection, inferred === 1 ? 'inferred' : 'authoritative');
+      e = this.evidence.get(s.connection, (k & 1) === 1 ? 'inferred' : 'authoritative');
       this.sigEvidence[k] = e;
     }
     return e;
@@ -128,6 +132,7 @@ export class RecordTables {
   /** Network objects hold the age of the allocation: a new UTC day drops them. */
   private newDay(today: number): void {
     this.netCache = new Array<Network | undefined>(this.netCache.length);
+    this.pairNetCache = new Array<Network | undefined>(this.pairNetCache.length);
     this.netDay = today;
   }
 
@@ -150,6 +155,17 @@ export class RecordTables {
         registration_country: this.str(c['net.registration_country'][i]!),
       });
       this.netCache[i] = n;
+    }
+    return n;
+  }
+
+  /** The network object of pair `pair`, whose network row is `rows[2 * pair]` (pairs.ts), as of UTC day `today`. */
+  pairNetwork(pair: number, rows: Uint32Array, today: number): Network {
+    if (today !== this.netDay) this.newDay(today);
+    let n = this.pairNetCache[pair];
+    if (n === undefined) {
+      n = this.network(rows[2 * pair]!, today);
+      this.pairNetCache[pair] = n;
     }
     return n;
   }
