@@ -8,10 +8,13 @@
  * URL in it, or a further page to look in (a sub-folder of a listing), which
  * is fetched next. `--mirror URL` fetches `<mirror>/<path>` instead, the file
  * itself (no locator): that is how the tests serve fixtures from 127.0.0.1.
- * Redirects are followed; a `Content-Encoding: gzip` answer is decoded by
- * the transport, a `.gz` file is left as it is (the adapter unpacks it).
- * Every request names ipintel in its User-Agent (bgp.tools, for one, turns
- * away anonymous clients).
+ * Redirects are followed (by get() itself, at most 20, to http(s) URLs
+ * only); a `Content-Encoding: gzip` answer is decoded by the transport, a
+ * `.gz` file is left as it is (the adapter unpacks it). Every request names
+ * ipintel in its User-Agent (bgp.tools, for one, turns away anonymous
+ * clients); a request to an abuse.ch host also carries the user's Auth-Key
+ * when there is one (abuse-ch.ts), and abuse.ch's refusal (401, 403) says
+ * what to do about the key.
  *
  * A download that times out, answers non-2xx, ends before its
  * Content-Length, is empty, or whose locator finds nothing fails loudly
@@ -24,6 +27,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { ABUSE_CH_KEY_HEADER, abuseChKey, isAbuseChUrl, refusalHint, UNSENDABLE_KEY } from './abuse-ch.js';
 import { AcquireError, type AcquireErrorCode } from './errors.js';
 import type { Download } from './feeds/declare.js';
 import { versionDate } from './feeds/read/dates.js';
@@ -108,6 +112,12 @@ export interface FetchOptions {
    * (the build reports it as kept). Default: none (the build fails).
    */
   readonly lastGood?: string;
+  /**
+   * abuse.ch's Auth-Key, sent as the `Auth-Key` header to abuse.ch hosts
+   * only (abuse-ch.ts). Default: the ABUSE_CH_AUTH_KEY environment variable;
+   * blank (here or there) = no key.
+   */
+  readonly abuseChAuthKey?: string;
 }
 
 /** The User-Agent of every download. */
@@ -123,27 +133,57 @@ interface Fetched {
   readonly url: string;
 }
 
-/** One GET with the checks every download gets. */
-async function get(feed: string, url: string, timeoutMs: number): Promise<Fetched> {
+/** Redirect statuses followed, as fetch's `redirect: 'follow'` does, and how many in a row. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 20;
+
+/** The key a download sends to abuse.ch hosts (abuse-ch.ts), or null. */
+type Key = ReturnType<typeof abuseChKey>;
+
+/**
+ * One GET with the checks every download gets. Redirects are followed here,
+ * not by fetch, so each hop's headers are chosen for its own URL: the
+ * Auth-Key goes to abuse.ch hosts only (fetch would carry it to any host a
+ * redirect names).
+ */
+async function get(feed: string, start: string, timeoutMs: number, key: Key): Promise<Fetched> {
+  let url = start;
   const fail = (code: AcquireErrorCode, message: string, cause?: unknown): never => {
     throw new AcquireError(feed, code, `download of ${url} ${message}`, cause === undefined ? undefined : { cause });
   };
+  const signal = AbortSignal.timeout(timeoutMs);
+  const timedOut = (e: unknown): boolean => (e as Error).name === 'TimeoutError';
   let res: Response;
-  try {
-    res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow', headers: { 'user-agent': USER_AGENT } });
-  } catch (e) {
-    const err = e as Error;
-    return err.name === 'TimeoutError' ? fail('fetch_timeout', `failed: timed out after ${timeoutMs} ms`, e) : fail('fetch_network', `failed: ${why(err)}`, e);
+  let keySent = false;
+  for (let hops = 0; ; hops++) {
+    const hopKey = key !== null && isAbuseChUrl(url) ? key : null;
+    keySent = hopKey !== null;
+    if (hopKey !== null && !hopKey.sendable) fail('fetch_network', `failed: ${UNSENDABLE_KEY}`);
+    const headers: Record<string, string> = { 'user-agent': USER_AGENT };
+    if (hopKey !== null) headers[ABUSE_CH_KEY_HEADER] = hopKey.key;
+    try {
+      res = await fetch(url, { signal, redirect: 'manual', headers });
+    } catch (e) {
+      return timedOut(e) ? fail('fetch_timeout', `failed: timed out after ${timeoutMs} ms`, e) : fail('fetch_network', `failed: ${why(e)}`, e);
+    }
+    const location = REDIRECTS.has(res.status) ? res.headers.get('location') : null;
+    if (location === null) break; // the answer (a 3xx without Location included, as fetch does)
+    await res.body?.cancel().catch(() => {});
+    if (hops >= MAX_REDIRECTS) fail('fetch_network', `failed: more than ${MAX_REDIRECTS} redirects`);
+    const next = URL.canParse(location, url) ? new URL(location, url) : null;
+    if (next === null || (next.protocol !== 'https:' && next.protocol !== 'http:')) {
+      return fail('fetch_network', `failed: HTTP ${res.status} redirects to ${JSON.stringify(location.slice(0, 100))}, not an http(s) URL`);
+    }
+    url = next.href;
   }
-  if (!res.ok) fail('fetch_http', `answered HTTP ${res.status}`);
+  if (!res.ok) fail('fetch_http', `answered HTTP ${res.status}${refusalHint(url, res.status, keySent)}`);
   let body: Uint8Array;
   try {
     body = new Uint8Array(await res.arrayBuffer());
   } catch (e) {
-    const err = e as Error;
-    return err.name === 'TimeoutError'
+    return timedOut(e)
       ? fail('fetch_timeout', `failed: timed out after ${timeoutMs} ms`, e)
-      : fail('fetch_truncated', `failed: body ended early (${why(err)})`, e);
+      : fail('fetch_truncated', `failed: body ended early (${why(e)})`, e);
   }
   const declared = res.headers.get('content-length');
   const encoded = res.headers.get('content-encoding');
@@ -151,19 +191,20 @@ async function get(feed: string, url: string, timeoutMs: number): Promise<Fetche
     fail('fetch_truncated', `is truncated: ${body.length} of ${declared} bytes`);
   }
   if (body.length === 0) fail('fetch_empty', 'is empty');
-  return { body, contentType: res.headers.get('content-type'), url: res.url || url };
+  return { body, contentType: res.headers.get('content-type'), url };
 }
 
 /** Downloads each feed, through its locator when it has one; throws AcquireError (see the module header). */
 export function fromNetwork(options: FetchOptions = {}): Acquire {
   const timeoutMs = options.timeoutMs ?? 60_000;
+  const key = abuseChKey(options.abuseChAuthKey);
   return async (feed) => {
     if (options.mirror !== undefined) {
       const base = options.mirror.endsWith('/') ? options.mirror : `${options.mirror}/`;
-      const file = await get(feed.id, new URL(feed.path, base).href, timeoutMs);
+      const file = await get(feed.id, new URL(feed.path, base).href, timeoutMs, key);
       return { bytes: file.body, from: file.url, url: file.url, fromPublisher: false };
     }
-    let page = await get(feed.id, feed.download.url, timeoutMs);
+    let page = await get(feed.id, feed.download.url, timeoutMs, key);
     const locate = feed.download.locate;
     if (locate === undefined) return { bytes: page.body, from: page.url, url: page.url, fromPublisher: true };
     for (let step = 1; ; step++) {
@@ -174,13 +215,13 @@ export function fromNetwork(options: FetchOptions = {}): Acquire {
         throw new AcquireError(feed.id, 'fetch_locate', `no file found in ${page.url}: ${(e as Error).message}`, { cause: e });
       }
       if (typeof found === 'string') {
-        const file = await get(feed.id, found, timeoutMs);
+        const file = await get(feed.id, found, timeoutMs, key);
         return { bytes: file.body, from: file.url, url: file.url, fromPublisher: true };
       }
       if (step >= MAX_PAGES) {
         throw new AcquireError(feed.id, 'fetch_locate', `no file found after ${MAX_PAGES} pages from ${feed.download.url} (last: ${page.url})`);
       }
-      page = await get(feed.id, found.page, timeoutMs);
+      page = await get(feed.id, found.page, timeoutMs, key);
     }
   };
 }

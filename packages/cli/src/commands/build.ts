@@ -93,6 +93,8 @@ export const buildCommand: Command = {
     'fails is read from its last good copy in DIR: the summary names it and its older date stays.',
     'The explain sidecar (what each source said, for check --explain) is written next to the',
     'snapshot as <out>.explain unless --no-explain.',
+    'abuse.ch (ThreatFox) serves its exports only with your free Auth-Key (https://auth.abuse.ch/):',
+    'with $ABUSE_CH_AUTH_KEY set, --fetch sends it to abuse.ch hosts only, and never prints it.',
     'Exit code 0 when built, 1 when the build failed (the last snapshot stays), 2 for a usage error.',
   ].join('\n'),
   examples: ['ipintel build --feeds data/feeds --out world.ipintel', 'ipintel build --fetch --save-feeds feeds --timeout 120'],

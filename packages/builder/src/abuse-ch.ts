@@ -1,0 +1,72 @@
+/**
+ * abuse.ch's Auth-Key: since 2025 abuse.ch (ThreatFox, URLhaus,
+ * MalwareBazaar, Feodo Tracker) answers its API and data exports only to a
+ * request that carries the HTTP header `Auth-Key` with the user's free key
+ * (https://auth.abuse.ch/).
+ *
+ * The rule: the key (the `abuseChAuthKey` download option, else the
+ * `ABUSE_CH_AUTH_KEY` environment variable; blank = none) goes with a request
+ * exactly when the hostname of its parsed URL is `abuse.ch` or ends with
+ * `.abuse.ch`. Every request is judged on its own URL: the download URL, the
+ * file a locator found, and each hop of a redirect (acquire.ts follows them
+ * itself, since fetch keeps custom headers across hosts). The key is never
+ * put in a message, and a key an HTTP header cannot carry is refused before
+ * anything is sent (fetch would quote it in its own error).
+ *
+ * @module
+ */
+
+/** The environment variable holding the key (the name other abuse.ch tools read too). */
+export const ABUSE_CH_KEY_ENV = 'ABUSE_CH_AUTH_KEY';
+
+/** Where a user gets a key. */
+export const ABUSE_CH_AUTH_URL = 'https://auth.abuse.ch/';
+
+/** The header abuse.ch reads the key from. */
+export const ABUSE_CH_KEY_HEADER = 'Auth-Key';
+
+/**
+ * Whether a request to `url` may carry the Auth-Key: its parsed hostname is
+ * `abuse.ch` or a name under it. A URL that does not parse never does.
+ *
+ * @example
+ * isAbuseChUrl('https://threatfox.abuse.ch/export/')  // => true
+ * isAbuseChUrl('https://evilabuse.ch/')                // => false
+ * isAbuseChUrl('https://abuse.ch.example.com/')        // => false
+ */
+export function isAbuseChUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname; // lower-cased, IDNA-mapped, no port, no user info
+  } catch {
+    return false;
+  }
+  return host === 'abuse.ch' || host.endsWith('.abuse.ch');
+}
+
+/** A key as it may be sent: visible ASCII only (fetch rejects control characters and quotes the value when it does). */
+const SENDABLE = /^[\x21-\x7e]+$/;
+
+/**
+ * The key to send, from the option when given, else the environment: null
+ * when blank, trimmed otherwise. `sendable` is false for a key an HTTP header
+ * cannot carry.
+ */
+export function abuseChKey(option: string | undefined): { readonly key: string; readonly sendable: boolean } | null {
+  const key = (option ?? process.env[ABUSE_CH_KEY_ENV] ?? '').trim();
+  return key === '' ? null : { key, sendable: SENDABLE.test(key) };
+}
+
+/** What to tell a user whose key cannot be sent (never the key itself). */
+export const UNSENDABLE_KEY = `${ABUSE_CH_KEY_ENV} holds characters an HTTP header cannot carry (only visible ASCII); nothing was sent`;
+
+/**
+ * What to add to an HTTP error of `url`: for abuse.ch's 401 or 403, what to
+ * do about the key; else nothing.
+ */
+export function refusalHint(url: string, status: number, keySent: boolean): string {
+  if ((status !== 401 && status !== 403) || !isAbuseChUrl(url)) return '';
+  return keySent
+    ? `: abuse.ch refused the Auth-Key in ${ABUSE_CH_KEY_ENV} (check it at ${ABUSE_CH_AUTH_URL})`
+    : `: abuse.ch requires an Auth-Key: set ${ABUSE_CH_KEY_ENV} to your free key from ${ABUSE_CH_AUTH_URL}`;
+}
