@@ -10,7 +10,7 @@ export type { SnapshotModel, GeoRow, NetworkRow, SignalRow, LeafRow } from './sn
 export * as format from './snapshot/format.js';
 export { crc32, type Checksum } from './snapshot/checksum.js';
 export { readSnapshotMeta } from './snapshot/decode.js';
-export { addressToBigInt, bigIntToText, parseAddress } from './ip/address.js';
+export { addressToBigInt, bigIntToText, parseAddress, wordsToBigInt } from './ip/address.js';
 export { formatIPv4, formatIPv6 } from './ip/format.js';
 export {
   classify,

@@ -19,7 +19,7 @@
  */
 import type { IpIntel } from '@ipintel/core';
 import { csvCell } from '@ipintel/core/internal';
-import { formatIPv4, formatIPv6 } from '@ipintel/core/writer';
+import { formatIPv4, formatIPv6, wordsToBigInt } from '@ipintel/core/writer';
 import { forEachCidr } from './cidr.js';
 import { prepare, type ExportOptions } from './options.js';
 import { valuesInOrder } from './project.js';
@@ -45,7 +45,7 @@ function text(w: number, a: Uint32Array): string {
 
 function integer(w: number, a: Uint32Array): string {
   if (w === 1) return String(a[0]);
-  return ((BigInt(a[0]!) << 96n) | (BigInt(a[1]!) << 64n) | (BigInt(a[2]!) << 32n) | BigInt(a[3]!)).toString();
+  return wordsToBigInt(a).toString();
 }
 
 /** a <= b over w words. */
