@@ -22,4 +22,5 @@ export { redisAvailable, freePort, startRedis, type RedisProcess } from './redis
 export { dribble, exchange, firstResponse, type Exchange, type RawResponse } from './raw-http.js';
 export { REPO_ROOT, fixturePath, readFixture, tempDir, overwriteInPlace } from './files.js';
 export { asmapEntry, encodeAsmap, type AsmapEntry } from './asmap-encode.js';
+export { TEST_NOON, stoppedClock, steadyClock, utcDayNow, onOneUtcDay, type SteadyClock } from './clock.js';
 export { damageColumn, ipIntelErrorOf, resealSnapshot, type EditableMeta } from './damaged.js';
