@@ -4,6 +4,7 @@
  * and every admitted lookup is counted: on SQLite and on Redis.
  */
 import { join } from 'node:path';
+import { steadyClock } from '@ipintel/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createKey } from '../src/keys/manage.js';
 import { resolvePlans } from '../src/plans.js';
@@ -18,10 +19,13 @@ const QUOTA = TEST_PLANS['test']!.quota;
 const REQUESTS = 90;
 
 async function raceToQuota(spec: string, snapshotPath: string): Promise<void> {
-  const servers: ChildServer[] = await Promise.all([0, 1, 2].map(() => startChild(snapshotPath, spec, TEST_PLANS)));
+  // One clock for the three processes and the test, from noon of a fixed day: the quota is per UTC day, and on
+  // the real clock a race across midnight would admit two days' quotas and count them under two days.
+  const clock = steadyClock();
+  const servers: ChildServer[] = await Promise.all([0, 1, 2].map(() => startChild(snapshotPath, spec, TEST_PLANS, { options: { clockOffsetMs: clock.offsetMs } })));
   const store = await openStore(spec, { waitMs: 2000 });
   try {
-    const { key, record } = await createKey(store, { plan: 'test', plans: resolvePlans(TEST_PLANS), now: Date.now() - 1 });
+    const { key, record } = await createKey(store, { plan: 'test', plans: resolvePlans(TEST_PLANS), now: clock() - 1 });
     const answers = await Promise.all(
       Array.from({ length: REQUESTS }, async (_, i) => {
         const res = await fetch(`${servers[i % 3]!.url}/v1/check?ip=8.8.8.8`, { headers: { 'x-api-key': key } });
@@ -35,7 +39,7 @@ async function raceToQuota(spec: string, snapshotPath: string): Promise<void> {
     const refused = answers.filter((a) => a.status !== 200);
     expect(refused).toHaveLength(REQUESTS - QUOTA);
     expect(refused.every((a) => a.status === 429 && a.code === 'quota_exceeded')).toBe(true);
-    expect(await store.usage(record.account, periodAt('day', Date.now()).key)).toBe(QUOTA);
+    expect(await store.usage(record.account, periodAt('day', clock()).key)).toBe(QUOTA);
   } finally {
     await store.close();
     await Promise.all(servers.map((s) => s.stop()));

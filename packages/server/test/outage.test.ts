@@ -12,7 +12,7 @@ import { openRedisStore } from '../src/store/redis.js';
 import type { Store } from '../src/store/types.js';
 import { fixtureBytes } from './support/fixtures.js';
 import { call, captureLogger, TEST_PLANS, tempDir } from './support/harness.js';
-import { startRedis, type RedisProcess } from '@ipintel/testkit';
+import { startRedis, steadyClock, type RedisProcess } from '@ipintel/testkit';
 import { describeRedis } from './support/redis.js';
 import { until } from './support/children.js';
 
@@ -24,10 +24,12 @@ describeRedis('Redis outage', () => {
   let store: Store;
   let app: App;
   const log = captureLogger();
+  // The key's plan counts per UTC month: a clock from a fixed mid-month day, which the usage read below shares.
+  const clock = steadyClock();
   beforeAll(async () => {
     redis = await startRedis({ dir: tmp.dir, appendonly: true });
     store = openRedisStore(redis.url, { onEvent: () => {} });
-    app = createApp({ snapshot: fixtureBytes('a'), store, logger: log.logger, plans: TEST_PLANS, activationDelayMs: 0, rateLimit: false });
+    app = createApp({ snapshot: fixtureBytes('a'), store, logger: log.logger, plans: TEST_PLANS, activationDelayMs: 0, rateLimit: false, now: clock });
     await app.ready;
   });
   afterAll(async () => {
@@ -77,7 +79,7 @@ describeRedis('Redis outage', () => {
     expect(okIn.back).toBeGreaterThanOrEqual(20);
     // Every 200 was counted, and nothing else: a count whose reply was lost as Redis went
     // down was answered 503 and is undone once checked (store/redis-reconcile.ts).
-    const used = () => store.usage(record.account, periodAt('month', Date.now()).key);
+    const used = () => store.usage(record.account, periodAt('month', clock()).key);
     await until(async () => (await used()) <= counts.ok, 'the counts cut by the outage undone');
     expect(await used()).toBe(counts.ok);
     expect((await call(app, '/healthz')).json.store.status).toBe('ok');

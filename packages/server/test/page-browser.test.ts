@@ -14,6 +14,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultSnapshotPath, open, openSync, type CheckResult, type IpIntel } from '@ipintel/core';
+import { steadyClock } from '@ipintel/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../src/keys/manage.js';
 import { project } from '../src/page/world-map.js';
@@ -78,11 +79,14 @@ describe('the web page in headless Chromium', () => {
   let intel: IpIntel;
   const servers: RunningServer[] = [];
   const dirs: (() => void)[] = [];
+  // The servers' clock, and the one check() is compared at: demo quotas count per UTC day and results carry
+  // allocation_age_days, so on the real clock a run across midnight would compare two days.
+  const clock = steadyClock();
 
   const serve = async (extra: { demoQuota?: number; snapshot?: string } = {}): Promise<RunningServer> => {
     const t = tempDir('ipintel-page-');
     dirs.push(t.cleanup);
-    const s = await startServer({ port: 0, snapshot: extra.snapshot ?? fixtureBytes('a'), store: `sqlite:${join(t.dir, 'store.sqlite')}`, plans: TEST_PLANS, activationDelayMs: 0, logger: false, sighup: false, ...extra });
+    const s = await startServer({ port: 0, snapshot: extra.snapshot ?? fixtureBytes('a'), store: `sqlite:${join(t.dir, 'store.sqlite')}`, plans: TEST_PLANS, activationDelayMs: 0, logger: false, sighup: false, now: clock, ...extra });
     servers.push(s);
     return s;
   };
@@ -91,7 +95,7 @@ describe('the web page in headless Chromium', () => {
     const binary = findChromium();
     if (binary === undefined) throw new Error('chromium is not installed: apt-get install chromium (.ci/run does)');
     browser = await launchChromium(binary);
-    intel = await open(fixtureBytes('a'));
+    intel = await open(fixtureBytes('a'), { now: clock });
     mkdirSync(OUTPUT, { recursive: true });
   });
 
@@ -103,7 +107,7 @@ describe('the web page in headless Chromium', () => {
 
   it('looks addresses up with a typed key: result text, both shapes, evidence, map marker', async () => {
     const server = await serve();
-    const { key } = await createKey(server.store, { plan: 'test', plans: resolvePlans(TEST_PLANS), now: Date.now() - 1 });
+    const { key } = await createKey(server.store, { plan: 'test', plans: resolvePlans(TEST_PLANS), now: clock() - 1 });
     const page = await openPage(browser, server.url);
     expect(await page.evaluate<number>(`document.querySelector('#land path').getAttribute('d').length`)).toBeGreaterThan(10_000);
 
@@ -140,7 +144,7 @@ describe('the web page in headless Chromium', () => {
   it('shows the explanation under the result when the snapshot has its explain sidecar', async () => {
     // The default snapshot (packages/data, built by the test command) carries world.ipintel.explain.
     const server = await serve({ snapshot: defaultSnapshotPath() });
-    const { key } = await createKey(server.store, { plan: 'test', plans: resolvePlans(TEST_PLANS), now: Date.now() - 1 });
+    const { key } = await createKey(server.store, { plan: 'test', plans: resolvePlans(TEST_PLANS), now: clock() - 1 });
     const page = await openPage(browser, server.url);
     await lookUp(page, '185.220.101.1', key);
     await page.waitFor(`document.querySelectorAll('article.result').length === 1`);

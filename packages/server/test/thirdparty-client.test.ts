@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { open, type IpIntel, type ThirdPartyResult } from '@ipintel/core';
+import { steadyClock } from '@ipintel/testkit';
 import { IPinfoWrapper, LruCache } from 'node-ipinfo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../src/keys/manage.js';
@@ -22,7 +23,8 @@ let tmp: { dir: string; cleanup: () => void };
 
 beforeAll(async () => {
   tmp = tempDir();
-  server = await startServer({ port: 0, snapshot: thirdpartyFixtureBytes(), store: `sqlite:${join(tmp.dir, 's.sqlite')}`, plans: PLANS, logger: false, watch: false, activationDelayMs: 0, drainTimeoutMs: 100 });
+  // Quotas count per UTC day: a clock from noon of a fixed day, so no count starts again mid-test at midnight.
+  server = await startServer({ port: 0, snapshot: thirdpartyFixtureBytes(), store: `sqlite:${join(tmp.dir, 's.sqlite')}`, plans: PLANS, logger: false, watch: false, activationDelayMs: 0, drainTimeoutMs: 100, now: steadyClock() });
   intel = await open(thirdpartyFixtureBytes());
 });
 afterAll(async () => {

@@ -7,6 +7,7 @@
  */
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
+import { steadyClock } from '@ipintel/testkit';
 import { afterAll, expect, it } from 'vitest';
 import { createKey } from '../../src/keys/manage.js';
 import { periodAt, resolvePlans } from '../../src/plans.js';
@@ -36,9 +37,12 @@ it('kill -9 mid-load loses no counted lookup and counts none twice', async () =>
   const snapshot = writeSnapshot(tmp.dir, 'a');
   const store = await openStore(spec);
   const { key, record } = await createKey(store, { plan: 'big', plans: resolvePlans(PLANS), now: 0 });
+  // The children's clock, from noon of a fixed day: their counts are per UTC day, and the usage read below
+  // must be the day they counted in (on the real clock a run across midnight counts under two).
+  const clock = steadyClock();
   const tally = { ok: 0, other: 0, lost: 0 };
   for (let round = 0; round < 2; round++) {
-    const child: ChildServer = await startChild(snapshot, spec, PLANS);
+    const child: ChildServer = await startChild(snapshot, spec, PLANS, { options: { clockOffsetMs: clock.offsetMs } });
     let dead = false;
     const client = async (): Promise<void> => {
       const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -62,7 +66,7 @@ it('kill -9 mid-load loses no counted lookup and counts none twice', async () =>
     await exited(child.process);
     await Promise.all(clients);
   }
-  const used = await store.usage(record.account, periodAt('day', Date.now()).key);
+  const used = await store.usage(record.account, periodAt('day', clock()).key);
   await store.close();
   expect(tally.other).toBe(0);
   expect(used).toBeGreaterThanOrEqual(tally.ok);

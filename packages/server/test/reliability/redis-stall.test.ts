@@ -6,6 +6,7 @@
  * behind a relay that delays Redis's replies (Redis ran the count, the
  * answer comes too late).
  */
+import { steadyClock } from '@ipintel/testkit';
 import { expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { createKey } from '../../src/keys/manage.js';
@@ -18,9 +19,14 @@ import { call, TEST_PLANS } from '../support/harness.js';
 import { delayingProxy, describeRedis, suiteRedis } from '../support/redis.js';
 
 const PLANS = { ...TEST_PLANS, big: { quota: 1_000_000, period: 'day' as const, ratePerSecond: 0 } };
+/**
+ * The apps' clock, and the day their usage is read for: counts are per UTC day, so on the real clock a run
+ * across midnight would read the new day's counter. (Deadlines stay on the real clock: the app's is for periods.)
+ */
+const clock = steadyClock();
 
 async function appOn(store: Store, storeTimeoutMs = 300): Promise<App> {
-  const app = createApp({ snapshot: fixtureBytes('a'), store, logger: false, plans: PLANS, activationDelayMs: 0, rateLimit: false, keyCacheMs: 60_000, storeTimeoutMs });
+  const app = createApp({ snapshot: fixtureBytes('a'), store, logger: false, plans: PLANS, activationDelayMs: 0, rateLimit: false, keyCacheMs: 60_000, storeTimeoutMs, now: clock });
   await app.ready;
   return app;
 }
@@ -33,7 +39,7 @@ function redisStore(url: string): { store: Store; events: string[] } {
 
 async function newKey(store: Store): Promise<{ key: string; usage: () => Promise<number> }> {
   const { key, record } = await createKey(store, { plan: 'big', plans: resolvePlans(PLANS), now: 0 });
-  return { key, usage: () => store.usage(record.account, periodAt('day', Date.now()).key) };
+  return { key, usage: () => store.usage(record.account, periodAt('day', clock()).key) };
 }
 
 /** Requests in loops until `stop()`; tallies 200s and the codes of everything else. */
@@ -133,10 +139,10 @@ describeRedis('Redis replies that come too late or never', () => {
     const proxy = await delayingProxy(suite.redis.port);
     const { store, events } = redisStore(proxy.url);
     const direct = openRedisStore(suite.redis.url);
-    const app = createApp({ snapshot: fixtureBytes('a'), store, logger: false, plans: PLANS, activationDelayMs: 0, rateLimit: false, keyCacheMs: 60_000, storeTimeoutMs: 1_000 });
+    const app = createApp({ snapshot: fixtureBytes('a'), store, logger: false, plans: PLANS, activationDelayMs: 0, rateLimit: false, keyCacheMs: 60_000, storeTimeoutMs: 1_000, now: clock });
     await app.ready;
     const { key, record } = await createKey(store, { plan: 'big', plans: resolvePlans(PLANS), now: 0 });
-    const usage = () => direct.usage(record.account, periodAt('day', Date.now()).key);
+    const usage = () => direct.usage(record.account, periodAt('day', clock()).key);
     expect((await call(app, '/v1/check?ip=8.8.8.8', { key })).status).toBe(200);
     proxy.delayMs = 10_000;
     const cutOff = Promise.all(Array.from({ length: 5 }, () => call(app, '/v1/check?ip=8.8.8.8', { key })));

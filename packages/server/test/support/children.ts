@@ -20,8 +20,11 @@ export interface ChildServer {
 }
 
 export interface ChildOptions {
-  /** More startServer options (JSON-serialisable); `defaultLogger: true` keeps the stdout logger. */
-  readonly options?: Partial<StartOptions> & { defaultLogger?: boolean };
+  /**
+   * More startServer options (JSON-serialisable); `defaultLogger: true` keeps the stdout logger;
+   * `clockOffsetMs` (a testkit steadyClock's offsetMs) gives the child that clock.
+   */
+  readonly options?: Partial<StartOptions> & { defaultLogger?: boolean; clockOffsetMs?: number };
   /** Capture stdout instead of inheriting it. */
   readonly pipeStdout?: boolean;
 }

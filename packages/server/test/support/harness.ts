@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import { expect } from 'vitest';
+import { steadyClock } from '@ipintel/testkit';
 import { createApp, type App, type AppOptions } from '../../src/app.js';
 import { bodyReader, type ApiResponse } from '../../src/http/types.js';
 import { createKey } from '../../src/keys/manage.js';
@@ -42,21 +43,29 @@ export function captureLogger(): { logger: Logger; lines: string[] } {
 export interface Harness {
   app: App;
   store: Store;
+  /** The app's clock. */
+  now: () => number;
   /** A new active key on `plan` (default `test`), made a millisecond before the app's clock reads. */
   key(plan?: string, options?: { createdAt?: number }): Promise<string>;
   close(): Promise<void>;
 }
 
-/** An app over the fixture snapshot (variant a) and an in-memory SQLite store unless given. */
+/**
+ * An app over the fixture snapshot (variant a) and an in-memory SQLite store unless given. Its clock,
+ * unless given, runs from noon UTC of a fixed day (testkit's steadyClock): quotas count per UTC day,
+ * so on the real clock a run across midnight would see its counts start again between two requests.
+ */
 export async function harness(options: AppOptions = {}): Promise<Harness> {
   const store = typeof options.store === 'object' ? options.store : openSqliteStore(':memory:');
-  const app = createApp({ snapshot: fixtureBytes('a'), logger: false, activationDelayMs: 0, keyCacheMs: 0, ...options, plans: { ...TEST_PLANS, ...options.plans }, store });
+  const now = options.now ?? steadyClock();
+  const app = createApp({ snapshot: fixtureBytes('a'), logger: false, activationDelayMs: 0, keyCacheMs: 0, ...options, now, plans: { ...TEST_PLANS, ...options.plans }, store });
   await app.ready;
   return {
     app,
     store,
+    now,
     key: async (plan = 'test', o = {}) =>
-      (await createKey(store, { plan, plans: resolvePlans({ ...TEST_PLANS, ...options.plans }), now: o.createdAt ?? (options.now ?? Date.now)() - 1 })).key,
+      (await createKey(store, { plan, plans: resolvePlans({ ...TEST_PLANS, ...options.plans }), now: o.createdAt ?? now() - 1 })).key,
     close: async () => {
       await app.close();
       if (typeof options.store !== 'object') await store.close();

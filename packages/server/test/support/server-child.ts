@@ -5,12 +5,14 @@
  * gracefully (as `ipintel serve` does), then it exits 0.
  *
  * argv: <snapshotPath> <storeSpec> <plansJson> [<startOptionsJson>]
- * `"defaultLogger": true` in the options keeps the server's own stdout logger.
+ * `"defaultLogger": true` in the options keeps the server's own stdout logger;
+ * `"clockOffsetMs": N` runs the server on Date.now() + N (the parent's
+ * testkit steadyClock, which a function in JSON could not carry).
  */
 import { startServer, type StartOptions } from '../../src/standalone.js';
 
 const [snapshotPath, store, plans, extra] = process.argv.slice(2) as [string, string, string, string | undefined];
-const { defaultLogger, ...options } = JSON.parse(extra ?? '{}') as Partial<StartOptions> & { defaultLogger?: boolean };
+const { defaultLogger, clockOffsetMs, ...options } = JSON.parse(extra ?? '{}') as Partial<StartOptions> & { defaultLogger?: boolean; clockOffsetMs?: number };
 const server = await startServer({
   port: 0,
   snapshotPath,
@@ -22,6 +24,7 @@ const server = await startServer({
   // Short unless a test asks otherwise: idle keep-alive connections of fetch would hold each stop for seconds.
   drainTimeoutMs: 200,
   ...(defaultLogger === true ? {} : { logger: false }),
+  ...(clockOffsetMs === undefined ? {} : { now: () => Date.now() + clockOffsetMs }),
   ...options,
 });
 process.send?.({ port: server.port });
