@@ -27,7 +27,10 @@ export interface CliIo {
    * pass their own trigger.
    */
   readonly onInterrupt?: (handler: (signal: StopSignal) => void) => () => void;
-  /** The clock, ms since the epoch (default Date.now): what snapshot and source ages are judged against. */
+  /**
+   * The clock, ms since the epoch (default Date.now): what snapshot and source ages are judged
+   * against, and the clock `serve` counts quotas by (its per-day and per-month periods).
+   */
   readonly now?: () => number;
 }
 

@@ -7,7 +7,7 @@
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '@ipintel/testkit';
+import { TEST_NOON, tempDir } from '@ipintel/testkit';
 import { parseArgs } from '../src/args.js';
 import { runCli } from '../src/cli.js';
 import { serveCommand, startOptions } from '../src/commands/serve.js';
@@ -25,9 +25,9 @@ afterAll(() => {
   cleanup();
 });
 
-/** A serve run in-process, stopped by a fake signal. */
-function startServe(argv: string[]) {
-  const c = captureIo();
+/** A serve run in-process, stopped by a fake signal; `now` stops its clock there. */
+function startServe(argv: string[], now?: number) {
+  const c = captureIo(now === undefined ? {} : { now });
   let stop: ((s: StopSignal) => void) | undefined;
   const io = { ...c.io, onInterrupt: (h: (s: StopSignal) => void) => ((stop = h), () => undefined) };
   const done = runCli(['serve', ...argv], io);
@@ -205,7 +205,8 @@ describe('ipintel serve: running', () => {
 
   it('--demo-quota serves keyless lookups and the page at /; --no-page turns the page off', async () => {
     expect(startOptions(parseArgs(['--demo-quota', '25', '--no-page'], serveCommand.spec), {})).toMatchObject({ demoQuota: 25, page: false });
-    const s = startServe(['--port', '0', '--store', `sqlite:${join(dir, 'demo.sqlite')}`, '--snapshot', writeSnapshot(trickyModel()), '--log-level', 'silent', '--demo-quota', '1']);
+    // A stopped clock: the demo quota is per UTC day, and on the real clock midnight between the two lookups would renew it.
+    const s = startServe(['--port', '0', '--store', `sqlite:${join(dir, 'demo.sqlite')}`, '--snapshot', writeSnapshot(trickyModel()), '--log-level', 'silent', '--demo-quota', '1'], TEST_NOON);
     const url = await s.url();
     const page = await fetch(`${url}/`);
     expect(page.status).toBe(200);
@@ -214,6 +215,8 @@ describe('ipintel serve: running', () => {
     const first = await fetch(`${url}/v1/check?ip=8.8.8.8`);
     expect(first.status).toBe(200);
     expect(first.headers.get('ratelimit-limit')).toBe('1');
+    // The server counts by the io clock: stopped at noon UTC, 12 h before its day's quota resets.
+    expect(first.headers.get('ratelimit-reset')).toBe('43200');
     expect((await fetch(`${url}/v1/check?ip=8.8.8.8`)).status).toBe(429);
     s.stop('SIGTERM');
     expect(await s.done).toBe(0);

@@ -140,7 +140,8 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
   try {
     let running;
     try {
-      running = await server.startServer(options);
+      // The io clock (tests') is the server's: what it counts quotas by and judges ages against.
+      running = await server.startServer(io.now === undefined ? options : { ...options, now: io.now });
     } catch (e) {
       throw flagError(e) ?? new CliError(`could not start: ${(e as Error).message}`, 1);
     }
