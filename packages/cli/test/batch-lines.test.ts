@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openSync, parseAddress, type IpIntel } from '@ipintel/core';
+import { onOneUtcDay } from '@ipintel/testkit';
 import { extractAddresses } from '../src/batch/grep.js';
 import { mapLines, type LineMap } from '../src/batch/lines.js';
 import { parseCidr } from '../src/batch/cidr.js';
@@ -27,14 +28,22 @@ beforeAll(() => {
 const batch = (input: string, args: string[] = []) => runBatch(snap, input, args);
 
 const rowsOf = (ips: readonly string[]): string => ips.map((ip) => `${JSON.stringify(intel.check(ip))}\n`).join('');
+/**
+ * The batch's output of `input` is check()'s rows of `ips`. Rows carry allocation_age_days, which moves at
+ * 00:00 UTC, and the batch has no clock option: compared again if the UTC day changed in between (testkit).
+ */
+const expectRows = (input: string, args: string[], ips: readonly string[]) =>
+  onOneUtcDay(async () => {
+    const r = await batch(input, args);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(rowsOf(ips));
+  });
 
 describe('batch: CIDR blocks', () => {
   it('a CIDR line gives one row per address, in order, among ordinary lines', async () => {
-    const r = await batch('8.8.8.8\n# see 10.0.0.0/8 below\n1.2.3.0/30\n  2001:db8::/126 \r\n::ffff:1.1.1.0/127\n1.1.1.1/32\n9.9.9.9');
-    expect(r.err).toBe('');
-    expect(r.code).toBe(0);
     const ips = ['8.8.8.8', '1.2.3.0', '1.2.3.1', '1.2.3.2', '1.2.3.3', '2001:db8::', '2001:db8::1', '2001:db8::2', '2001:db8::3', '::ffff:1.1.1.0', '::ffff:1.1.1.1', '1.1.1.1', '9.9.9.9'];
-    expect(r.out).toBe(rowsOf(ips));
+    await expectRows('8.8.8.8\n# see 10.0.0.0/8 below\n1.2.3.0/30\n  2001:db8::/126 \r\n::ffff:1.1.1.0/127\n1.1.1.1/32\n9.9.9.9', [], ips);
   });
 
   it.each(['10.0.0.1/30', '10.0.0.0/33', '10.0.0.0/08', '10.0.0.0/', '/24', '10.0.0.0/24/1', 'x/24', '10.0.0.0/+8', '2001:db8::/129', '010.0.0.0/24'])(
@@ -49,10 +58,12 @@ describe('batch: CIDR blocks', () => {
   );
 
   it('a block over --cidr-limit stops the run before it: earlier rows written, output closed, usage error', async () => {
-    const r = await batch('8.8.8.8\n10.0.0.0/8\n1.1.1.1\n', ['--output', 'json']);
-    expect(r.code).toBe(2);
-    expect(JSON.parse(r.out)).toEqual([intel.check('8.8.8.8')]);
-    expect(r.err).toMatch(/^ipintel batch: 10\.0\.0\.0\/8 holds 16,777,216 addresses, more than --cidr-limit 65,536 \(the output stops before it, after 1 rows\)/);
+    await onOneUtcDay(async () => {
+      const r = await batch('8.8.8.8\n10.0.0.0/8\n1.1.1.1\n', ['--output', 'json']);
+      expect(r.code).toBe(2);
+      expect(JSON.parse(r.out)).toEqual([intel.check('8.8.8.8')]);
+      expect(r.err).toMatch(/^ipintel batch: 10\.0\.0\.0\/8 holds 16,777,216 addresses, more than --cidr-limit 65,536 \(the output stops before it, after 1 rows\)/);
+    });
     const four = await batch('1.2.3.0/30\n1.2.3.0/29\n', ['--cidr-limit', '4']);
     expect(four.code).toBe(2);
     expect(four.out.trimEnd().split('\n')).toHaveLength(4);
@@ -102,14 +113,11 @@ describe('batch --grep', () => {
   });
 
   it('rows are the addresses found, in order; lines without one give none; no error rows', async () => {
-    const r = await batch(`${LOG.map(([l]) => l).join('\n')}\n# 9.9.9.9 in a comment is found too\n\n`, ['--grep']);
-    expect(r.code).toBe(0);
-    expect(r.err).toBe('');
-    expect(r.out).toBe(rowsOf([...LOG.flatMap(([, ips]) => ips), '9.9.9.9']));
+    await expectRows(`${LOG.map(([l]) => l).join('\n')}\n# 9.9.9.9 in a comment is found too\n\n`, ['--grep'], [...LOG.flatMap(([, ips]) => ips), '9.9.9.9']);
   });
 
   it('--grep does not expand CIDR blocks, and does not go with --cidr-limit', async () => {
-    expect((await batch('route 10.0.0.0/30 via 192.0.2.1\n', ['--grep'])).out).toBe(rowsOf(['10.0.0.0', '192.0.2.1']));
+    await expectRows('route 10.0.0.0/30 via 192.0.2.1\n', ['--grep'], ['10.0.0.0', '192.0.2.1']);
     expect((await batch('x\n', ['--grep', '--cidr-limit', '4'])).code).toBe(2);
   });
 

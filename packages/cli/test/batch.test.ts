@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openSync, type IpIntel } from '@ipintel/core';
 import { leafOfIPv4 } from '@ipintel/core/internal';
+import { onOneUtcDay } from '@ipintel/testkit';
 import { allColumns } from '../src/batch/columns.js';
 import { runCli } from '../src/cli.js';
 import { batchHooks } from '../src/commands/batch.js';
@@ -25,6 +26,10 @@ afterEach(() => {
 
 const batch = (input: string | Buffer, args: string[] = [], opts: Omit<Parameters<typeof captureIo>[0], 'stdin'> = {}) => runBatch(snap, input, args, opts);
 
+// Rows carry network.allocation_age_days, which moves at 00:00 UTC, and the batch has no clock option (its worker
+// threads read their own clock): a test that compares rows written at two moments (two runs, or a run and check())
+// runs that comparison inside onOneUtcDay, which repeats it once if it failed while the UTC day changed.
+
 /** Addresses covering every leaf of the tricky snapshot, both families, the v4 fast path and the general path. */
 const SAMPLE = ['8.8.8.8', '8.8.4.4', '1.1.1.1', '1.2.3.4', '1.9.9.9', '10.0.0.1', '0.0.0.0', '255.255.255.255', '2001:db8::1', '2001:DB8:0:0::2', '::ffff:1.2.3.4', '2a00::1', 'fe80::1', '::'];
 
@@ -42,19 +47,24 @@ function randomIps(n: number, seed = 7): string[] {
 describe('ipintel batch: rows', () => {
   it.each(['native', 'thirdparty'] as const)('writes exactly JSON.stringify(check(ip)) per line, in input order (%s)', async (format) => {
     const ips = [...SAMPLE, ...randomIps(2000)];
-    const r = await batch(`${ips.join('\n')}\n`, ['--format', format]);
-    expect(r.code).toBe(0);
-    expect(r.err).toBe('');
-    expect(r.out).toBe(ips.map((ip) => `${JSON.stringify(intel.check(ip, { format }))}\n`).join(''));
+    await onOneUtcDay(async () => {
+      const r = await batch(`${ips.join('\n')}\n`, ['--format', format]);
+      expect(r.code).toBe(0);
+      expect(r.err).toBe('');
+      expect(r.out).toBe(ips.map((ip) => `${JSON.stringify(intel.check(ip, { format }))}\n`).join(''));
+    });
   });
 
   it('keeps order across many small blocks', async () => {
     const ips = randomIps(5000, 9);
-    const whole = await batch(ips.join('\n'));
-    batchHooks.blockBytes = 37;
-    const small = await batch(ips.join('\n'));
-    expect(small.out).toBe(whole.out);
-    expect(small.out.split('\n').slice(0, -1).map((l) => JSON.parse(l).ip)).toEqual(ips);
+    await onOneUtcDay(async () => {
+      delete batchHooks.blockBytes;
+      const whole = await batch(ips.join('\n'));
+      batchHooks.blockBytes = 37;
+      const small = await batch(ips.join('\n'));
+      expect(small.out).toBe(whole.out);
+      expect(small.out.split('\n').slice(0, -1).map((l) => JSON.parse(l).ip)).toEqual(ips);
+    });
   });
 
   it('skips blank lines and # comments, trims spaces and tabs, accepts CRLF and a leading BOM', async () => {
@@ -74,21 +84,23 @@ describe('ipintel batch: rows', () => {
       { numRuns: 300, seed: 42 },
     );
     for (const bad of ['\x008.8.8.8', '8.8.8.8\x1b', '\v1.2.3.4', '8.8.8.8\u00a0']) lines.push(bad);
-    const viaBatch = (await batch(lines.join('\n'))).out.trimEnd().split('\n').map((l) => JSON.parse(l));
-    const c = captureIo();
-    await runCli(['check', '--snapshot', snap, '--', ...lines], c.io);
-    const viaCheck = c.stdout().trimEnd().split('\n').map((l) => JSON.parse(l));
-    expect(viaBatch).toHaveLength(lines.length);
-    expect(viaCheck).toHaveLength(lines.length);
-    lines.forEach((line, i) => {
-      const b = viaBatch[i];
-      const k = viaCheck[i];
-      expect('error' in b, JSON.stringify(line)).toBe('error' in k);
-      if ('error' in b) expect(b.error.code).toBe(k.error.code);
-      else expect(b).toEqual(k);
+    await onOneUtcDay(async () => {
+      const viaBatch = (await batch(lines.join('\n'))).out.trimEnd().split('\n').map((l) => JSON.parse(l));
+      const c = captureIo();
+      await runCli(['check', '--snapshot', snap, '--', ...lines], c.io);
+      const viaCheck = c.stdout().trimEnd().split('\n').map((l) => JSON.parse(l));
+      expect(viaBatch).toHaveLength(lines.length);
+      expect(viaCheck).toHaveLength(lines.length);
+      lines.forEach((line, i) => {
+        const b = viaBatch[i];
+        const k = viaCheck[i];
+        expect('error' in b, JSON.stringify(line)).toBe('error' in k);
+        if ('error' in b) expect(b.error.code).toBe(k.error.code);
+        else expect(b).toEqual(k);
+      });
+      // The four hand-written lines are padded with characters check() rejects: error rows.
+      expect(viaBatch.slice(-4).every((r: { error?: unknown }) => r.error !== undefined)).toBe(true);
     });
-    // The four hand-written lines are padded with characters check() rejects: error rows.
-    expect(viaBatch.slice(-4).every((r: { error?: unknown }) => r.error !== undefined)).toBe(true);
   });
 
   it('reports bad lines as error rows in place, counts them on stderr and exits 1', async () => {
@@ -132,31 +144,33 @@ describe('ipintel batch: rows', () => {
 describe('ipintel batch: CSV', () => {
   it('has a header of flattened columns and quotes commas, quotes and newlines', async () => {
     const ips = [...SAMPLE, 'bad,"line"'];
-    const r = await batch(ips.join('\n'), ['--output', 'csv']);
-    const rows = parseCsv(r.out);
-    expect(rows[0]).toEqual([...allColumns('native')]);
-    expect(rows).toHaveLength(ips.length + 1);
-    const col = (name: string): number => rows[0]!.indexOf(name);
-    const dc = rows[1]!; // 8.8.8.8: the tricky leaf
-    expect(dc[col('geo.region')]).toBe('Saint-Denis, "Nord"');
-    expect(dc[col('geo.city')]).toBe('Line one\nLine two');
-    expect(dc[col('network.as_org')]).toBe('Acme "Cloud", Inc.');
-    expect(dc[col('signals.datacenter_provider')]).toBe('Acme, "the" cloud');
-    expect(dc[col('signals.relay_provider')]).toBe('');
-    expect(dc[col('risk.reasons')]).toBe('is_datacenter');
-    expect(rows[3]![col('risk.reasons')]).toBe('is_datacenter;benign_network_kind');
-    const bad = rows[ips.length]!;
-    expect([bad[col('ip')], bad[col('error.code')], bad[col('geo.city')]]).toEqual(['bad,"line"', 'invalid_ip', '']);
-    // Every cell of a good row equals the flattened result.
-    for (let i = 0; i < SAMPLE.length; i++) {
-      const res = intel.check(SAMPLE[i]!) as unknown as Record<string, Record<string, unknown>>;
-      for (const [j, name] of rows[0]!.entries()) {
-        const [g, k] = name.split('.');
-        const v = k === undefined ? res[g!] : g === 'error' ? undefined : res[g!]![k];
-        const want = v === null || v === undefined ? '' : Array.isArray(v) ? v.join(';') : typeof v === 'string' ? v : JSON.stringify(v);
-        expect(rows[i + 1]![j], `${SAMPLE[i]} ${name}`).toBe(want);
+    await onOneUtcDay(async () => {
+      const r = await batch(ips.join('\n'), ['--output', 'csv']);
+      const rows = parseCsv(r.out);
+      expect(rows[0]).toEqual([...allColumns('native')]);
+      expect(rows).toHaveLength(ips.length + 1);
+      const col = (name: string): number => rows[0]!.indexOf(name);
+      const dc = rows[1]!; // 8.8.8.8: the tricky leaf
+      expect(dc[col('geo.region')]).toBe('Saint-Denis, "Nord"');
+      expect(dc[col('geo.city')]).toBe('Line one\nLine two');
+      expect(dc[col('network.as_org')]).toBe('Acme "Cloud", Inc.');
+      expect(dc[col('signals.datacenter_provider')]).toBe('Acme, "the" cloud');
+      expect(dc[col('signals.relay_provider')]).toBe('');
+      expect(dc[col('risk.reasons')]).toBe('is_datacenter');
+      expect(rows[3]![col('risk.reasons')]).toBe('is_datacenter;benign_network_kind');
+      const bad = rows[ips.length]!;
+      expect([bad[col('ip')], bad[col('error.code')], bad[col('geo.city')]]).toEqual(['bad,"line"', 'invalid_ip', '']);
+      // Every cell of a good row equals the flattened result.
+      for (let i = 0; i < SAMPLE.length; i++) {
+        const res = intel.check(SAMPLE[i]!) as unknown as Record<string, Record<string, unknown>>;
+        for (const [j, name] of rows[0]!.entries()) {
+          const [g, k] = name.split('.');
+          const v = k === undefined ? res[g!] : g === 'error' ? undefined : res[g!]![k];
+          const want = v === null || v === undefined ? '' : Array.isArray(v) ? v.join(';') : typeof v === 'string' ? v : JSON.stringify(v);
+          expect(rows[i + 1]![j], `${SAMPLE[i]} ${name}`).toBe(want);
+        }
       }
-    }
+    });
   });
 
   it('--fields selects columns (groups expand) and keeps the error columns', async () => {
@@ -179,18 +193,20 @@ describe('ipintel batch: JSON outputs', () => {
   it('json is one valid array, in order, errors in place', async () => {
     const ips = [...SAMPLE, 'x', ...randomIps(3000, 3)];
     batchHooks.blockBytes = 100;
-    const r = await batch(ips.join('\n'), ['--output', 'json']);
-    const arr = JSON.parse(r.out);
-    const canonical = (ip: string): string => {
-      try {
-        return intel.check(ip).ip;
-      } catch {
-        return ip;
-      }
-    };
-    expect(arr.map((x: { ip: string }) => x.ip)).toEqual(ips.map(canonical));
-    expect(arr[0]).toEqual(JSON.parse(JSON.stringify(intel.check('8.8.8.8'))));
-    expect(r.out.endsWith('\n]\n')).toBe(true);
+    await onOneUtcDay(async () => {
+      const r = await batch(ips.join('\n'), ['--output', 'json']);
+      const arr = JSON.parse(r.out);
+      const canonical = (ip: string): string => {
+        try {
+          return intel.check(ip).ip;
+        } catch {
+          return ip;
+        }
+      };
+      expect(arr.map((x: { ip: string }) => x.ip)).toEqual(ips.map(canonical));
+      expect(arr[0]).toEqual(JSON.parse(JSON.stringify(intel.check('8.8.8.8'))));
+      expect(r.out.endsWith('\n]\n')).toBe(true);
+    });
   });
 
   it('keeps order across staged groups: IPv4 runs longer than a group, broken by IPv6, bad and skipped lines', async () => {
@@ -212,10 +228,14 @@ describe('ipintel batch: JSON outputs', () => {
       }
     };
     const rows = lines.filter((l) => l !== '' && !l.startsWith('#'));
-    const json = await batch(lines.join('\n'), ['--output', 'json']);
-    expect(JSON.parse(json.out)).toEqual(rows.map(answer));
-    const nd = await batch(lines.join('\n'));
-    expect(nd.out.trimEnd().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual(rows.map(answer));
+    await onOneUtcDay(async () => {
+      const json = await batch(lines.join('\n'), ['--output', 'json']);
+      expect(JSON.parse(json.out)).toEqual(rows.map(answer));
+    });
+    await onOneUtcDay(async () => {
+      const nd = await batch(lines.join('\n'));
+      expect(nd.out.trimEnd().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual(rows.map(answer));
+    });
   });
 
   it('json of no rows is []', async () => {
@@ -248,14 +268,17 @@ describe('ipintel batch: workers and progress', () => {
     lines.splice(777, 0, 'garbage', '# c', '');
     const input = lines.join('\r\n');
     for (const output of ['ndjson', 'csv', 'json']) {
-      const one = await batch(input, ['--output', output, '--jobs', '1']);
-      batchHooks.blockBytes = 2048;
-      for (const jobs of ['2', '3']) {
-        const many = await batch(input, ['--output', output, '--jobs', jobs]);
-        expect(many.code).toBe(1);
-        expect(many.out === one.out, `${output} jobs ${jobs}`).toBe(true);
-        expect(many.err).toBe(one.err);
-      }
+      await onOneUtcDay(async () => {
+        delete batchHooks.blockBytes;
+        const one = await batch(input, ['--output', output, '--jobs', '1']);
+        batchHooks.blockBytes = 2048;
+        for (const jobs of ['2', '3']) {
+          const many = await batch(input, ['--output', output, '--jobs', jobs]);
+          expect(many.code).toBe(1);
+          expect(many.out === one.out, `${output} jobs ${jobs}`).toBe(true);
+          expect(many.err).toBe(one.err);
+        }
+      });
       delete batchHooks.blockBytes;
     }
   });
@@ -269,14 +292,17 @@ describe('ipintel batch: workers and progress', () => {
     const heads = ['2001:db8', '2a00', 'fe80'];
     const lines = Array.from({ length: 20_000 }, () => `${heads[Math.floor(rnd() * 3)]}:${hex()}::${hex()}:${hex()}`);
     const input = lines.join('\n');
-    const want = lines.map((ip) => `${JSON.stringify(preloaded.check(ip))}\n`).join('');
-    const one = await batch(input, ['--jobs', '1']);
-    expect(one.code).toBe(0);
-    expect(one.out === want).toBe(true);
-    batchHooks.blockBytes = 2048;
-    const two = await batch(input, ['--jobs', '2']);
-    expect(two.code).toBe(0);
-    expect(two.out === want).toBe(true);
+    await onOneUtcDay(async () => {
+      delete batchHooks.blockBytes;
+      const want = lines.map((ip) => `${JSON.stringify(preloaded.check(ip))}\n`).join('');
+      const one = await batch(input, ['--jobs', '1']);
+      expect(one.code).toBe(0);
+      expect(one.out === want).toBe(true);
+      batchHooks.blockBytes = 2048;
+      const two = await batch(input, ['--jobs', '2']);
+      expect(two.code).toBe(0);
+      expect(two.out === want).toBe(true);
+    });
   });
 
   it('a snapshot whose IPv6 index is found damaged on the first IPv6 line stops the batch with exit 3, one job or two', async () => {
@@ -297,11 +323,15 @@ describe('ipintel batch: workers and progress', () => {
   it('auto mode switches to workers mid-stream once the input is large, keeping order', async () => {
     batchHooks.workerUrl = new URL(`file://${(await ensureBundle()).worker}`);
     const input = randomIps(20_000, 5).join('\n');
-    const one = await batch(input, ['--jobs', '1', '--output', 'csv']);
-    batchHooks.blockBytes = 1024;
-    batchHooks.autoParallelBytes = 8192;
-    const auto = await batch(input, ['--output', 'csv']);
-    expect(auto.out === one.out).toBe(true);
+    await onOneUtcDay(async () => {
+      delete batchHooks.blockBytes;
+      delete batchHooks.autoParallelBytes;
+      const one = await batch(input, ['--jobs', '1', '--output', 'csv']);
+      batchHooks.blockBytes = 1024;
+      batchHooks.autoParallelBytes = 8192;
+      const auto = await batch(input, ['--output', 'csv']);
+      expect(auto.out === one.out).toBe(true);
+    });
   });
 
   // Issue 11 row 16: blocks done by workers were counted as 0 bytes (their buffer was transferred first).
@@ -407,12 +437,15 @@ describe('the record-id path of IPv4 lines', () => {
       { format: 'thirdparty', output: 'csv', fields: ['org', 'ip', 'timezone', 'privacy.service'] },
       { format: 'native', output: 'ndjson', fields: ['risk.score', 'geo.city', 'version', 'network.asn', 'ip'] },
     ] as const;
-    for (const layout of layouts) {
-      const fast = new BlockProcessor(intel, new RowTemplate(layout)).process(direct);
-      const general = new BlockProcessor(intel, new RowTemplate(layout)).process(mapped);
-      expect(Buffer.from(fast.bytes).toString(), JSON.stringify(layout)).toBe(Buffer.from(general.bytes).toString());
-      expect(fast.rows).toBe(ips.length);
-    }
+    // The record-id path reads the day from Date.now(), check() from core's clock: one comparison spans both.
+    await onOneUtcDay(() => {
+      for (const layout of layouts) {
+        const fast = new BlockProcessor(intel, new RowTemplate(layout)).process(direct);
+        const general = new BlockProcessor(intel, new RowTemplate(layout)).process(mapped);
+        expect(Buffer.from(fast.bytes).toString(), JSON.stringify(layout)).toBe(Buffer.from(general.bytes).toString());
+        expect(fast.rows).toBe(ips.length);
+      }
+    });
   });
 
   it('drops the cached rows that hold a network when the UTC day changes (allocation_age_days), and only then', async () => {
@@ -456,16 +489,18 @@ describe('the record-id path of IPv4 lines', () => {
     const ips = ['8.8.8.8', '1.1.1.1', ...randomIps(5000, 23), '8.8.8.9', '1.1.1.1'];
     const seen = new Set(ips.map((ip) => other.check(ip).evidence.routing));
     expect(seen).toEqual(new Set(['inferred', 'authoritative']));
-    for (const output of ['ndjson', 'csv'] as const) {
-      const layout = { format: 'native', output } as const;
-      // Both orders: whichever routing label a signal set meets first must not be reused for the other.
-      for (const order of [ips, [...ips].reverse()]) {
-        const direct = new TextEncoder().encode(order.join('\n'));
-        const mapped = new TextEncoder().encode(order.map((ip) => `::ffff:${ip}`).join('\n'));
-        const fast = new BlockProcessor(other, new RowTemplate(layout)).process(direct);
-        const general = new BlockProcessor(other, new RowTemplate(layout)).process(mapped);
-        expect(Buffer.from(fast.bytes).toString(), output).toBe(Buffer.from(general.bytes).toString());
+    await onOneUtcDay(() => {
+      for (const output of ['ndjson', 'csv'] as const) {
+        const layout = { format: 'native', output } as const;
+        // Both orders: whichever routing label a signal set meets first must not be reused for the other.
+        for (const order of [ips, [...ips].reverse()]) {
+          const direct = new TextEncoder().encode(order.join('\n'));
+          const mapped = new TextEncoder().encode(order.map((ip) => `::ffff:${ip}`).join('\n'));
+          const fast = new BlockProcessor(other, new RowTemplate(layout)).process(direct);
+          const general = new BlockProcessor(other, new RowTemplate(layout)).process(mapped);
+          expect(Buffer.from(fast.bytes).toString(), output).toBe(Buffer.from(general.bytes).toString());
+        }
       }
-    }
+    });
   });
 });
