@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { leafCount, leafCoverage, leafGeoPairsMany, leafOfIPv4, leafRecords, leafRecordsMany, pairCount, pairRecords, resultForLeaf } from '../src/internal.js';
 import { loadSnapshot } from '../src/portable.js';
 import { bigIntToText, encodeSnapshot, type PrefixEntry } from '../src/writer.js';
-import { modelFromPrefixes, naiveLpm, prefixSetArb, probeAddresses } from '@ipintel/testkit';
+import { modelFromPrefixes, naiveLpm, prefixSetArb, probeAddresses, stoppedClock } from '@ipintel/testkit';
 
 const RUNS = Number(process.env.FC_RUNS ?? 60);
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: RUNS });
@@ -158,7 +158,8 @@ describe('@ipintel/core/internal: leafCoverage, leafRecords, resultForLeaf', () 
   });
 
   it('leafRecords gives the ids behind a result and refuses unknown leaves', () => {
-    const intel = loadSnapshot(encodeSnapshot(modelFromPrefixes([{ start: 0x08080800n, length: 24, value: 2 }], [], 3)));
+    // A stopped clock: resultForLeaf and check() each read the day (allocation_age_days) and are compared.
+    const intel = loadSnapshot(encodeSnapshot(modelFromPrefixes([{ start: 0x08080800n, length: 24, value: 2 }], [], 3)), { now: stoppedClock });
     const out = new Uint32Array(3);
     leafRecords(intel, leafOfIPv4(intel, 0x08080808), out);
     expect(Array.from(out)).toEqual([2, 0, 0]);

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { IpIntelError, defaultSnapshotPath, fromShared, loadSnapshot, nodeInflate, open, openSync, type Inflate, type IpIntel } from '../src/index.js';
 import { flatRanges, fromSharedTrusted, leafCoverage } from '../src/internal.js';
 import { bigIntToText, encodeSnapshot, format, readSnapshotMeta } from '../src/writer.js';
-import { damageColumn, ipIntelErrorOf, modelFromPrefixes, resealSnapshot, tempDir } from '@ipintel/testkit';
+import { damageColumn, ipIntelErrorOf, modelFromPrefixes, resealSnapshot, stoppedClock, tempDir } from '@ipintel/testkit';
 import { crc32 } from '../src/snapshot/checksum.js';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 300) });
@@ -38,6 +38,8 @@ const deflated = (v6: boolean): number => Object.entries(meta.columns).filter(([
 const path = join(dir, 'lazy.ipintel');
 writeFileSync(path, bytes);
 
+// Every snapshot below runs on one stopped clock: answers are compared across snapshots, and each one's
+// allocation_age_days (the model's networks are dated) would otherwise follow the real UTC day.
 const V4 = ['10.0.0.1', '10.1.2.3', '8.8.8.8', '0.0.0.0', '255.255.255.255'];
 const V6 = ['2001:db8::1', '2001:db8:5::1:0:1', '2001:db8:6::9', '2001:db8:6::a', '::1', 'ffff::1', '2001:db8:1770::'];
 
@@ -56,12 +58,12 @@ function counting(): { inflate: Inflate; calls: () => number } {
 describe('the IPv6 index on first use', () => {
   it('is inflated on the first IPv6 call, exactly once, whatever asks for it next', async () => {
     expect(deflated(true)).toBeGreaterThan(0);
-    const eager = loadSnapshot(bytes, { preload: true });
+    const eager = loadSnapshot(bytes, { preload: true, now: stoppedClock });
     const loads: [string, (inflate: Inflate) => IpIntel | Promise<IpIntel>][] = [
-      ['loadSnapshot', (inflate) => loadSnapshot(bytes, { inflate })],
-      ['openSync', (inflate) => openSync(path, { inflate })],
-      ['open', (inflate) => open(path, { inflate })],
-      ['openSync(bytes)', (inflate) => openSync(bytes, { inflate })],
+      ['loadSnapshot', (inflate) => loadSnapshot(bytes, { inflate, now: stoppedClock })],
+      ['openSync', (inflate) => openSync(path, { inflate, now: stoppedClock })],
+      ['open', (inflate) => open(path, { inflate, now: stoppedClock })],
+      ['openSync(bytes)', (inflate) => openSync(bytes, { inflate, now: stoppedClock })],
     ];
     for (const [name, load] of loads) {
       const c = counting();
@@ -98,9 +100,9 @@ describe('the IPv6 index on first use', () => {
   });
 
   it('share() hands on the IPv6 columns of a lazy snapshot as stored; each copy decodes them on its first IPv6 call and answers as a preloaded one', () => {
-    const eager = loadSnapshot(bytes, { preload: true });
+    const eager = loadSnapshot(bytes, { preload: true, now: stoppedClock });
     const c = counting();
-    const lazy = loadSnapshot(bytes, { inflate: c.inflate });
+    const lazy = loadSnapshot(bytes, { inflate: c.inflate, now: stoppedClock });
     const atLoad = c.calls();
     const shared = lazy.share();
     expect(c.calls()).toBe(atLoad);
@@ -109,8 +111,8 @@ describe('the IPv6 index on first use', () => {
     const views = [...Object.values(shared.columns), ...Object.values(shared.v6Stored!)];
     expect(views.every((col) => col.buffer instanceof SharedArrayBuffer)).toBe(true);
     for (const [name, copy] of [
-      ['fromShared', fromShared(shared, { inflate: c.inflate })],
-      ['fromSharedTrusted', fromSharedTrusted(shared, { inflate: c.inflate })],
+      ['fromShared', fromShared(shared, { inflate: c.inflate, now: stoppedClock })],
+      ['fromSharedTrusted', fromSharedTrusted(shared, { inflate: c.inflate, now: stoppedClock })],
     ] as const) {
       const before = c.calls();
       for (const ip of V4) expect(copy.check(ip)).toEqual(eager.check(ip));
@@ -126,20 +128,20 @@ describe('the IPv6 index on first use', () => {
   });
 
   it('share() of a snapshot whose IPv6 columns are decoded carries them decoded', () => {
-    const eager = loadSnapshot(bytes, { preload: true });
-    const lazy = loadSnapshot(bytes);
+    const eager = loadSnapshot(bytes, { preload: true, now: stoppedClock });
+    const lazy = loadSnapshot(bytes, { now: stoppedClock });
     lazy.check(V6[0]!);
     for (const intel of [eager, lazy]) {
       const shared = intel.share();
       expect(shared.v6Stored).toBeUndefined();
       expect(Object.keys(shared.columns).sort()).toEqual(Object.keys(format.COLUMNS).sort());
-      const copy = fromSharedTrusted(shared);
+      const copy = fromSharedTrusted(shared, { now: stoppedClock });
       for (const ip of [...V4, ...V6]) expect(copy.check(ip)).toEqual(eager.check(ip));
     }
   });
 
   it('fromShared refuses IPv6 columns shared as stored that do not match the meta, and a filtered one stored raw is decoded by each copy alike', () => {
-    const eager = loadSnapshot(bytes, { preload: true });
+    const eager = loadSnapshot(bytes, { preload: true, now: stoppedClock });
     const shared = loadSnapshot(bytes).share();
     const stored = shared.v6Stored!;
     const flipped = new Uint8Array(stored['v6.w1']!);
@@ -161,12 +163,12 @@ describe('the IPv6 index on first use', () => {
       ref.checksum = crc32(new Uint8Array(col.buffer));
       header.setUint16(10, header.getUint16(10, true) | format.FLAG_FILTERS, true);
     });
-    const crafted = loadSnapshot(rawFiltered);
+    const crafted = loadSnapshot(rawFiltered, { now: stoppedClock });
     for (const ip of V6) expect(crafted.check(ip)).toEqual(eager.check(ip));
     const fresh = loadSnapshot(rawFiltered).share();
     expect(fresh.v6Stored).toBeDefined();
     for (let k = 0; k < 2; k++) {
-      const copy = fromShared(fresh);
+      const copy = fromShared(fresh, { now: stoppedClock });
       for (const ip of V6) expect(copy.check(ip)).toEqual(eager.check(ip));
     }
   });
@@ -188,13 +190,13 @@ describe('a damaged IPv6 index (checksums right, an invariant broken)', () => {
   ])('%s: refused at load with preload; without, by every IPv6 call with the same error, while IPv4 answers', async (_what, file, pattern) => {
     const filePath = join(dir, `bad-${file.length}.ipintel`);
     writeFileSync(filePath, file);
-    const eager = loadSnapshot(bytes, { preload: true });
+    const eager = loadSnapshot(bytes, { preload: true, now: stoppedClock });
     // Each load path against itself: fflate (loadSnapshot) and zlib word an inflate failure differently.
     const loads: [string, (preload: boolean) => IpIntel | Promise<IpIntel>][] = [
-      ['loadSnapshot', (preload) => loadSnapshot(file, { preload })],
-      ['openSync', (preload) => openSync(filePath, { preload })],
-      ['open', (preload) => open(filePath, { preload })],
-      ['open(bytes)', (preload) => open(file, { preload })],
+      ['loadSnapshot', (preload) => loadSnapshot(file, { preload, now: stoppedClock })],
+      ['openSync', (preload) => openSync(filePath, { preload, now: stoppedClock })],
+      ['open', (preload) => open(filePath, { preload, now: stoppedClock })],
+      ['open(bytes)', (preload) => open(file, { preload, now: stoppedClock })],
     ];
     for (const [name, load] of loads) {
       const atLoad = await Promise.resolve()
@@ -232,8 +234,8 @@ describe('a damaged IPv6 index (checksums right, an invariant broken)', () => {
 const defaultPath = defaultSnapshotPath();
 describe('the default snapshot, lazy and preloaded', () => {
   it('answers every address the same on every load path (property)', async () => {
-    const eager = openSync(defaultPath, { preload: true });
-    const lazies = [openSync(defaultPath), await open(defaultPath), loadSnapshot(readFileSync(defaultPath))];
+    const eager = openSync(defaultPath, { preload: true, now: stoppedClock });
+    const lazies = [openSync(defaultPath, { now: stoppedClock }), await open(defaultPath, { now: stoppedClock }), loadSnapshot(readFileSync(defaultPath), { now: stoppedClock })];
     const ranges6 = flatRanges(eager, 6);
     const n6 = ranges6.leaves.length;
     const startOf = (i: number): bigint => ranges6.starts.subarray(4 * i, 4 * i + 4).reduce((x, w) => (x << 32n) | BigInt(w), 0n);

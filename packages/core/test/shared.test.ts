@@ -2,10 +2,12 @@ import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { IpIntelError, fromShared, loadSnapshot } from '../src/portable.js';
 import { encodeSnapshot } from '../src/writer.js';
-import { modelFromPrefixes } from '@ipintel/testkit';
+import { modelFromPrefixes, stoppedClock } from '@ipintel/testkit';
 
+// The original and its copies run on one stopped clock: their answers carry allocation_age_days, which follows the UTC day.
 const intel = loadSnapshot(
   encodeSnapshot(modelFromPrefixes([{ start: 0x08080800n, length: 24, value: 1 }], [{ start: 0x20014860n << 96n, length: 32, value: 2 }], 3)),
+  { now: stoppedClock },
 );
 
 describe('sharing a snapshot between threads', () => {
@@ -13,7 +15,7 @@ describe('sharing a snapshot between threads', () => {
     const shared = intel.share();
     expect(intel.share()).toBe(shared);
     expect(Object.values(shared.columns).every((c) => c.buffer instanceof SharedArrayBuffer)).toBe(true);
-    const copy = fromShared(shared);
+    const copy = fromShared(shared, { now: stoppedClock });
     for (const ip of ['8.8.8.8', '8.8.9.1', '2001:4860::1', '::1']) expect(copy.check(ip)).toEqual(intel.check(ip));
   });
 
@@ -24,7 +26,7 @@ describe('sharing a snapshot between threads', () => {
     // IPv6 columns shared as stored (this snapshot had not decoded them): the copy needs an inflater for them.
     expect(shared.v6Stored).toBeDefined();
     expect(() => fromSharedTrusted(shared)).toThrow(/inflater/);
-    const copy = fromSharedTrusted(shared, { inflate: fflateInflate });
+    const copy = fromSharedTrusted(shared, { inflate: fflateInflate, now: stoppedClock });
     for (const ip of ['8.8.8.8', '8.8.9.1', '2001:4860::1', '::1']) expect(copy.check(ip)).toEqual(intel.check(ip));
     expect(copy.info.counts).toEqual(intel.info.counts);
     expect(() => fromSharedTrusted({ meta: shared.meta, columns: shared.columns })).toThrow(IpIntelError);
