@@ -110,6 +110,42 @@ describe('quota and rate limits', () => {
     await app.close();
   });
 
+  it("a count at 23:59:59.999 UTC is its day's and month's, one at 00:00:00.000 the next one's; a day does not renew a month", async () => {
+    const plans = { day2: { quota: 2, period: 'day' as const, ratePerSecond: 0 }, month2: { quota: 2, period: 'month' as const, ratePerSecond: 0 } };
+    const clock = { now: Date.parse('2026-03-31T23:59:59.999Z') };
+    const app = createApp({ snapshot: (await import('./support/fixtures.js')).fixtureBytes('a'), store: h.store, logger: false, plans, activationDelayMs: 0, now: () => clock.now });
+    await app.ready;
+    const { createKey } = await import('../src/keys/manage.js');
+    const { resolvePlans } = await import('../src/plans.js');
+    const made = (plan: string) => createKey(h.store, { plan, plans: resolvePlans(plans), now: 0 });
+    const [day, month] = [await made('day2'), await made('month2')];
+    const lookUp = (k: string) => call(app, '/v1/check?ip=8.8.8.8', { key: k });
+    for (const { key: k } of [day, month]) {
+      expect((await lookUp(k)).headers['ratelimit-remaining']).toBe('1');
+      const last = await lookUp(k);
+      expect([last.status, last.headers['ratelimit-remaining'], last.headers['ratelimit-reset']]).toEqual([200, '0', '1']);
+      const over = await lookUp(k);
+      expectProblem(over, 429, 'quota_exceeded');
+      expect(over.headers['retry-after']).toBe('1');
+      expect(over.json.detail).toContain('the quota resets at 2026-04-01T00:00:00.000Z');
+    }
+    clock.now += 1;
+    const nextDay = await lookUp(day.key);
+    expect([nextDay.status, nextDay.headers['ratelimit-remaining'], nextDay.headers['ratelimit-reset']]).toEqual([200, '1', '86400']);
+    const nextMonth = await lookUp(month.key);
+    expect([nextMonth.status, nextMonth.headers['ratelimit-remaining'], nextMonth.headers['ratelimit-reset']]).toEqual([200, '1', String(30 * 86_400)]);
+    expect([await h.store.usage(day.record.account, 'd2026-03-31'), await h.store.usage(day.record.account, 'd2026-04-01')]).toEqual([2, 1]);
+    expect([await h.store.usage(month.record.account, 'm2026-03'), await h.store.usage(month.record.account, 'm2026-04')]).toEqual([2, 1]);
+    // The next day boundary inside April: the day's quota starts again, the month's goes on.
+    clock.now = Date.parse('2026-04-01T23:59:59.999Z');
+    expect((await lookUp(month.key)).headers['ratelimit-remaining']).toBe('0');
+    clock.now += 1;
+    expectProblem(await lookUp(month.key), 429, 'quota_exceeded');
+    expect((await lookUp(day.key)).headers['ratelimit-remaining']).toBe('1');
+    expect(await h.store.usage(day.record.account, 'd2026-04-02')).toBe(1);
+    await app.close();
+  });
+
   it('429 rate_limited with Retry-After: 1 past the per-second limit', async () => {
     const k = await h.key('tiny', { createdAt: 0 });
     const now = Math.floor(Date.now() / 1000) * 1000 + 10;

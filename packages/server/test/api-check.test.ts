@@ -72,6 +72,27 @@ describe('GET /v1/check', () => {
     expect(twice.headers['ratelimit-limit']).toBe('50');
   });
 
+  it("network.allocation_age_days is counted to the app clock's UTC day: it moves at 00:00:00.000 UTC, not before", async () => {
+    const clock = { now: Date.parse('2026-03-31T23:59:59.999Z') };
+    const app = createApp({ snapshot: (await import('./support/fixtures.js')).fixtureBytes('a'), store: h.store, logger: false, plans: TEST_PLANS, activationDelayMs: 0, now: () => clock.now });
+    await app.ready;
+    const k = await h.key('test', { createdAt: 0 });
+    const age = async () => {
+      const one = (await call(app, '/v1/check?ip=8.8.8.8', { key: k })).json.network;
+      const inBatch = (await call(app, '/v1/check/batch', { key: k, body: { ips: ['8.8.8.8'] } })).json.results[0].network;
+      expect(inBatch.allocation_age_days).toBe(one.allocation_age_days);
+      return [one.allocation_date, one.allocation_age_days];
+    };
+    // 8.8.8.8's network is dated 1992-12-01 in the fixture.
+    const before = (Date.UTC(2026, 2, 31) - Date.UTC(1992, 11, 1)) / 86_400_000;
+    expect(await age()).toEqual(['1992-12-01', before]);
+    clock.now += 1;
+    expect(await age()).toEqual(['1992-12-01', before + 1]);
+    clock.now += 86_400_000 - 1;
+    expect(await age()).toEqual(['1992-12-01', before + 1]);
+    await app.close();
+  });
+
   it('an error answer counts nothing', async () => {
     const k = await h.key('test');
     await call(h.app, '/v1/check?ip=nope', { key: k });
