@@ -17,8 +17,7 @@ import { shareDecoded, type SharedSnapshot } from './shared.js';
 import { leafGeo, leafPair } from './snapshot/format.js';
 import { RangeIndex } from './snapshot/lookup.js';
 import { currentUtcDay, utcDayOf } from './clock.js';
-import { RecordTables } from './snapshot/tables.js';
-import { pairRowsOf } from './snapshot/pairs.js';
+import { RecordTables, type SigEvidence } from './snapshot/tables.js';
 import { RecordCells } from './snapshot/cells.js';
 
 /** Addresses per stage of checkBatch (see checkGroup). */
@@ -28,6 +27,7 @@ import type {
   CheckOptions,
   CheckResult,
   MatchInfo,
+  Network,
   ResultFormat,
   SnapshotInfo,
   ThirdPartyResult,
@@ -149,13 +149,6 @@ export class IpIntel {
   private readonly leafCount: number;
   private readonly pairNet: Uint32Array;
   private readonly pairSig: Uint32Array;
-  /**
-   * Per network/signal pair, side by side: its network row and its evidence
-   * key (2 x signal set + the network's routing flag). One line read finds
-   * all a result needs of the pair, where the two columns and the network's
-   * flags were three reads far apart.
-   */
-  private readonly pairRows: Uint32Array;
   private readonly scratch = new Uint32Array(4);
   /** checkBatch's per-stage scratch (reused: a batch allocates only its results). */
   private readonly batchAddrs = new Uint32Array(BATCH_STAGE);
@@ -191,7 +184,6 @@ export class IpIntel {
     this.leafCount = c['leaf.ids'].length / 3;
     this.pairNet = c['pair.net'];
     this.pairSig = c['pair.sig'];
-    this.pairRows = pairRowsOf(this.pairNet, this.pairSig, c['net.flags']);
     const now = options.now;
     this.today = now === undefined ? currentUtcDay : () => utcDayOf(now());
     const m = decoded.meta;
@@ -438,17 +430,23 @@ export class IpIntel {
    */
   private result(geo: number, pair: number, ip: string, version: 4 | 6, today: number): CheckResult {
     const t = this.tables;
-    const rows = this.pairRows;
-    const key = rows[2 * pair + 1]!;
-    const s = t.signalParts(key >>> 1);
+    t.day(today);
+    const slots = t.pairSlots;
+    const k = 2 * pair;
+    let network = slots[k];
+    if (network === undefined) {
+      t.fillPair(pair, today);
+      network = slots[k];
+    }
+    const se = slots[k + 1] as SigEvidence;
     return {
       ip,
       version,
       geo: t.geo(geo),
-      network: t.pairNetwork(pair, rows, today),
-      signals: s.signals,
-      evidence: t.evidenceAt(key, s),
-      risk: s.risk,
+      network: network as Network,
+      signals: se.signals,
+      evidence: se.evidence,
+      risk: se.risk,
       attribution: this.attribution,
     };
   }

@@ -42,6 +42,6 @@ export {
 } from './quality.js';
 export { csvCell } from './result/csv.js';
 export { withRoom } from './bytes.js';
-export { evidenceKey } from './snapshot/pairs.js';
+export { evidenceKey } from './snapshot/tables.js';
 // Also in @ipintel/core/writer; here so that the CLI's batch does not load the writer (and fflate) for it.
 export { bigIntToText } from './ip/address.js';

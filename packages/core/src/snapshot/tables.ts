@@ -22,6 +22,7 @@ import {
   EVIDENCE_CODES,
   NET_ANNOUNCED,
   NET_BOGON,
+  NET_ROUTING_INFERRED,
   NULL_DAY,
   NULL_STRING,
   NULL_STRING16,
@@ -50,6 +51,22 @@ export interface SignalParts {
   readonly risk: Risk;
 }
 
+/**
+ * The key of an evidence object: 2 x signal set + 1 when the network's
+ * routing is inferred (the only inputs of its labels). The signal set is
+ * `key >>> 1`.
+ */
+export function evidenceKey(sig: number, inferred: boolean): number {
+  return 2 * sig + (inferred ? 1 : 0);
+}
+
+/** The parts of a result decided by its evidence key (signal set and routing flag). */
+export interface SigEvidence {
+  readonly signals: Signals;
+  readonly evidence: Evidence;
+  readonly risk: Risk;
+}
+
 export class RecordTables {
   private readonly c: DecodedSnapshot['columns'];
   private readonly decoder = new TextDecoder();
@@ -59,16 +76,18 @@ export class RecordTables {
   private readonly sigCache: (SignalParts | undefined)[];
   private netCache: (Network | undefined)[];
   /**
-   * The same network objects by network/signal pair: a check finds its
-   * network from the leaf's pair in one read, where the network row's slot
-   * waited for the pair's row to be read first (docs/design.md, "Tenth round").
+   * Signals, evidence and risk per evidence key ({@link evidenceKey}: the
+   * signal set and the network's routing flag, on which nothing else of
+   * them depends).
    */
-  private pairNetCache: (Network | undefined)[];
+  private readonly sigEv: (SigEvidence | undefined)[];
   /**
-   * Evidence per signal set and routing flag (index 2 * set + 1 when the
-   * network's routing is inferred): the labels depend on nothing else.
+   * Per network/signal pair p: [2p] its network object, [2p + 1] its
+   * SigEvidence; filled by {@link fillPair}, dropped with the day's network
+   * objects. A check reads both in one line, right after the leaf's ids
+   * (docs/design.md, "Tenth round"); read by IpIntel's result assembly.
    */
-  private readonly sigEvidence: (Evidence | undefined)[];
+  pairSlots: unknown[];
   private netDay = -1;
   private readonly countryNames: Readonly<Record<string, string>>;
   private readonly evidence: EvidenceTable;
@@ -80,8 +99,8 @@ export class RecordTables {
     this.geoCache = new Array<Geo | undefined>(this.c['geo.country_code'].length);
     this.sigCache = new Array<SignalParts | undefined>(this.c['sig.flags'].length);
     this.netCache = new Array<Network | undefined>(this.c['net.asn'].length);
-    this.pairNetCache = new Array<Network | undefined>(this.c['pair.net'].length);
-    this.sigEvidence = new Array<Evidence | undefined>(2 * this.c['sig.flags'].length);
+    this.sigEv = new Array<SigEvidence | undefined>(2 * this.c['sig.flags'].length);
+    this.pairSlots = new Array<unknown>(2 * this.c['pair.net'].length);
   }
 
   str(id: number): string | null {
@@ -119,20 +138,38 @@ export class RecordTables {
     return g;
   }
 
-  /** The evidence object of key `k` (pairs.ts's `evidenceKey`: signal set and routing flag) whose signal set's parts are `s`. */
-  evidenceAt(k: number, s: SignalParts): Evidence {
-    let e = this.sigEvidence[k];
-    if (e === undefined) {
-      e = this.evidence.get(s.connection, (k & 1) === 1 ? 'inferred' : 'authoritative');
-      this.sigEvidence[k] = e;
+  /** The signals, evidence and risk of evidence key `k`. */
+  private sigEvidenceAt(k: number): SigEvidence {
+    let x = this.sigEv[k];
+    if (x === undefined) {
+      const s = this.signalParts(k >>> 1);
+      x = { signals: s.signals, evidence: this.evidence.get(s.connection, (k & 1) === 1 ? 'inferred' : 'authoritative'), risk: s.risk };
+      this.sigEv[k] = x;
     }
-    return e;
+    return x;
+  }
+
+  /**
+   * Fills pair `pair`'s slots as of UTC day `today` (the caller has called
+   * {@link day}): its network object, and the parts its evidence key decides.
+   */
+  fillPair(pair: number, today: number): void {
+    const c = this.c;
+    const net = c['pair.net'][pair]!;
+    const key = evidenceKey(c['pair.sig'][pair]!, (c['net.flags'][net]! & NET_ROUTING_INFERRED) !== 0);
+    this.pairSlots[2 * pair] = this.network(net, today);
+    this.pairSlots[2 * pair + 1] = this.sigEvidenceAt(key);
+  }
+
+  /** Drops the day's network objects when `today` is a new day. */
+  day(today: number): void {
+    if (today !== this.netDay) this.newDay(today);
   }
 
   /** Network objects hold the age of the allocation: a new UTC day drops them. */
   private newDay(today: number): void {
     this.netCache = new Array<Network | undefined>(this.netCache.length);
-    this.pairNetCache = new Array<Network | undefined>(this.pairNetCache.length);
+    this.pairSlots = new Array<unknown>(this.pairSlots.length);
     this.netDay = today;
   }
 
@@ -155,17 +192,6 @@ export class RecordTables {
         registration_country: this.str(c['net.registration_country'][i]!),
       });
       this.netCache[i] = n;
-    }
-    return n;
-  }
-
-  /** The network object of pair `pair`, whose network row is `rows[2 * pair]` (pairs.ts), as of UTC day `today`. */
-  pairNetwork(pair: number, rows: Uint32Array, today: number): Network {
-    if (today !== this.netDay) this.newDay(today);
-    let n = this.pairNetCache[pair];
-    if (n === undefined) {
-      n = this.network(rows[2 * pair]!, today);
-      this.pairNetCache[pair] = n;
     }
     return n;
   }
