@@ -6,8 +6,9 @@
  *
  * The rule: the key (the `abuseChAuthKey` download option, else the
  * `ABUSE_CH_AUTH_KEY` environment variable; blank = none) goes with a request
- * exactly when the hostname of its parsed URL is `abuse.ch` or ends with
- * `.abuse.ch`. Every request is judged on its own URL: the download URL, the
+ * exactly when its parsed URL is `https:` and its hostname is `abuse.ch` or
+ * ends with `.abuse.ch` (never in the clear: a redirect to plain http drops
+ * it, as curl drops credentials on a change of scheme). Every request is judged on its own URL: the download URL, the
  * file a locator found, and each hop of a redirect (acquire.ts follows them
  * itself, since fetch keeps custom headers across hosts). The key is never
  * put in a message, and a key an HTTP header cannot carry is refused before
@@ -44,6 +45,19 @@ export function isAbuseChUrl(url: string): boolean {
   return host === 'abuse.ch' || host.endsWith('.abuse.ch');
 }
 
+/** Test hook: the tests' local server speaks plain http only. Never set outside tests. */
+export const abuseChHooks: { plainHttp: boolean } = { plainHttp: false };
+
+/**
+ * Whether a request to `url` carries the Auth-Key: an abuse.ch host
+ * ({@link isAbuseChUrl}) over https.
+ */
+export function mayCarryKey(url: string): boolean {
+  if (!isAbuseChUrl(url)) return false;
+  const scheme = new URL(url).protocol; // parses: isAbuseChUrl parsed it; lower-cased
+  return scheme === 'https:' || (abuseChHooks.plainHttp && scheme === 'http:');
+}
+
 /** A key as it may be sent: visible ASCII only (fetch rejects control characters and quotes the value when it does). */
 const SENDABLE = /^[\x21-\x7e]+$/;
 
@@ -58,15 +72,15 @@ export function abuseChKey(option: string | undefined): { readonly key: string; 
 }
 
 /** What to tell a user whose key cannot be sent (never the key itself). */
-export const UNSENDABLE_KEY = `${ABUSE_CH_KEY_ENV} holds characters an HTTP header cannot carry (only visible ASCII); nothing was sent`;
+export const UNSENDABLE_KEY = `the abuse.ch Auth-Key (${ABUSE_CH_KEY_ENV} or the abuseChAuthKey option) holds characters an HTTP header cannot carry (only visible ASCII); nothing was sent`;
 
 /**
  * What to add to an HTTP error of `url`: for abuse.ch's 401 or 403, what to
  * do about the key; else nothing.
  */
-export function refusalHint(url: string, status: number, keySent: boolean): string {
+export function refusalHint(url: string, status: number, keySent: boolean, keyHeld: boolean): string {
   if ((status !== 401 && status !== 403) || !isAbuseChUrl(url)) return '';
-  return keySent
-    ? `: abuse.ch refused the Auth-Key in ${ABUSE_CH_KEY_ENV} (check it at ${ABUSE_CH_AUTH_URL})`
-    : `: abuse.ch requires an Auth-Key: set ${ABUSE_CH_KEY_ENV} to your free key from ${ABUSE_CH_AUTH_URL}`;
+  if (keySent) return `: abuse.ch refused the Auth-Key in ${ABUSE_CH_KEY_ENV} (check it at ${ABUSE_CH_AUTH_URL})`;
+  if (keyHeld) return ': abuse.ch requires an Auth-Key, which is sent over https only, and this URL is plain http';
+  return `: abuse.ch requires an Auth-Key: set ${ABUSE_CH_KEY_ENV} to your free key from ${ABUSE_CH_AUTH_URL}`;
 }

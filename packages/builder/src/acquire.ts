@@ -12,7 +12,7 @@
  * only); a `Content-Encoding: gzip` answer is decoded by the transport, a
  * `.gz` file is left as it is (the adapter unpacks it). Every request names
  * ipintel in its User-Agent (bgp.tools, for one, turns away anonymous
- * clients); a request to an abuse.ch host also carries the user's Auth-Key
+ * clients); a request to an abuse.ch host over https also carries the user's Auth-Key
  * when there is one (abuse-ch.ts), and abuse.ch's refusal (401, 403) says
  * what to do about the key.
  *
@@ -27,7 +27,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { ABUSE_CH_KEY_HEADER, abuseChKey, isAbuseChUrl, refusalHint, UNSENDABLE_KEY } from './abuse-ch.js';
+import { ABUSE_CH_KEY_HEADER, abuseChKey, mayCarryKey, refusalHint, UNSENDABLE_KEY } from './abuse-ch.js';
 import { AcquireError, type AcquireErrorCode } from './errors.js';
 import type { Download } from './feeds/declare.js';
 import { versionDate } from './feeds/read/dates.js';
@@ -113,8 +113,8 @@ export interface FetchOptions {
    */
   readonly lastGood?: string;
   /**
-   * abuse.ch's Auth-Key, sent as the `Auth-Key` header to abuse.ch hosts
-   * only (abuse-ch.ts). Default: the ABUSE_CH_AUTH_KEY environment variable;
+   * abuse.ch's Auth-Key, sent as the `Auth-Key` header to abuse.ch hosts over
+   * https only (abuse-ch.ts). Default: the ABUSE_CH_AUTH_KEY environment variable;
    * blank (here or there) = no key.
    */
   readonly abuseChAuthKey?: string;
@@ -156,7 +156,7 @@ async function get(feed: string, start: string, timeoutMs: number, key: Key): Pr
   let res: Response;
   let keySent = false;
   for (let hops = 0; ; hops++) {
-    const hopKey = key !== null && isAbuseChUrl(url) ? key : null;
+    const hopKey = key !== null && mayCarryKey(url) ? key : null;
     keySent = hopKey !== null;
     if (hopKey !== null && !hopKey.sendable) fail('fetch_network', `failed: ${UNSENDABLE_KEY}`);
     const headers: Record<string, string> = { 'user-agent': USER_AGENT };
@@ -176,7 +176,7 @@ async function get(feed: string, start: string, timeoutMs: number, key: Key): Pr
     }
     url = next.href;
   }
-  if (!res.ok) fail('fetch_http', `answered HTTP ${res.status}${refusalHint(url, res.status, keySent)}`);
+  if (!res.ok) fail('fetch_http', `answered HTTP ${res.status}${refusalHint(url, res.status, keySent, key !== null)}`);
   let body: Uint8Array;
   try {
     body = new Uint8Array(await res.arrayBuffer());

@@ -5,7 +5,9 @@
  * host, never when blank, never in an error, a build report or a snapshot;
  * abuse.ch's 401/403 says what to do. The requests are real: abuse.ch names
  * resolve to 127.0.0.1 (support/loopback-names.ts), where the local server
- * records what each request carried and for which host.
+ * records what each request carried and for which host. The key goes over
+ * https only; the local server speaks plain http, so the tests let it
+ * (`abuseChHooks.plainHttp`) except those of that rule itself.
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +15,7 @@ import { join } from 'node:path';
 import { freePort } from '@ipintel/testkit';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ABUSE_CH_KEY_ENV, isAbuseChUrl } from '../src/abuse-ch.js';
+import { ABUSE_CH_KEY_ENV, abuseChHooks, isAbuseChUrl, mayCarryKey } from '../src/abuse-ch.js';
 import { fromNetwork, type FeedLocation, type FetchOptions } from '../src/acquire.js';
 import { buildSnapshot } from '../src/build/build.js';
 import { feedById } from '../src/feeds/registry.js';
@@ -38,6 +40,7 @@ beforeAll(async () => {
   restoreNames = resolveToLoopback(NAMES);
 });
 afterAll(async () => {
+  abuseChHooks.plainHttp = false;
   restoreNames();
   await server.close();
 });
@@ -45,6 +48,7 @@ beforeEach(() => {
   server.routes.clear();
   server.requests.length = 0;
   vi.stubEnv(ABUSE_CH_KEY_ENV, undefined); // whatever the machine has, each test sets its own
+  abuseChHooks.plainHttp = true;
 });
 afterEach(() => vi.unstubAllEnvs());
 
@@ -194,7 +198,7 @@ describe('and to no other host', () => {
 
   it('a redirect away from abuse.ch drops it; a redirect onto abuse.ch adds it', async () => {
     serveThreatfox();
-    for (const status of [301, 302, 307] as const) {
+    for (const status of [301, 302, 303, 307, 308] as const) {
       server.routes.set('away', { redirect: at('evilabuse.ch', 'back'), status });
       server.routes.set('back', { redirect: at(THREATFOX, 'export/'), status });
       server.requests.length = 0;
@@ -207,6 +211,27 @@ describe('and to no other host', () => {
         { host: `${THREATFOX}:${port}`, path: 'export/csv/ip-port/recent/', key: KEY },
       ]);
     }
+  });
+});
+
+describe('over https only', () => {
+  it('a plain http URL on an abuse.ch host gets no key, and its refusal says why', async () => {
+    abuseChHooks.plainHttp = false;
+    server.routes.set('export/', { status: 401 });
+    const e = await rejection(download(at(THREATFOX, 'export/'), { abuseChAuthKey: KEY }));
+    expect(seen()).toEqual([{ host: `${THREATFOX}:${port}`, path: 'export/', key: undefined }]);
+    expect(e.message).toMatch(/HTTP 401: abuse\.ch requires an Auth-Key, which is sent over https only, and this URL is plain http$/);
+    expect(everythingSaid(e)).not.toContain(KEY);
+  });
+
+  it('the rule of each request (and so of each redirect hop): https on an abuse.ch host, nothing else', () => {
+    abuseChHooks.plainHttp = false;
+    expect(mayCarryKey('https://threatfox.abuse.ch/export/')).toBe(true);
+    expect(mayCarryKey('HTTPS://ABUSE.CH:8443/x')).toBe(true);
+    expect(mayCarryKey('http://threatfox.abuse.ch/export/')).toBe(false);
+    expect(mayCarryKey('http://x.abuse.ch:8080/')).toBe(false);
+    expect(mayCarryKey('ftp://abuse.ch/')).toBe(false);
+    expect(mayCarryKey('https://evilabuse.ch/')).toBe(false);
   });
 });
 
@@ -229,6 +254,13 @@ describe("abuse.ch's refusal says what to do", () => {
       expect(everythingSaid(e)).not.toContain(KEY);
     });
   }
+
+  it('a refusal after a redirect onto abuse.ch is judged on the URL that refused', async () => {
+    server.routes.set('hop', { redirect: at(THREATFOX, 'export/') });
+    server.routes.set('export/', { status: 403 });
+    const e = await rejection(download(at('elsewhere.test', 'hop')));
+    expect(e.message).toMatch(/HTTP 403: abuse\.ch requires an Auth-Key: set ABUSE_CH_AUTH_KEY/);
+  });
 
   it('other statuses, and a 401 from another host, are the plain HTTP error', async () => {
     server.routes.set('export/', { status: 401 });
@@ -265,7 +297,7 @@ describe('the key is never in an error', () => {
     for (const bad of ['abc\ndef-secret', 'clé-secrète', 'two words-secret']) {
       const e = await rejection(download(at(THREATFOX, 'export/'), { abuseChAuthKey: bad }));
       expect(e).toMatchObject({ code: 'fetch_network', feed: 'abuse-threatfox' });
-      expect(e.message).toMatch(/ABUSE_CH_AUTH_KEY holds characters an HTTP header cannot carry \(only visible ASCII\); nothing was sent$/);
+      expect(e.message).toMatch(/the abuse\.ch Auth-Key \(ABUSE_CH_AUTH_KEY or the abuseChAuthKey option\) holds characters an HTTP header cannot carry \(only visible ASCII\); nothing was sent$/);
       expect(everythingSaid(e)).not.toContain('secr');
     }
     expect(seen()).toEqual([]);

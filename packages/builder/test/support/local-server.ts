@@ -11,7 +11,7 @@ import { join } from 'node:path';
 
 export type Route =
   | { readonly status: number }
-  | { readonly redirect: string; readonly status?: 301 | 302 | 307 }
+  | { readonly redirect: string; readonly status?: 301 | 302 | 303 | 307 | 308 }
   | { readonly delayMs: number }
   | { readonly truncate: true }
   | { readonly body: string | Uint8Array; readonly headers?: Readonly<Record<string, string>> };
