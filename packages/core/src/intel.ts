@@ -425,8 +425,9 @@ export class IpIntel {
 
   /**
    * The result for geo row `geo` and network/signal pair `pair`: the shared,
-   * frozen parts come from caches indexed by row (network, geo) or by
-   * signal set (signals, risk, evidence), each a small array.
+   * frozen parts come from the geo cache (by geo row) and the pair's slots
+   * (its network object and the signals, evidence and risk its evidence key
+   * decides), filled on the pair's first use.
    */
   private result(geo: number, pair: number, ip: string, version: 4 | 6, today: number): CheckResult {
     const t = this.tables;

@@ -53,6 +53,22 @@ describe('check()', () => {
     const before = moving.check('8.8.8.8').network.allocation_age_days!;
     now += 86_400_000;
     expect(moving.check('8.8.8.8').network.allocation_age_days).toBe(before + 1);
+    // A clock that steps back is a new day too.
+    now -= 2 * 86_400_000;
+    expect(moving.check('8.8.8.8').network.allocation_age_days).toBe(before - 1);
+  });
+
+  it('checkBatch computes allocation age on the day of each call, over more than one stage', () => {
+    let now = NOW;
+    const moving = loadSnapshot(encodeSnapshot(model), { now: () => now });
+    const ips = Array.from({ length: 600 }, () => '8.8.8.8');
+    const ages = () => new Set(moving.checkBatch(ips).map((r) => ('network' in r ? r.network.allocation_age_days : -1)));
+    const before = moving.check('8.8.8.8').network.allocation_age_days!;
+    expect(ages()).toEqual(new Set([before]));
+    now += 86_400_000;
+    expect(ages()).toEqual(new Set([before + 1]));
+    now += 86_400_000;
+    expect(moving.checkBatch(['8.8.8.8'])[0]).toMatchObject({ network: { allocation_age_days: before + 2 } });
   });
 
   it('returns JSON-serialisable results whose shared sub-objects are frozen', () => {

@@ -4,11 +4,12 @@
  * Network objects hold `allocation_age_days`, which depends on the day of the
  * lookup, so their cache is dropped when the UTC day changes.
  *
- * The caches are flat arrays indexed by row id, allocated when the snapshot
- * is opened (7.5 MB for a world snapshot): paging them to allocate on first
- * use, a per-leaf answer slot holding all of a leaf's parts, and one object
- * per network/signal pair holding the pair's parts were measured and dropped
- * (docs/design.md).
+ * The caches are flat arrays indexed by row id (and the pair slots by
+ * network/signal pair), allocated when the snapshot is opened (~11 MB for a
+ * world snapshot: 8-byte pointers, Node has no pointer compression): paging
+ * them to allocate on first use, a per-leaf answer slot holding all of a
+ * leaf's parts, and one object per network/signal pair holding the pair's
+ * parts were measured and dropped (docs/design.md).
  *
  * @module
  */
@@ -174,7 +175,7 @@ export class RecordTables {
   }
 
   /** The network object of row `i` as of UTC day `today` (days since 1970-01-01). */
-  network(i: number, today: number): Network {
+  private network(i: number, today: number): Network {
     if (today !== this.netDay) this.newDay(today);
     let n = this.netCache[i];
     if (n === undefined) {
