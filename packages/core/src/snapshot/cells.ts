@@ -21,7 +21,7 @@ import { csvCell } from '../result/csv.js';
 import { isoDay } from '../clock.js';
 import type { Geo, Network } from '../types.js';
 import { coordinate, type RecordTables } from './tables.js';
-import { NET_ANNOUNCED, NET_BOGON, NET_ROUTING_INFERRED, NULL_DAY, NULL_STRING, RPKI_CODES } from './format.js';
+import { NET_ANNOUNCED, NET_BOGON, NULL_DAY, NULL_STRING, RPKI_CODES, routingInferred } from './format.js';
 import type { DecodedSnapshot } from './decode.js';
 
 /**
@@ -71,7 +71,7 @@ export class RecordCells {
 
   /** Whether network row `net`'s routing label is `inferred` (its evidence's `routing`). */
   routingInferred(net: number): boolean {
-    return (this.c['net.flags'][net]! & NET_ROUTING_INFERRED) !== 0;
+    return routingInferred(this.c['net.flags'], net);
   }
 
   /**

@@ -169,6 +169,11 @@ export const NET_BOGON = 2;
 /** Announced only by a source that is not a BGP table (the asmap): routing evidence `inferred`. */
 export const NET_ROUTING_INFERRED = 4;
 
+/** Whether network row `net`'s routing is inferred (the evidence's `routing` label), from the `net.flags` column. */
+export function routingInferred(netFlags: Uint8Array, net: number): boolean {
+  return (netFlags[net]! & NET_ROUTING_INFERRED) !== 0;
+}
+
 /** sig.flags bits. */
 export const SIG_RELAY = 1 << 0;
 export const SIG_TOR = 1 << 1;

@@ -23,11 +23,11 @@ import {
   EVIDENCE_CODES,
   NET_ANNOUNCED,
   NET_BOGON,
-  NET_ROUTING_INFERRED,
   NULL_DAY,
   NULL_STRING,
   NULL_STRING16,
   RPKI_CODES,
+  routingInferred,
   SIG_ABUSE,
   SIG_ANYCAST,
   SIG_BOT,
@@ -157,7 +157,7 @@ export class RecordTables {
   fillPair(pair: number, today: number): void {
     const c = this.c;
     const net = c['pair.net'][pair]!;
-    const key = evidenceKey(c['pair.sig'][pair]!, (c['net.flags'][net]! & NET_ROUTING_INFERRED) !== 0);
+    const key = evidenceKey(c['pair.sig'][pair]!, routingInferred(c['net.flags'], net));
     this.pairSlots[2 * pair] = this.network(net, today);
     this.pairSlots[2 * pair + 1] = this.sigEvidenceAt(key);
   }
