@@ -8,9 +8,10 @@
  * `ABUSE_CH_AUTH_KEY` environment variable; blank = none) goes with a request
  * exactly when its parsed URL is `https:` and its hostname is `abuse.ch` or
  * ends with `.abuse.ch` (never in the clear: a redirect to plain http drops
- * it, as curl drops credentials on a change of scheme). Every request is judged on its own URL: the download URL, the
- * file a locator found, and each hop of a redirect (acquire.ts follows them
- * itself, since fetch keeps custom headers across hosts). The key is never
+ * it, as curl drops credentials on a change of scheme). Every request is
+ * judged on its own URL: the download URL, the file a locator found, and
+ * each hop of a redirect (acquire.ts follows them itself, since fetch keeps
+ * custom headers across hosts). The key is never
  * put in a message, and a key an HTTP header cannot carry is refused before
  * anything is sent (fetch would quote it in its own error).
  *
@@ -26,9 +27,23 @@ export const ABUSE_CH_AUTH_URL = 'https://auth.abuse.ch/';
 /** The header abuse.ch reads the key from. */
 export const ABUSE_CH_KEY_HEADER = 'Auth-Key';
 
+/** `url` parsed (host lower-cased and IDNA-mapped, no port or user info in it), or null when it does not parse. */
+function parsed(url: string): URL | null {
+  try {
+    return new URL(url);
+  } catch {
+    return null;
+  }
+}
+
+/** The host rule: `abuse.ch` or a name under it. */
+function abuseChHost(u: URL): boolean {
+  return u.hostname === 'abuse.ch' || u.hostname.endsWith('.abuse.ch');
+}
+
 /**
- * Whether a request to `url` may carry the Auth-Key: its parsed hostname is
- * `abuse.ch` or a name under it. A URL that does not parse never does.
+ * Whether `url`'s host is abuse.ch's: its parsed hostname is `abuse.ch` or a
+ * name under it. A URL that does not parse never is.
  *
  * @example
  * isAbuseChUrl('https://threatfox.abuse.ch/export/')  // => true
@@ -36,26 +51,18 @@ export const ABUSE_CH_KEY_HEADER = 'Auth-Key';
  * isAbuseChUrl('https://abuse.ch.example.com/')        // => false
  */
 export function isAbuseChUrl(url: string): boolean {
-  let host: string;
-  try {
-    host = new URL(url).hostname; // lower-cased, IDNA-mapped, no port, no user info
-  } catch {
-    return false;
-  }
-  return host === 'abuse.ch' || host.endsWith('.abuse.ch');
+  const u = parsed(url);
+  return u !== null && abuseChHost(u);
 }
 
 /** Test hook: the tests' local server speaks plain http only. Never set outside tests. */
 export const abuseChHooks: { plainHttp: boolean } = { plainHttp: false };
 
-/**
- * Whether a request to `url` carries the Auth-Key: an abuse.ch host
- * ({@link isAbuseChUrl}) over https.
- */
+/** Whether a request to `url` carries the Auth-Key: an abuse.ch host ({@link isAbuseChUrl}) over https. */
 export function mayCarryKey(url: string): boolean {
-  if (!isAbuseChUrl(url)) return false;
-  const scheme = new URL(url).protocol; // parses: isAbuseChUrl parsed it; lower-cased
-  return scheme === 'https:' || (abuseChHooks.plainHttp && scheme === 'http:');
+  const u = parsed(url);
+  if (u === null || !abuseChHost(u)) return false;
+  return u.protocol === 'https:' || (abuseChHooks.plainHttp && u.protocol === 'http:');
 }
 
 /** A key as it may be sent: visible ASCII only (fetch rejects control characters and quotes the value when it does). */
