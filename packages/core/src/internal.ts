@@ -6,7 +6,8 @@
  *
  * A leaf is one distinct answer of the snapshot (a geo row, a network row
  * and a signal set); every address maps to exactly one leaf. Leaf ids are
- * 0..leafCount-1.
+ * 0..leafCount-1, in the file's numbering (most address space first), not
+ * the order of the model the writer was given.
  *
  * @module
  */

@@ -10,6 +10,7 @@ import { leafCount, leafCoverage, leafGeoPairsMany, leafOfIPv4, leafRecords, lea
 import { loadSnapshot } from '../src/portable.js';
 import { bigIntToText, encodeSnapshot, type PrefixEntry } from '../src/writer.js';
 import { modelFromPrefixes, naiveLpm, prefixSetArb, probeAddresses, stoppedClock } from '@ipintel/testkit';
+import { modelLeaf, modelLeaves } from './model-leaf.js';
 
 const RUNS = Number(process.env.FC_RUNS ?? 60);
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: RUNS });
@@ -26,7 +27,8 @@ describe('index vs naive longest-prefix scan', () => {
         for (const x of probeAddresses(32, prefixes, random)) {
           const want = naiveLpm(32, prefixes, x);
           expect(intel.check(bigIntToText(4, x)).geo.city).toBe(`city-${want}`);
-          expect(leafOfIPv4(intel, Number(x))).toBe(want);
+          // The file numbers leaves its own way (most space first): the raw leaf answers as the model's leaf.
+          expect(modelLeaf(intel, leafOfIPv4(intel, Number(x)))).toBe(want);
         }
       }),
     );
@@ -102,7 +104,10 @@ describe('@ipintel/core/internal: leafCoverage, leafRecords, resultForLeaf', () 
         const sorted = [...cuts].sort((a, b) => (a < b ? -1 : 1));
         const want = new Array<number>(LEAVES).fill(0);
         for (let i = 0; i + 1 < sorted.length; i++) want[naiveLpm(32, prefixes, sorted[i]!)]! += Number(sorted[i + 1]! - sorted[i]!);
-        expect(Array.from(v4)).toEqual(want);
+        // File leaf ids mapped to the model's by what they answer.
+        expect(Array.from(v4)).toEqual(modelLeaves(intel).map((k) => want[k]));
+        // The writer numbers leaves most IPv4 space first (snapshot/order.ts).
+        for (let id = 1; id < v4.length; id++) expect(v4[id]).toBeLessThanOrEqual(v4[id - 1]!);
       }),
       { numRuns: 30 },
     );
@@ -161,12 +166,16 @@ describe('@ipintel/core/internal: leafCoverage, leafRecords, resultForLeaf', () 
     // A stopped clock: resultForLeaf and check() each read the day (allocation_age_days) and are compared.
     const intel = loadSnapshot(encodeSnapshot(modelFromPrefixes([{ start: 0x08080800n, length: 24, value: 2 }], [], 3)), { now: stoppedClock });
     const out = new Uint32Array(3);
-    leafRecords(intel, leafOfIPv4(intel, 0x08080808), out);
-    expect(Array.from(out)).toEqual([2, 0, 0]);
+    const leaf = leafOfIPv4(intel, 0x08080808);
+    leafRecords(intel, leaf, out);
+    // Model leaf 2 (geo row 2) holds a /24: the second most space after leaf 0's rest of the
+    // space, so the file (most space first) numbers both the leaf and its geo row 1.
+    expect([leaf, ...out]).toEqual([1, 1, 0, 0]);
     for (const bad of [3, -1, 0.5, Number.NaN]) {
       expect(() => leafRecords(intel, bad, out)).toThrow(/out of range/);
       expect(() => resultForLeaf(intel, bad, '8.8.8.8', 4)).toThrow(/out of range/);
     }
-    expect(resultForLeaf(intel, 2, '8.8.8.8', 4)).toEqual(intel.check('8.8.8.8'));
+    expect(resultForLeaf(intel, leaf, '8.8.8.8', 4)).toEqual(intel.check('8.8.8.8'));
+    expect(resultForLeaf(intel, 2, '8.8.8.8', 4).geo.city).toBe('city-1');
   });
 });

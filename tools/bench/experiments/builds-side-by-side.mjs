@@ -8,6 +8,10 @@
 //   (change, then: pnpm -C packages/core build)
 //   node tools/bench/experiments/builds-side-by-side.mjs /tmp/before packages/core/dist [SNAPSHOT]
 //
+// A contender written DIST@FILE opens FILE instead of the common snapshot:
+// one build on two snapshots (the eleventh round compared two orders of the
+// same rows this way) or two builds on two.
+//
 // Every build opens the same snapshot and must answer the first 20,000
 // addresses of each family exactly as the first build does (else it stops).
 // Then `check()` of each build and maxmind's `get()` are timed on the
@@ -22,10 +26,12 @@ import { pathToFileURL } from 'node:url';
 import { load, randomPublicV4, randomRoutedV6, rates, shuffled, v4Text } from '../common.mjs';
 
 const args = process.argv.slice(2);
-const snapshotArg = args.find((a) => a.endsWith('.ipintel'));
-const dists = args.filter((a) => a !== snapshotArg);
+const snapshotArg = args.find((a) => a.endsWith('.ipintel') && !a.includes('@'));
+const contenders = args.filter((a) => a !== snapshotArg);
+const dists = contenders.map((a) => a.split('@')[0]);
+const files = contenders.map((a) => (a.includes('@') ? a.slice(a.indexOf('@') + 1) : undefined));
 if (dists.length < 2) {
-  console.error('usage: builds-side-by-side.mjs DIST_A DIST_B [...] [SNAPSHOT.ipintel]');
+  console.error('usage: builds-side-by-side.mjs DIST_A[@FILE] DIST_B[@FILE] [...] [SNAPSHOT.ipintel]');
   process.exit(2);
 }
 const world = new URL('../../../.cache/world.ipintel', import.meta.url).pathname;
@@ -33,7 +39,7 @@ const snapshot = snapshotArg ?? (existsSync(world) ? world : new URL('../../../p
 
 const builds = await Promise.all(dists.map((d) => import(pathToFileURL(resolve(d, 'index.js')).href)));
 const names = dists.map((d, i) => `${String.fromCharCode(65 + i)}`);
-const intels = builds.map((b) => b.openSync(snapshot));
+const intels = builds.map((b, k) => b.openSync(files[k] ?? snapshot));
 
 const requireBuilder = createRequire(new URL('../../../packages/builder/package.json', import.meta.url));
 const requireRoot = createRequire(new URL('../../../package.json', import.meta.url));
@@ -70,6 +76,6 @@ function family(label, lists, n, mm, rounds) {
   const each = names.map((name) => `${name} ${(1e9 / r[name]).toFixed(0)} ns (${(r[name] / r.maxmind).toFixed(2)}x)`).join(' | ');
   console.log(`${label}: ${each} | maxmind ${(1e9 / r.maxmind).toFixed(0)} ns | load ${load()}`);
 }
-names.forEach((name, k) => console.log(`${name} = ${dists[k]}`));
+names.forEach((name, k) => console.log(`${name} = ${contenders[k]}`));
 family('IPv6', v6, N6, mm6, 9);
 family('IPv4', v4, N4, mm4, 6);

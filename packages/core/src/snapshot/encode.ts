@@ -41,6 +41,7 @@ import {
   type SnapshotMeta,
 } from './format.js';
 import type { SnapshotModel } from './model.js';
+import { largestFirstModel } from './order.js';
 import { encodeV4 } from './v4-write.js';
 
 export interface EncodeOptions {
@@ -252,11 +253,16 @@ function typeOf(a: ArrayBufferView): ColumnRef['type'] {
 }
 
 /** Encodes a snapshot. Throws RangeError on an inconsistent model (a writer bug, not user input). */
-export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}): Uint8Array {
-  const nLeaves = model.leaves.length;
+export function encodeSnapshot(input: SnapshotModel, options: EncodeOptions = {}): Uint8Array {
+  const nLeaves = input.leaves.length;
   if (nLeaves > MAX_LEAVES) throw new RangeError(`${nLeaves} distinct answers exceed the format's ${MAX_LEAVES}`);
-  checkRanges('v4', model.v4, 32, nLeaves);
-  checkRanges('v6', model.v6, 128, nLeaves);
+  checkRanges('v4', input.v4, 32, nLeaves);
+  checkRanges('v6', input.v6, 128, nLeaves);
+  for (const l of input.leaves) {
+    if (!(l.geo < input.geo.length && l.net < input.networks.length && l.sig < input.signals.length)) throw new RangeError('leaf refers past a table');
+  }
+  // Ids most space first, so that lookups read few lines and pages of the tables by id (order.ts).
+  const model = largestFirstModel(input);
   const strings = new StringTable();
   const cols = new Map<ColumnName, TypedColumn>();
   const u32 = (xs: readonly number[]): Uint32Array => Uint32Array.from(xs);
@@ -333,7 +339,6 @@ export function encodeSnapshot(model: SnapshotModel, options: EncodeOptions = {}
   const pairNet: number[] = [];
   const pairSig: number[] = [];
   const leafPair = leaves.map((l) => {
-    if (l.geo >= g.length || l.net >= nets.length || l.sig >= sigs.length) throw new RangeError('leaf refers past a table');
     if (l.geo >= 1 << 24) throw new RangeError('too many geo rows for 24-bit ids');
     const key = l.net * sigs.length + l.sig;
     let id = pairIds.get(key);
