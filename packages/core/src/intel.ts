@@ -26,6 +26,7 @@ import type {
   BatchError,
   CheckOptions,
   CheckResult,
+  Geo,
   MatchInfo,
   Network,
   ResultFormat,
@@ -419,8 +420,23 @@ export class IpIntel {
   }
 
   private assemble(leaf: number, ip: string, version: 4 | 6): CheckResult {
+    const today = this.today();
+    const t = this.tables;
+    if (leaf < t.hotLeaves) {
+      // One of the largest leaves: its parts from its answer slots, one line.
+      t.day(today);
+      const slots = t.leafSlots;
+      const k = 3 * leaf;
+      let geo = slots[k];
+      if (geo === undefined) {
+        t.fillLeaf(leaf, leafGeo(this.leafIds, leaf), leafPair(this.leafIds, leaf), today);
+        geo = slots[k];
+      }
+      const se = slots[k + 2] as SigEvidence;
+      return { ip, version, geo: geo as Geo, network: slots[k + 1] as Network, signals: se.signals, evidence: se.evidence, risk: se.risk, attribution: this.attribution };
+    }
     // The leaf's geo row and network/signal pair: one cache line of `leafIds`.
-    return this.result(leafGeo(this.leafIds, leaf), leafPair(this.leafIds, leaf), ip, version, this.today());
+    return this.result(leafGeo(this.leafIds, leaf), leafPair(this.leafIds, leaf), ip, version, today);
   }
 
   /**

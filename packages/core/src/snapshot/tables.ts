@@ -68,6 +68,14 @@ export interface SigEvidence {
   readonly risk: Risk;
 }
 
+/**
+ * How many leaves (the largest: ids 0..) get answer slots, 3 pointers each
+ * (3 MB). On the world snapshot the first 2^17 leaves hold over 90% of the
+ * IPv4 space; 2^16, 2^18 and 2^20 were measured too (docs/design.md,
+ * "Eleventh round").
+ */
+export const HOT_LEAVES = 1 << 17;
+
 export class RecordTables {
   private readonly c: DecodedSnapshot['columns'];
   private readonly decoder = new TextDecoder();
@@ -89,6 +97,19 @@ export class RecordTables {
    * (docs/design.md, "Tenth round"); read by IpIntel's result assembly.
    */
   pairSlots: unknown[];
+  /**
+   * Leaves with ids below this get an answer slot ({@link leafSlots}): the
+   * writer numbers leaves most address space first, so these few hold most
+   * of the space a check lands in (docs/design.md, "Eleventh round").
+   */
+  readonly hotLeaves: number;
+  /**
+   * Per hot leaf l: [3l] its geo object, [3l + 1] its network object,
+   * [3l + 2] its SigEvidence; filled by {@link fillLeaf}, dropped with the
+   * day's network objects. A check of a hot leaf reads one line of these
+   * right after the index, and not the leaf's ids.
+   */
+  leafSlots: unknown[];
   private netDay = -1;
   private readonly countryNames: Readonly<Record<string, string>>;
   private readonly evidence: EvidenceTable;
@@ -102,6 +123,8 @@ export class RecordTables {
     this.netCache = new Array<Network | undefined>(this.c['net.asn'].length);
     this.sigEv = new Array<SigEvidence | undefined>(2 * this.c['sig.flags'].length);
     this.pairSlots = new Array<unknown>(2 * this.c['pair.net'].length);
+    this.hotLeaves = Math.min(this.c['leaf.ids'].length / 3, HOT_LEAVES);
+    this.leafSlots = new Array<unknown>(3 * this.hotLeaves);
   }
 
   str(id: number): string | null {
@@ -162,6 +185,18 @@ export class RecordTables {
     this.pairSlots[2 * pair + 1] = this.sigEvidenceAt(key);
   }
 
+  /**
+   * Fills hot leaf `leaf`'s slots (geo row `geo`, pair `pair`) as of UTC day
+   * `today` (the caller has called {@link day}).
+   */
+  fillLeaf(leaf: number, geo: number, pair: number, today: number): void {
+    if (this.pairSlots[2 * pair] === undefined) this.fillPair(pair, today);
+    const k = 3 * leaf;
+    this.leafSlots[k] = this.geo(geo);
+    this.leafSlots[k + 1] = this.pairSlots[2 * pair];
+    this.leafSlots[k + 2] = this.pairSlots[2 * pair + 1];
+  }
+
   /** Drops the day's network objects when `today` is a new day. */
   day(today: number): void {
     if (today !== this.netDay) this.newDay(today);
@@ -171,6 +206,7 @@ export class RecordTables {
   private newDay(today: number): void {
     this.netCache = new Array<Network | undefined>(this.netCache.length);
     this.pairSlots = new Array<unknown>(this.pairSlots.length);
+    this.leafSlots = new Array<unknown>(this.leafSlots.length);
     this.netDay = today;
   }
 
