@@ -1,4 +1,5 @@
 // Shared helpers for the benchmarks: a seeded PRNG, address generators, timing.
+import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
 
@@ -140,6 +141,20 @@ export function rates(fns, n, { rounds = 6, orders = 3, rotate = false } = {}) {
 export function machine() {
   const c = cpus();
   return `${c[0]?.model ?? 'unknown CPU'}, ${c.length} cores, Node ${process.version}`;
+}
+
+/**
+ * Milliseconds a fresh process takes to first touch 256 MB of new memory
+ * (best of 3): mostly page faults, which load times (every reader's: ours
+ * inflates ~80 MB of columns into new memory, maxmind reads its files) pay
+ * too. On this virtual machine that cost changes between days (maxmind's
+ * open() of the same files took 89 ms in one README run and 557 ms in the
+ * next), so the report prints it beside the load times.
+ */
+export function firstTouchMs() {
+  const code = 'const t=performance.now();new Uint8Array(256*1048576).fill(1);console.log(performance.now()-t)';
+  const runs = [0, 1, 2].map(() => Number(spawnSync(process.execPath, ['-e', code], { encoding: 'utf8' }).stdout));
+  return Math.min(...runs);
 }
 
 /** The 1-minute load average, rounded (how busy the shared machine was). */

@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { openSync } from '../../packages/core/dist/index.js';
 import { leafOfIPv4, lookupMany } from '../../packages/core/dist/internal.js';
-import { fmt, load, machine, randomPublicV4, randomRoutedV6, rates, shuffled, v4Text } from './common.mjs';
+import { firstTouchMs, fmt, load, machine, randomPublicV4, randomRoutedV6, rates, shuffled, v4Text } from './common.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const { values: args } = parseArgs({
@@ -293,6 +293,7 @@ if (!args['no-server'] && existsSync(serverBench)) {
   say();
 }
 say(`Load average (1 min) of the machine: ${loadStart} at the start, ${load()} at the end.`);
+say(`Memory first touch (a fresh process filling 256 MB of new memory, best of 3; load times scale with it): ${firstTouchMs().toFixed(0)} ms.`);
 writeFileSync(args.out, `${lines.join('\n')}\n`);
 console.error(`wrote ${args.out}`);
 if (!args.quick && !args['no-readme'] && args.out.endsWith('tools/bench/results.md')) {
