@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { largestFirstModel, leafSpace } from '../src/snapshot/order.js';
-import type { SnapshotModel } from '../src/writer.js';
+import { encodeSnapshot, type SnapshotModel } from '../src/writer.js';
 import { modelFromPrefixes, prefixSetArb } from '@ipintel/testkit';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 60) });
@@ -101,5 +101,15 @@ describe('largestFirstModel', () => {
         expect(largestFirstModel(o)).toEqual(o);
       }),
     );
+  });
+
+  it('the writer refuses a leaf whose ids are not rows of their tables, before renumbering', () => {
+    const m = modelFromPrefixes([{ start: 0x08080800n, length: 24, value: 1 }], [], 2);
+    for (const field of ['geo', 'net', 'sig'] as const) {
+      for (const bad of [-1, 0.5, Number.NaN, 2, 1e9]) {
+        const leaves = [m.leaves[0]!, { ...m.leaves[1]!, [field]: bad }];
+        expect(() => encodeSnapshot({ ...m, leaves })).toThrow(/leaf refers past a table/);
+      }
+    }
   });
 });

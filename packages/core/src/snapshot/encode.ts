@@ -258,8 +258,12 @@ export function encodeSnapshot(input: SnapshotModel, options: EncodeOptions = {}
   if (nLeaves > MAX_LEAVES) throw new RangeError(`${nLeaves} distinct answers exceed the format's ${MAX_LEAVES}`);
   checkRanges('v4', input.v4, 32, nLeaves);
   checkRanges('v6', input.v6, 128, nLeaves);
+  // Before the renumbering, which indexes by these ids (a bad one would be read as row 0).
+  const inTable = (id: number, length: number): boolean => Number.isInteger(id) && id >= 0 && id < length;
   for (const l of input.leaves) {
-    if (!(l.geo < input.geo.length && l.net < input.networks.length && l.sig < input.signals.length)) throw new RangeError('leaf refers past a table');
+    if (!(inTable(l.geo, input.geo.length) && inTable(l.net, input.networks.length) && inTable(l.sig, input.signals.length))) {
+      throw new RangeError('leaf refers past a table');
+    }
   }
   // Ids most space first, so that lookups read few lines and pages of the tables by id (order.ts).
   const model = largestFirstModel(input);
