@@ -432,8 +432,7 @@ export class IpIntel {
         t.fillLeaf(leaf, leafGeo(this.leafIds, leaf), leafPair(this.leafIds, leaf), today);
         geo = slots[k];
       }
-      const se = slots[k + 2] as SigEvidence;
-      return { ip, version, geo: geo as Geo, network: slots[k + 1] as Network, signals: se.signals, evidence: se.evidence, risk: se.risk, attribution: this.attribution };
+      return this.answer(ip, version, geo as Geo, slots[k + 1] as Network, slots[k + 2] as SigEvidence);
     }
     // The leaf's geo row and network/signal pair: one cache line of `leafIds`.
     return this.result(leafGeo(this.leafIds, leaf), leafPair(this.leafIds, leaf), ip, version, today);
@@ -455,17 +454,12 @@ export class IpIntel {
       t.fillPair(pair, today);
       network = slots[k];
     }
-    const se = slots[k + 1] as SigEvidence;
-    return {
-      ip,
-      version,
-      geo: t.geo(geo),
-      network: network as Network,
-      signals: se.signals,
-      evidence: se.evidence,
-      risk: se.risk,
-      attribution: this.attribution,
-    };
+    return this.answer(ip, version, t.geo(geo), network as Network, slots[k + 1] as SigEvidence);
+  }
+
+  /** A result from its shared parts (one object shape for every path). */
+  private answer(ip: string, version: 4 | 6, geo: Geo, network: Network, se: SigEvidence): CheckResult {
+    return { ip, version, geo, network, signals: se.signals, evidence: se.evidence, risk: se.risk, attribution: this.attribution };
   }
 }
 

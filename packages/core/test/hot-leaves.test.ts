@@ -18,10 +18,11 @@ const LEAVES = HOT_LEAVES + 4;
 const BASE = 0x0a000000; // 10.0.0.0: leaf i (i >= 1) holds 10.0.0.0 + i
 const prefixes = Array.from({ length: LEAVES - 1 }, (_, k) => ({ start: BigInt(BASE + k + 1), length: 32, value: k + 1 }));
 const base = modelFromPrefixes(prefixes, [], LEAVES);
+const DATES = [base.networks[0]!.allocation_date!, '2010-06-01']; // allocation dates of networks 0 and 1
 // Neighbouring leaves differ in network and signal set, so parts of two leaves mixed would show.
 const bytes = encodeSnapshot({
   ...base,
-  networks: [base.networks[0]!, { ...base.networks[0]!, asn: 64501, allocation_date: '2010-06-01' }],
+  networks: [base.networks[0]!, { ...base.networks[0]!, asn: 64501, allocation_date: DATES[1]! }],
   signals: [EMPTY_SIGNALS, { ...EMPTY_SIGNALS, is_tor: true }],
   leaves: base.leaves.map((l, i) => ({ ...l, net: i % 2, sig: (i >> 1) % 2 })),
 });
@@ -59,13 +60,13 @@ describe('answer slots of the largest leaves', () => {
   it('follows the UTC day on both paths (a clock stepping back is a new day too)', () => {
     let now = NOW;
     const intel = loadSnapshot(bytes, { now: () => now });
-    const ages = () => SAMPLE.map((m) => intel.check(ipOf(m)).network.allocation_age_days! - ageOn0[m % 2]!);
-    const first = SAMPLE.slice(0, 2).map((m) => intel.check(ipOf(m)).network.allocation_age_days!);
-    const ageOn0 = [first[1]!, first[0]!]; // SAMPLE starts 1, 2: network 1, then network 0
-    expect(ages()).toEqual(SAMPLE.map(() => 0));
+    const ages = () => SAMPLE.map((m) => intel.check(ipOf(m)).network.allocation_age_days);
+    // Leaf m is on network m % 2; the clock stays at noon, the dates at midnight UTC.
+    const want = () => SAMPLE.map((m) => Math.floor((now - Date.parse(DATES[m % 2]!)) / 86_400_000));
+    expect(ages()).toEqual(want());
     now += 86_400_000;
-    expect(ages()).toEqual(SAMPLE.map(() => 1));
+    expect(ages()).toEqual(want());
     now -= 2 * 86_400_000;
-    expect(ages()).toEqual(SAMPLE.map(() => -1));
+    expect(ages()).toEqual(want());
   });
 });

@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { largestFirstModel, leafSpace } from '../src/snapshot/order.js';
+import { geoSpace, largestFirstModel, leafSpace } from '../src/snapshot/order.js';
 import { encodeSnapshot, type SnapshotModel } from '../src/writer.js';
 import { modelFromPrefixes, prefixSetArb } from '@ipintel/testkit';
 
@@ -73,13 +73,8 @@ describe('largestFirstModel', () => {
         const o = largestFirstModel(m);
         const leaf = leafSpace(o);
         expect(largestFirst(leaf.v4, leaf.v6)).toBe(true);
-        const geo4 = new Float64Array(o.geo.length);
-        const geo6 = new Float64Array(o.geo.length);
-        o.leaves.forEach((l, i) => {
-          geo4[l.geo] = geo4[l.geo]! + leaf.v4[i]!;
-          geo6[l.geo] = geo6[l.geo]! + leaf.v6[i]!;
-        });
-        expect(largestFirst(geo4, geo6)).toBe(true);
+        const geo = geoSpace(o, leaf);
+        expect(largestFirst(geo.v4, geo.v6)).toBe(true);
       }),
     );
   });
@@ -89,6 +84,7 @@ describe('largestFirstModel', () => {
       fc.property(modelArb, (m) => {
         const s = leafSpace(m);
         expect(s.v4.reduce((a, b) => a + b, 0)).toBe(2 ** 32);
+        expect(geoSpace(m, s).v4.reduce((a, b) => a + b, 0)).toBe(2 ** 32);
         expect(Math.abs(s.v6.reduce((a, b) => a + b, 0) / 2 ** 64 - 1)).toBeLessThan(1e-9); // /64 units: 2^64 of them
       }),
     );

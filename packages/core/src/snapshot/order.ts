@@ -46,6 +46,17 @@ export function leafSpace(model: SnapshotModel): LeafSpace {
   return { v4, v6 };
 }
 
+/** The space each geo row holds: the sum of its leaves' (`space`, by leaf). */
+export function geoSpace(model: SnapshotModel, space: LeafSpace): LeafSpace {
+  const v4 = new Float64Array(model.geo.length);
+  const v6 = new Float64Array(model.geo.length);
+  model.leaves.forEach((l, i) => {
+    v4[l.geo] = v4[l.geo]! + space.v4[i]!;
+    v6[l.geo] = v6[l.geo]! + space.v6[i]!;
+  });
+  return { v4, v6 };
+}
+
 /**
  * Ids `0 .. n-1` sorted by IPv4 space, then IPv6 space, largest first; equal
  * ones keep their order (so the result is deterministic).
@@ -74,13 +85,8 @@ function renumbered(r: Ranges<number>, newId: Uint32Array): Ranges<number> {
  */
 export function largestFirstModel(model: SnapshotModel): SnapshotModel {
   const space = leafSpace(model);
-  const geo4 = new Float64Array(model.geo.length);
-  const geo6 = new Float64Array(model.geo.length);
-  model.leaves.forEach((l, i) => {
-    geo4[l.geo] = geo4[l.geo]! + space.v4[i]!;
-    geo6[l.geo] = geo6[l.geo]! + space.v6[i]!;
-  });
-  const geoOrder = largestFirst(geo4, geo6);
+  const geo = geoSpace(model, space);
+  const geoOrder = largestFirst(geo.v4, geo.v6);
   const newGeo = inverse(geoOrder);
   const leafOrder = largestFirst(space.v4, space.v6);
   const newLeaf = inverse(leafOrder);
