@@ -134,6 +134,7 @@ describe('batch --summary', () => {
 
   it('gives the same summary with worker threads', async () => {
     batchHooks.workerUrl = new URL(`file://${(await ensureBundle()).worker}`);
+    batchHooks.awaitWorkers = true; // blocks reach the worker however small the input
     batchHooks.blockBytes = 1024;
     const rnd = prng(3);
     const ips = Array.from({ length: 20_000 }, () => SAMPLE[Math.floor(rnd() * SAMPLE.length)]!);

@@ -264,6 +264,7 @@ describe('ipintel batch: JSON outputs', () => {
 describe('ipintel batch: workers and progress', () => {
   it('worker threads give byte-identical output to one thread, in order (tiny blocks, jobs 2 and 3)', async () => {
     batchHooks.workerUrl = new URL(`file://${(await ensureBundle()).worker}`);
+    batchHooks.awaitWorkers = true; // blocks reach the workers however small the input
     const lines = [...SAMPLE, ...randomIps(30_000, 11)];
     lines.splice(777, 0, 'garbage', '# c', '');
     const input = lines.join('\r\n');
@@ -285,6 +286,7 @@ describe('ipintel batch: workers and progress', () => {
 
   it('IPv6 lines: two jobs (the IPv6 index shared as stored, decoded by each thread) write what one job and a preloaded check() write', async () => {
     batchHooks.workerUrl = new URL(`file://${(await ensureBundle()).worker}`);
+    batchHooks.awaitWorkers = true; // blocks reach the workers however small the input
     const preloaded = openSync(snap, { preload: true });
     const rnd = prng(17);
     const hex = (): string => Math.floor(rnd() * 0x10000).toString(16);
@@ -307,6 +309,7 @@ describe('ipintel batch: workers and progress', () => {
 
   it('a snapshot whose IPv6 index is found damaged on the first IPv6 line stops the batch with exit 3, one job or two', async () => {
     batchHooks.workerUrl = new URL(`file://${(await ensureBundle()).worker}`);
+    batchHooks.awaitWorkers = true; // blocks reach the workers however small the input
     const badPath = writeDamagedV6Snapshot();
     const input = [...randomIps(3000, 21), '2001:db8::1', ...randomIps(3000, 22)].join('\n');
     for (const jobs of ['1', '2']) {
@@ -322,6 +325,7 @@ describe('ipintel batch: workers and progress', () => {
 
   it('auto mode switches to workers mid-stream once the input is large, keeping order', async () => {
     batchHooks.workerUrl = new URL(`file://${(await ensureBundle()).worker}`);
+    batchHooks.awaitWorkers = true; // blocks reach the workers however small the input
     const input = randomIps(20_000, 5).join('\n');
     await onOneUtcDay(async () => {
       delete batchHooks.blockBytes;
@@ -337,6 +341,7 @@ describe('ipintel batch: workers and progress', () => {
   // Issue 11 row 16: blocks done by workers were counted as 0 bytes (their buffer was transferred first).
   it('counts the bytes of every block in the progress bar, those done by workers too', async () => {
     batchHooks.workerUrl = new URL(`file://${(await ensureBundle()).worker}`);
+    batchHooks.awaitWorkers = true; // blocks reach the workers however small the input
     batchHooks.blockBytes = 2048;
     const dir = mkdtempSync(join(tmpdir(), 'ipintel-progress-'));
     const file = join(dir, 'ips.txt');
@@ -444,6 +449,25 @@ describe('the record-id path of IPv4 lines', () => {
         const general = new BlockProcessor(intel, new RowTemplate(layout)).process(mapped);
         expect(Buffer.from(fast.bytes).toString(), JSON.stringify(layout)).toBe(Buffer.from(general.bytes).toString());
         expect(fast.rows).toBe(ips.length);
+      }
+    });
+  });
+
+  it('writes the same bytes when the rendered runs outgrow the store reserved for them (the store grows past it)', async () => {
+    const { BlockProcessor } = await import('../src/batch/block.js');
+    const { RowTemplate } = await import('../src/batch/template.js');
+    const { runStoreSizing, RUN_RESERVE } = await import('../src/batch/records.js');
+    const input = new TextEncoder().encode(randomIps(5000, 23).join('\n'));
+    await onOneUtcDay(() => {
+      for (const layout of [{ format: 'native', output: 'ndjson' }, { format: 'native', output: 'csv' }] as const) {
+        const reserved = new BlockProcessor(intel, new RowTemplate(layout)).process(input);
+        runStoreSizing.reserve = 256; // a few runs: the rest of the block doubles the store again and again
+        try {
+          const small = new BlockProcessor(intel, new RowTemplate(layout)).process(input);
+          expect(Buffer.from(small.bytes).toString(), layout.output).toBe(Buffer.from(reserved.bytes).toString());
+        } finally {
+          runStoreSizing.reserve = RUN_RESERVE;
+        }
       }
     });
   });

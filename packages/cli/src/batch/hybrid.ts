@@ -4,8 +4,11 @@
  * Why the main thread works too: its own job (read, cut, write) is light and
  * it would otherwise sit idle, while each extra worker costs a V8 isolate, a
  * snapshot load and a thread competing for the same cores. Dispatch keeps
- * every worker fed first (two blocks queued each, so a worker never waits
- * for the main thread) and processes the rest in the main thread.
+ * every ready worker fed first (two blocks queued each, so a worker never
+ * waits for the main thread) and processes the rest in the main thread.
+ * Until a worker is ready every block stays in the main thread: blocks
+ * queued to a worker still starting made the main thread wait on them,
+ * idle, at the head of the output (docs/design.md, "Twelfth round").
  *
  * @module
  */
@@ -23,7 +26,9 @@ export class HybridExecutor implements Executor {
   }
 
   run(block: Uint8Array): Promise<BlockResult> {
-    return this.pool.inFlight < 2 * this.pool.parallelism ? this.pool.run(block) : this.local.run(block);
+    // A failed pool takes the block, to refuse it with the failure (the run stops, as before).
+    const toPool = this.pool.failed !== undefined || this.pool.inFlight < 2 * this.pool.ready;
+    return toPool ? this.pool.run(block) : this.local.run(block);
   }
 
   close(): Promise<void> {

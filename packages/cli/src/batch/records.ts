@@ -82,9 +82,31 @@ interface Run {
   readonly joins: readonly Run[] | null;
 }
 
-/** Rendered runs, back to back in one growing buffer (places are offsets, so growing keeps them valid). */
+/**
+ * Address space reserved up front for a thread's rendered runs (a CSV run of
+ * the world snapshot's million random lines fills ~17 MB, NDJSON ~67 MB).
+ * Why reserve: a fresh allocation this large is mapped lazily (a page takes
+ * memory when first written), so the reservation costs address space, not
+ * RSS, where growing by doubling touched twice the bytes it kept and copied
+ * them (docs/design.md, "Twelfth round"). Past it, the store doubles again.
+ */
+export const RUN_RESERVE = 512 * 1024 * 1024;
+
+/** The reservation a new store takes (tests shrink it to reach the doubling past it). */
+export const runStoreSizing = { reserve: RUN_RESERVE };
+
+/** A buffer of the reserved size, or a small one where the system refuses that much address space. */
+function reserved(): Uint8Array {
+  try {
+    return new Uint8Array(runStoreSizing.reserve);
+  } catch {
+    return new Uint8Array(1 << 16);
+  }
+}
+
+/** Rendered runs, back to back in one buffer (places are offsets, so growing keeps them valid). */
 class RunStore {
-  bytes = new Uint8Array(1 << 16);
+  bytes = reserved();
   used = 0;
   private readonly encoder = new TextEncoder();
   /** `bytes` as a DataView (ByteSink.copyRange), made again when `bytes` grows. */

@@ -58,6 +58,14 @@ export interface BatchRunOptions {
   /** The snapshot in shared memory for worker threads (taken only when workers start). */
   readonly share?: () => SharedSnapshot;
   readonly jobs: number | 'auto';
+  /**
+   * Workers the caller started before opening the snapshot ({@link workersAtStart}
+   * says how many), so that they load their modules meanwhile; the run sets
+   * them up and closes them. Without it the run starts its own when it goes parallel.
+   */
+  readonly workers?: WorkerPool | null;
+  /** Test hook: before the first block, wait until every worker is ready (so that tiny inputs reach them). */
+  readonly awaitWorkers?: boolean | undefined;
   readonly progress: boolean;
   readonly workerUrl?: URL | undefined;
   readonly blockBytes?: number | undefined;
@@ -97,19 +105,50 @@ async function* countBytes(input: AsyncIterable<Uint8Array | string>, count: (n:
   }
 }
 
+/**
+ * How many threads a run uses from its start: `--jobs N`, or for `auto` every
+ * core when the input's size is known and at least `autoBytes` (else 1; a
+ * stream may go parallel later, once it proves large).
+ */
+export function threadsAtStart(jobs: number | 'auto', totalBytes: number | null, autoBytes: number = AUTO_PARALLEL_BYTES): number {
+  if (typeof jobs === 'number') return jobs;
+  const cores = availableParallelism();
+  return cores > 1 && totalBytes !== null && totalBytes >= autoBytes ? cores : 1;
+}
+
+/**
+ * The worker threads a run will want from its start, started now (before the
+ * snapshot is opened, so that their start overlaps the load), or null when it
+ * starts none. Throws a CliError when `--jobs N` asks for workers and the worker
+ * script is missing; in auto mode that leaves the run on one thread (null).
+ */
+export function workersAtStart(jobs: number | 'auto', totalBytes: number | null, autoBytes?: number, workerUrl?: URL): WorkerPool | null {
+  const threads = threadsAtStart(jobs, totalBytes, autoBytes);
+  if (threads <= 1) return null;
+  try {
+    return new WorkerPool(threads - 1, workerUrl);
+  } catch (e) {
+    if (jobs !== 'auto') throw e;
+    return null;
+  }
+}
+
 export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
   const cores = availableParallelism();
   const autoBytes = o.autoParallelBytes ?? AUTO_PARALLEL_BYTES;
-  const wantAtStart = typeof o.jobs === 'number' ? o.jobs > 1 : cores > 1 && o.totalBytes !== null && o.totalBytes >= autoBytes;
+  const wantAtStart = o.workers != null || threadsAtStart(o.jobs, o.totalBytes, autoBytes) > 1;
   const poolSize = typeof o.jobs === 'number' ? o.jobs : cores;
   const blockBytes = o.blockBytes ?? BLOCK_BYTES;
   // Input and output buffers circulate between the threads instead of being reallocated.
   const inputs = new BufferPool(4 * poolSize + 4, 2 * blockBytes);
   const outputs = new BufferPool(4 * poolSize + 4, 0);
   const local = new LocalExecutor(o.processor, inputs, outputs);
+  let pool: WorkerPool | null = null;
   const makePool = (): Executor => {
+    pool = o.workers ?? new WorkerPool(poolSize - 1, o.workerUrl);
     const config = o.share !== undefined ? { ...o.config, shared: o.share() } : o.config;
-    return new HybridExecutor(new WorkerPool(poolSize - 1, config, inputs, outputs, o.workerUrl), local);
+    pool.setup(config, inputs, outputs);
+    return new HybridExecutor(pool, local);
   };
   let executor: Executor = local;
   let parallel = false;
@@ -125,6 +164,7 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
     }
   };
   if (wantAtStart) goParallel();
+  if (o.awaitWorkers === true && pool !== null) await (pool as WorkerPool).whenReady().catch(() => undefined);
   const progress = o.progress ? new Progress(o.err, o.totalBytes) : null;
 
   // Output errors arrive as events; EPIPE means the reader is gone (e.g. `| head`).
@@ -181,7 +221,10 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
     });
     for await (const block of blocks) {
       // 1. Auto mode on a stream: go parallel once the input proves large.
-      if (!parallel && !autoFailed && o.jobs === 'auto' && cores > 1 && bytesRead >= autoBytes) goParallel();
+      if (!parallel && !autoFailed && o.jobs === 'auto' && cores > 1 && bytesRead >= autoBytes) {
+        goParallel();
+        if (o.awaitWorkers === true && pool !== null) await (pool as WorkerPool).whenReady().catch(() => undefined);
+      }
       // 2. Submit; a rejection is observed when its turn comes (no unhandled rejection meanwhile).
       //    The input read so far is taken for the progress bar (rewritten lines differ in size).
       const inputEnd = inputRead;

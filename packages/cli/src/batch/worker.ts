@@ -1,34 +1,50 @@
 /**
- * Batch worker thread (built to dist/batch-worker.js): opens the snapshot
- * once, then turns each input block it is sent into an output block, in the
- * order received, transferring the output bytes back. A block that fails
- * (a snapshot found damaged on its first IPv6 line) is answered `failed` with
- * the exit code the CLI should use, decided here where the error's class is
- * still known; setup failures are answered `fatal` the same way.
+ * Batch worker thread (built to dist/batch-worker.js): starts while the main
+ * thread opens the snapshot, builds its processor from the `setup` message
+ * (the main thread's snapshot in shared memory, or a path to open) and
+ * answers `ready`, then turns each input block it is sent into an output
+ * block, in the order received, transferring the output bytes back. A block
+ * that fails (a snapshot found damaged on its first IPv6 line) is answered
+ * `failed` with the exit code the CLI should use, decided here where the
+ * error's class is still known; a setup failure is answered `fatal` the same
+ * way.
  *
  * @module
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { workerFailure } from '../errors.js';
-import { createProcessor, type BlockResult, type ProcessorConfig } from './executor.js';
-import type { WorkReply, WorkRequest } from './pool.js';
+import type { BlockProcessor } from './block.js';
+import { createProcessor, type BlockResult } from './executor.js';
+import type { WorkReply, WorkRequest, WorkSetup } from './pool.js';
 
 const port = parentPort!;
+let processor: BlockProcessor | undefined;
 
-try {
-  const processor = createProcessor(workerData as ProcessorConfig);
-  port.on('message', (req: WorkRequest) => {
-    // The input buffer goes back too, for the main thread to reuse.
-    const input = req.block.buffer as ArrayBuffer;
-    let result: BlockResult;
-    try {
-      result = processor.process(req.block, req.spare === undefined ? undefined : new Uint8Array(req.spare));
-    } catch (e) {
-      port.postMessage({ type: 'failed', id: req.id, ...workerFailure(e) } satisfies WorkReply);
-      return;
-    }
-    port.postMessage({ type: 'done', id: req.id, result, input } satisfies WorkReply, [result.bytes.buffer as ArrayBuffer, input]);
-  });
-} catch (e) {
-  port.postMessage({ type: 'fatal', ...workerFailure(e) } satisfies WorkReply);
+function setUp(m: WorkSetup): void {
+  try {
+    processor = createProcessor(m.config);
+  } catch (e) {
+    port.postMessage({ type: 'fatal', ...workerFailure(e) } satisfies WorkReply);
+    return;
+  }
+  port.postMessage({ type: 'ready' } satisfies WorkReply);
 }
+
+function work(req: WorkRequest, p: BlockProcessor): void {
+  // The input buffer goes back too, for the main thread to reuse.
+  const input = req.block.buffer as ArrayBuffer;
+  let result: BlockResult;
+  try {
+    result = p.process(req.block, req.spare === undefined ? undefined : new Uint8Array(req.spare));
+  } catch (e) {
+    port.postMessage({ type: 'failed', id: req.id, ...workerFailure(e) } satisfies WorkReply);
+    return;
+  }
+  port.postMessage({ type: 'done', id: req.id, result, input } satisfies WorkReply, [result.bytes.buffer as ArrayBuffer, input]);
+}
+
+port.on('message', (m: WorkSetup | WorkRequest) => {
+  if (m.type === 'setup') setUp(m);
+  // Without a processor the setup failed: the pool has failed and refuses every block.
+  else if (processor !== undefined) work(m, processor);
+});

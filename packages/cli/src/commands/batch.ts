@@ -16,7 +16,8 @@ import { GREP_LINES } from '../batch/grep.js';
 import { mapLines, type LineMap } from '../batch/lines.js';
 import { renderSummary, summaryColumns, SummarySink } from '../batch/summary.js';
 import { RowTemplate, type OutputKind, type RenderOptions } from '../batch/template.js';
-import { runBatch } from '../batch/run.js';
+import { runBatch, workersAtStart } from '../batch/run.js';
+import type { WorkerPool } from '../batch/pool.js';
 import { CliError, EXIT_INVALID_INPUT, EXIT_IO, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, UsageError } from '../errors.js';
 import { interruption, isTTY, writeAsync, type CliIo, type InStream, type StopSignal } from '../io.js';
 import { missingSourcesWarning, openSnapshot, SNAPSHOT_FLAG, snapshotPath } from '../snapshot.js';
@@ -30,6 +31,8 @@ export interface BatchHooks {
   workerUrl?: URL;
   blockBytes?: number;
   autoParallelBytes?: number;
+  /** Wait for the workers before the first block, so that tiny inputs reach them. */
+  awaitWorkers?: boolean;
 }
 export const batchHooks: BatchHooks = {};
 
@@ -111,6 +114,30 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
   const jobs = parseJobs(stringFlag(args, 'jobs'));
   const path = snapshotPath(stringFlag(args, 'snapshot'));
   const input = openInput(args.positionals[0], io);
+  // Workers start before the snapshot opens: their start overlaps the load (batch/pool.ts).
+  const workers = workersAtStart(jobs, input.size, batchHooks.autoParallelBytes, batchHooks.workerUrl);
+  try {
+    return await runOpened(args, io, { summary, cidr, lineMap, format, output, fields, jobs, path, input, workers });
+  } finally {
+    await workers?.close();
+  }
+}
+
+interface Prepared {
+  readonly summary: ReturnType<typeof summaryMode>;
+  readonly cidr: CidrExpander | null;
+  readonly lineMap: LineMap;
+  readonly format: ResultFormat;
+  readonly output: OutputKind;
+  readonly fields: RenderOptions['fields'];
+  readonly jobs: number | 'auto';
+  readonly path: string;
+  readonly input: Input;
+  readonly workers: WorkerPool | null;
+}
+
+async function runOpened(args: ParsedArgs, io: CliIo, p: Prepared): Promise<number> {
+  const { summary, cidr, lineMap, format, output, fields, jobs, path, input, workers } = p;
   const intel = openSnapshot(path);
   const warning = missingSourcesWarning('batch', intel);
   if (warning !== null) io.stderr.write(warning);
@@ -139,6 +166,8 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
     // Workers read the main thread's columns from shared memory instead of loading the file again.
     share: () => intel.share(),
     jobs,
+    workers,
+    awaitWorkers: batchHooks.awaitWorkers,
     progress: isTTY(io.stderr) && args.flags['no-progress'] === undefined,
     workerUrl: batchHooks.workerUrl,
     blockBytes: batchHooks.blockBytes,
