@@ -92,6 +92,9 @@ interface Run {
  */
 export const RUN_RESERVE = 512 * 1024 * 1024;
 
+/** The most room one cell may ask for (a record's longest string is a few hundred bytes; this is a bound on a bug, not a limit on data). */
+export const MAX_CELL_BYTES = 1 << 26;
+
 /** The reservation a new store takes (tests shrink it to reach the doubling past it). */
 export const runStoreSizing = { reserve: RUN_RESERVE };
 
@@ -105,7 +108,7 @@ function reserved(): Uint8Array {
 }
 
 /** Rendered runs, back to back in one buffer (places are offsets, so growing keeps them valid). */
-class RunStore {
+export class RunStore {
   bytes = reserved();
   used = 0;
   private readonly encoder = new TextEncoder();
@@ -152,7 +155,11 @@ class RunStore {
       let end = part(row, today, this.bytes, this.used);
       // A writer that ran out of room wrote nothing that counts: grow and write again.
       for (let more = 256; end < 0; more *= 2) {
+        // Bounded, so a store that fails to grow, or a writer that refuses any
+        // room, stops the run with an error instead of spinning here forever.
+        if (more > MAX_CELL_BYTES) throw new Error(`a cell of record ${row} asked for more than ${MAX_CELL_BYTES} bytes of room`);
         this.room(more);
+        if (this.bytes.length - this.used < more) throw new Error(`the rendered-run store did not grow to ${this.used + more} bytes`);
         end = part(row, today, this.bytes, this.used);
       }
       this.used = end;
