@@ -32,7 +32,8 @@ if (!existsSync(feeds)) {
 }
 /** Newest modification time of a file or of any file below a folder. */
 const newest = (p) => (statSync(p).isDirectory() ? Math.max(0, ...readdirSync(p).map((n) => newest(resolve(p, n)))) : statSync(p).mtimeMs);
-const inputs = [resolve(root, 'pnpm-lock.yaml'), resolve(root, 'packages/builder/dist/index.js'), feeds];
+// core's build too: its writer lays out the file (a new snapshot format needs a new build).
+const inputs = [resolve(root, 'pnpm-lock.yaml'), resolve(root, 'packages/builder/dist/index.js'), resolve(root, 'packages/core/dist'), feeds];
 if (!args.force && existsSync(out) && inputs.every((p) => newest(p) < statSync(out).mtimeMs)) {
   console.error(`snapshot is up to date: ${out} (--force rebuilds)`);
   process.exit(0);

@@ -1,8 +1,9 @@
 /**
- * The IPv4 index (direct table + blocks, snapshot/v4-index.ts) against the
- * naive longest-prefix scan, for every table size the writer may pick, with
- * prefix sets dense enough to fill long blocks (the binary-search path) as
- * well as sparse ones; and its load-time check against damaged columns.
+ * The IPv4 index (direct table + bucket records, snapshot/v4-index.ts)
+ * against the naive longest-prefix scan, for every table size the writer may
+ * pick, with prefix sets dense enough to fill long slice blocks (the
+ * binary-search path) as well as sparse ones; and its load-time check
+ * against damaged columns.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -36,7 +37,8 @@ function denseArb(span: number): fc.Arbitrary<PrefixEntry<number>[]> {
     );
 }
 
-const prefixesArb = fc.oneof(prefixSetArb(32, V4_LENGTHS, LEAVES), denseArb(16), denseArb(12));
+// denseArb(8): one /24 cut into up to ~150 pieces (a slice block long enough for the binary search).
+const prefixesArb = fc.oneof(prefixSetArb(32, V4_LENGTHS, LEAVES), denseArb(16), denseArb(12), denseArb(8));
 
 function load(prefixes: readonly PrefixEntry<number>[], bits: number) {
   return loadSnapshot(encodeSnapshot(modelFromPrefixes(prefixes, [], LEAVES), { compress: false, v4DirBits: bits }));
@@ -117,6 +119,27 @@ describe('IPv4 index vs naive longest-prefix scan', () => {
     ];
     const intel = load(prefixes, 24);
     for (const x of probeAddresses(32, prefixes)) expect(modelLeaf(intel, leafOfIPv4(intel, Number(x)))).toBe(naiveLpm(32, prefixes, x));
+  });
+
+  it('stores a split bucket as a map of its /24s, with a block only for the /24 that holds more than one range (format 4)', () => {
+    const prefixes: PrefixEntry<number>[] = [
+      { start: 0x0a000000n, length: 24, value: 1 },
+      { start: 0x0a000100n, length: 24, value: 2 },
+      { start: 0x0a000280n, length: 25, value: 3 },
+    ];
+    const blk = load(prefixes, 20).share().columns['v4.blk'] as Uint8Array;
+    const u24 = (i: number) => blk[i]! | (blk[i + 1]! << 8) | (blk[i + 2]! << 16);
+    // One record: 16 map entries, then one block (k = 1: count, start, two leaves).
+    expect(blk.length).toBe(48 + 1 + 1 + 6);
+    const map = Array.from({ length: 16 }, (_, t) => u24(3 * t));
+    const intel = load(prefixes, 20);
+    // A whole /24's entry is its leaf; the split one (10.0.2.0/24) points at the block right after the map.
+    for (let t = 0; t < 16; t++) if (t !== 2) expect(map[t]).toBe(leafOfIPv4(intel, 0x0a000000 + 256 * t));
+    expect([modelLeaf(intel, map[0]!), modelLeaf(intel, map[1]!), modelLeaf(intel, map[3]!)]).toEqual([1, 2, naiveLpm(32, prefixes, 0x0a000300n)]);
+    expect(map[2]).toBe(0x800000 + 48);
+    expect([blk[48], blk[49]]).toEqual([1, 0x80]);
+    expect([u24(50), u24(53)]).toEqual([leafOfIPv4(intel, 0x0a000200), leafOfIPv4(intel, 0x0a000280)]);
+    expect(modelLeaf(intel, u24(53))).toBe(3);
   });
 
   it('the writer refuses a table size outside 16..24 bits', () => {

@@ -18,7 +18,8 @@
 // bench's inputs (1,000,000 random public IPv4 addresses, 200,000 random
 // routed IPv6 ones, each round in another order, the contenders' order
 // rotating: `rates` of ../common.mjs), and each build's rate is printed as
-// ns a check and as a multiple of maxmind's in the same rounds.
+// ns a check and as a multiple of maxmind's in the same rounds; then each
+// build's raw `leafOfIPv4` on the same IPv4 addresses (thirteenth round).
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
@@ -79,3 +80,13 @@ function family(label, lists, n, mm, rounds) {
 names.forEach((name, k) => console.log(`${name} = ${contenders[k]}`));
 family('IPv6', v6, N6, mm6, 9);
 family('IPv4', v4, N4, mm4, 6);
+
+// 3. The raw IPv4 lookup (`leafOfIPv4`, one call per address) of each build, as section 2 of `pnpm bench`.
+const internals = await Promise.all(dists.map((d) => import(pathToFileURL(resolve(d, 'internal.js')).href)));
+const n4 = Array.from({ length: 3 }, (_, o) => Uint32Array.from(shuffled(N4, 100 + o), (i) => base4[i]));
+const rawFns = {};
+names.forEach((name, k) => {
+  rawFns[name] = (i, q) => internals[k].leafOfIPv4(intels[k], n4[q][i]) + 1;
+});
+const raw = rates(rawFns, N4, { orders: 3, rotate: true, rounds: 6 });
+console.log(`raw IPv4: ${names.map((name) => `${name} ${(raw[name] / 1e6).toFixed(2)} M/s (${(raw[name] / raw[names[0]]).toFixed(2)}x ${names[0]})`).join(' | ')} | load ${load()}`);

@@ -17,17 +17,19 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { openSync } from '../../../packages/core/dist/index.js';
 import { load, randomPublicV4, rates, shuffled } from '../common.mjs';
+import { format3Index } from './format3.mjs';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { rounds: { type: 'string', default: '10' } } });
 const world = new URL('../../../.cache/world.ipintel', import.meta.url).pathname;
 const snapshot = positionals[0] ?? (existsSync(world) ? world : new URL('../../../packages/data/world.ipintel', import.meta.url).pathname);
-const c = openSync(snapshot).share().columns;
+const opened = openSync(snapshot);
+const c = opened.share().columns;
 
 const BLOCK = 0x80000000;
-const dir = new Int32Array(c['v4.dir'].buffer);
+// Format 3's table and blocks, the layout this round measured against (format3.mjs).
+const { dir, blk } = format3Index(opened);
 const shift = 32 - Math.log2(dir.length);
 const mask = 2 ** shift - 1;
-const blk = c['v4.blk'];
 const ids = c['leaf.ids'];
 const pairNet = c['pair.net'];
 const pairSig = c['pair.sig'];

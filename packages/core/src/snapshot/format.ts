@@ -30,10 +30,12 @@ import type { ColumnFilter } from './filters.js';
 export const SNAPSHOT_MAGIC = new Uint8Array([0x49, 0x50, 0x49, 0x4e, 0x54, 0x45, 0x4c, 0x00]); // "IPINTEL\0"
 /**
  * 2: sig.vpn_operator, SIG_ANYCAST, NET_ROUTING_INFERRED and the meta's `unavailable`;
- * 3: the IPv4 direct table and blocks (`v4.dir`, `v4.blk`), CRC-32 checksums (issue 13).
+ * 3: the IPv4 direct table and blocks (`v4.dir`, `v4.blk`), CRC-32 checksums (issue 13);
+ * 4: a bucket's block is a map of its /24 slices, then blocks for the slices
+ * that hold more than one range (issue 13, thirteenth round).
  * Older versions are not read.
  */
-export const SNAPSHOT_VERSION = 3;
+export const SNAPSHOT_VERSION = 4;
 export const HEADER_SIZE = 32;
 /** Set when the writer deflated columns (each column also says whether it is). */
 export const FLAG_DEFLATE = 1;
@@ -47,15 +49,28 @@ export const KNOWN_FLAGS = FLAG_DEFLATE | FLAG_FILTERS;
  * table of 2^b entries, one per top-b-bit bucket (b between V4_MIN_DIR_BITS
  * and V4_MAX_DIR_BITS, given by the table's length). An entry below
  * V4_BLOCK is the leaf of the whole bucket; otherwise `entry - V4_BLOCK` is
- * the byte offset in `v4.blk` of the bucket's block:
+ * the byte offset in `v4.blk` of the bucket's record. A bucket is cut into
+ * S = 2^(24-b) slices of 256 addresses (the /24s); its record is
  *
- *   u16 k                   starts inside the bucket after its first address (k >= 1)
- *   u16 x k                 those starts, as offsets in the bucket, increasing, > 0
- *   u24 x (k + 1)           leaf of [0, s1), [s1, s2), ..., [sk, bucket end)
+ *   u24 x S                 the map: per slice, below V4_SLICE_BLOCK the leaf
+ *                           of the whole slice, else V4_SLICE_BLOCK + the byte
+ *                           offset of the slice's block from the record's start
+ *   slice blocks            for the slices that hold more than one range, in
+ *                           slice order, right after the map:
+ *     u8 k                  starts inside the slice after its first address (k >= 1)
+ *     u8 x k                those starts, as offsets in the slice, increasing, > 0
+ *     u24 x (k + 1)         leaf of [0, s1), [s1, s2), ..., [sk, 256)
  *
- * all little-endian, blocks in bucket order with nothing between them.
+ * all little-endian, records in bucket order with nothing between them. Why
+ * a map: most lookups that miss the table end on one read whose value no
+ * branch waits on, where a search inside the bucket did (docs/design.md,
+ * "Thirteenth round").
  */
 export const V4_BLOCK = 0x80000000;
+/** A map entry at or above this is a slice block's offset (leaf ids stay below 2^23: MAX_LEAVES). */
+export const V4_SLICE_BLOCK = 0x800000;
+/** Addresses per slice: a map has one entry per /24. */
+export const V4_SLICE = 256;
 /** Smallest table: 2^16 buckets of 2^16 addresses (a block's u16 offsets need buckets of <= 2^16). */
 export const V4_MIN_DIR_BITS = 16;
 export const V4_MAX_DIR_BITS = 24;

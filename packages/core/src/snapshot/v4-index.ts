@@ -5,17 +5,18 @@
  * A lookup is one read of the direct table (4 MB for a world snapshot, so it
  * mostly stays in the CPU's last-level cache), which answers at once for a
  * bucket held by one range (about half of random public addresses); else one
- * block, whose starts and leaves are stored together so that the search and
- * the answer usually share one cache line. Nothing allocates.
+ * read of the bucket's map, which answers for a /24 held by one range (all
+ * but ~3% of the rest); else a search of that /24's small block. Nothing
+ * allocates.
  *
  * `lookupMany` does the same for many addresses in stages (all table reads
- * of a group, then all block headers, then the searches), so the cache misses
+ * of a group, then all map reads, then the searches), so the cache misses
  * of independent addresses overlap instead of queueing one behind another.
  *
  * @module
  */
 import { corrupt } from '../errors.js';
-import { V4_BLOCK, V4_MAX_DIR_BITS, V4_MIN_DIR_BITS } from './format.js';
+import { V4_BLOCK, V4_MAX_DIR_BITS, V4_MIN_DIR_BITS, V4_SLICE, V4_SLICE_BLOCK } from './format.js';
 
 /** Addresses per stage of lookupMany: enough to overlap misses, few enough that the scratch stays in L1. */
 const STAGE = 256;
@@ -25,28 +26,48 @@ export function u24(b: Uint8Array, i: number): number {
   return b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16);
 }
 
-/** The 16-bit little-endian number at byte i. */
-export function u16(b: Uint8Array, i: number): number {
-  return b[i]! | (b[i + 1]! << 8);
+/** Leaf of offset `low` (0..255) in the slice block at `s`: k, k starts (u8), k + 1 leaves. */
+function sliceLeaf(b: Uint8Array, s: number, low: number): number {
+  const k = b[s]!;
+  let j = 0;
+  if (k <= 16) {
+    // Short blocks (most): a scan over one cache line.
+    while (j < k && b[s + 1 + j]! <= low) j++;
+  } else {
+    let r = k;
+    while (j < r) {
+      const m = (j + r) >>> 1;
+      if (b[s + 1 + m]! <= low) j = m + 1;
+      else r = m;
+    }
+  }
+  return u24(b, s + 1 + k + 3 * j);
 }
 
-/** Index among a block's starts (0..k) of the segment holding offset `low`: the count of starts <= low. */
-function segmentOf(b: Uint8Array, o: number, k: number, low: number): number {
-  const s = o + 2;
-  if (k <= 8) {
-    // Short blocks (most): a scan over one cache line.
-    let j = 0;
-    while (j < k && u16(b, s + 2 * j) <= low) j++;
-    return j;
+/**
+ * Calls `emit(offset, leaf)` for the pieces of the bucket whose table entry
+ * (unsigned) is `entry`, in order, offsets inside the bucket of `size`
+ * addresses; neighbouring pieces may share a leaf (slices that do).
+ */
+export function eachPiece(blk: Uint8Array, entry: number, size: number, emit: (at: number, leaf: number) => void): void {
+  if (entry < V4_BLOCK) {
+    emit(0, entry);
+    return;
   }
-  let l = 0;
-  let r = k;
-  while (l < r) {
-    const m = (l + r) >>> 1;
-    if (u16(b, s + 2 * m) <= low) l = m + 1;
-    else r = m;
+  const o = entry - V4_BLOCK;
+  for (let t = 0; t < size / V4_SLICE; t++) {
+    const v = u24(blk, o + 3 * t);
+    const at = t * V4_SLICE;
+    if (v < V4_SLICE_BLOCK) {
+      emit(at, v);
+      continue;
+    }
+    const s = o + v - V4_SLICE_BLOCK;
+    const k = blk[s]!;
+    const leaves = s + 1 + k;
+    emit(at, u24(blk, leaves));
+    for (let q = 1; q <= k; q++) emit(at + blk[s + q]!, u24(blk, leaves + 3 * q));
   }
-  return l;
 }
 
 /** One piece of a bucket: from offset `at` to the next piece, answered by `leaf`. */
@@ -77,8 +98,9 @@ export class V4Index {
     if (e >= 0) return e;
     const o = e & 0x7fffffff;
     const b = this.blk;
-    const k = u16(b, o);
-    return u24(b, o + 2 + 2 * k + 3 * segmentOf(b, o, k, addr & this.mask));
+    const v = u24(b, o + 3 * ((addr & this.mask) >>> 8));
+    if (v < V4_SLICE_BLOCK) return v;
+    return sliceLeaf(b, o + v - V4_SLICE_BLOCK, addr & 0xff);
   }
 
   /**
@@ -95,37 +117,26 @@ export class V4Index {
       const end = Math.min(to, g + STAGE);
       // 1. Table entries (independent reads).
       for (let i = g; i < end; i++) ent[i - g] = dir[addrs[i]! >>> shift]!;
-      // 2. Block headers: start every block's first cache line loading before any search waits on one.
-      let touch = 0;
+      // 2. Map entries (independent reads): a leaf, or ~offset of the slice's block.
       for (let i = g; i < end; i++) {
         const e = ent[i - g]!;
-        if (e < 0) touch += b[e & 0x7fffffff]!;
-      }
-      // 3. Direct answers and block searches.
-      for (let i = g; i < end; i++) {
-        const e = ent[i - g]!;
-        if (e >= 0) {
-          out[i] = e;
-          continue;
-        }
+        if (e >= 0) continue;
         const o = e & 0x7fffffff;
-        const k = u16(b, o);
-        out[i] = u24(b, o + 2 + 2 * k + 3 * segmentOf(b, o, k, addrs[i]! & mask));
+        const v = u24(b, o + 3 * ((addrs[i]! & mask) >>> 8));
+        ent[i - g] = v < V4_SLICE_BLOCK ? v : ~(o + v - V4_SLICE_BLOCK);
       }
-      if (touch < 0) throw new Error('unreachable');
+      // 3. Answers, and the searches of slice blocks.
+      for (let i = g; i < end; i++) {
+        const e = ent[i - g]!;
+        out[i] = e >= 0 ? e : sliceLeaf(b, ~e, addrs[i]! & 0xff);
+      }
     }
   }
 
   /** The pieces of bucket `d` in order (off the hot path: allocates). */
   private segments(d: number): Segment[] {
-    const e = this.dir[d]!;
-    if (e >= 0) return [{ at: 0, leaf: e }];
-    const o = e & 0x7fffffff;
-    const b = this.blk;
-    const k = u16(b, o);
-    const leaves = o + 2 + 2 * k;
-    const out: Segment[] = [{ at: 0, leaf: u24(b, leaves) }];
-    for (let q = 1; q <= k; q++) out.push({ at: u16(b, o + 2 * q), leaf: u24(b, leaves + 3 * q) });
+    const out: Segment[] = [];
+    eachPiece(this.blk, this.dir[d]! >>> 0, this.mask + 1, (at, leaf) => out.push({ at, leaf }));
     return out;
   }
 
@@ -207,8 +218,11 @@ function segmentOf1(segs: readonly Segment[], low: number): number {
 /**
  * Checks the IPv4 index against everything a lookup relies on: a table of
  * 2^b entries (b in 16..24), each a leaf below `leaves` or the offset of the
- * next block; blocks tiling `blk` exactly, each with k >= 1 increasing
- * starts inside its bucket and k + 1 leaves below `leaves`. Returns the
+ * next record; records tiling `blk` exactly, each a map of one entry per
+ * slice (a leaf below `leaves`, or the offset of the record's next slice
+ * block) followed by its slice blocks with nothing between them, each with
+ * k >= 1 increasing starts inside its slice and k + 1 leaves below
+ * `leaves`. Returns the
  * number of ranges (runs of one leaf), for `info.counts`. Throws
  * `snapshot_corrupt`. (Loops split per shape: checks.ts says why.)
  */
@@ -217,31 +231,33 @@ export function checkV4(dir: Uint32Array, blk: Uint8Array, leaves: number): numb
   if (!Number.isInteger(bits) || bits < V4_MIN_DIR_BITS || bits > V4_MAX_DIR_BITS) {
     throw corrupt(`v4.dir has ${dir.length} entries, not 2^${V4_MIN_DIR_BITS}..2^${V4_MAX_DIR_BITS}`, 'v4.dir');
   }
-  const state = { next: 0, ranges: 0, prev: -1 };
+  const state = { words: new DataView(blk.buffer, blk.byteOffset, blk.byteLength), next: 0, ranges: 0, prev: -1 };
   const size = 2 ** (32 - bits);
   for (let d = 0; d < dir.length; ) {
-    // Runs of direct entries, then one block: each loop stays on one path.
+    // Runs of direct entries, then one record: each loop stays on one path.
     d = directRun(dir, d, leaves, state);
     if (d < 0) throw corrupt('v4.dir holds a leaf id out of range', 'v4.dir');
     if (d === dir.length) break;
-    if (dir[d]! - V4_BLOCK !== state.next || !checkBlock(blk, state, size, leaves)) {
-      throw corrupt(`v4.dir points at a malformed block (bucket ${d})`, 'v4.dir');
+    if (dir[d]! - V4_BLOCK !== state.next || !checkRecord(blk, state, size / V4_SLICE, leaves)) {
+      throw corrupt(`v4.dir points at a malformed record (bucket ${d})`, 'v4.dir');
     }
     d++;
   }
-  if (state.next !== blk.length) throw corrupt(`v4.blk: the blocks end at byte ${state.next} of ${blk.length}`, 'v4.blk');
+  if (state.next !== blk.length) throw corrupt(`v4.blk: the records end at byte ${state.next} of ${blk.length}`, 'v4.blk');
   return state.ranges;
 }
 
 interface CheckState {
-  /** Where the next block must start. */
+  /** `blk` as a DataView. */
+  readonly words: DataView;
+  /** Where the next record must start. */
   next: number;
   ranges: number;
   /** Leaf of the last piece seen. */
   prev: number;
 }
 
-/** Checks the direct entries from `d` on; returns the index of the first block entry (or the end), -1 for a bad leaf. */
+/** Checks the direct entries from `d` on; returns the index of the first record entry (or the end), -1 for a bad leaf. */
 function directRun(dir: Uint32Array, d: number, leaves: number, st: CheckState): number {
   let prev = st.prev;
   let ranges = st.ranges;
@@ -257,29 +273,48 @@ function directRun(dir: Uint32Array, d: number, leaves: number, st: CheckState):
   return d;
 }
 
-/** Checks the block at `st.next` and moves past it; false when it is malformed. */
-function checkBlock(blk: Uint8Array, st: CheckState, size: number, leaves: number): boolean {
+/** Checks the record at `st.next` (a map of `slices` entries, then its slice blocks) and moves past it; false when it is malformed. */
+function checkRecord(blk: Uint8Array, st: CheckState, slices: number, leaves: number): boolean {
   const o = st.next;
-  if (o + 2 > blk.length) return false;
-  const k = u16(blk, o);
-  const end = o + 5 * k + 5;
-  if (k < 1 || end > blk.length) return false;
-  let last = 0;
-  for (let q = 1; q <= k; q++) {
-    const s = u16(blk, o + 2 * q);
-    if (s <= last || s >= size) return false;
-    last = s;
-  }
+  let next = o + 3 * slices;
+  if (next > blk.length) return false;
   let prev = st.prev;
   let ranges = st.ranges;
-  for (let j = o + 2 + 2 * k; j < end; j += 3) {
-    const leaf = u24(blk, j);
-    if (leaf >= leaves) return false;
-    if (leaf !== prev) ranges++;
-    prev = leaf;
+  // One 4-byte read per entry where the map is not the last bytes of `blk` (3 byte reads otherwise).
+  const words = next + 1 <= blk.length ? st.words : null;
+  for (let t = 0; t < slices; t++) {
+    const v = words !== null ? words.getUint32(o + 3 * t, true) & 0xffffff : u24(blk, o + 3 * t);
+    if (v < leaves) {
+      // Counted by arithmetic: neighbouring slices share a leaf about as often
+      // as not, and a branch on it was mispredicted half the time (2x the check).
+      const x = v ^ prev;
+      ranges += (x | -x) >>> 31;
+      prev = v;
+      continue;
+    }
+    if (v < V4_SLICE_BLOCK) return false;
+    // The slice's block: the next one after the map and the blocks before it.
+    const s = next;
+    if (o + v - V4_SLICE_BLOCK !== s || s >= blk.length) return false;
+    const k = blk[s]!;
+    const end = s + 4 * k + 4;
+    if (k < 1 || end > blk.length) return false;
+    let last = 0;
+    for (let q = 1; q <= k; q++) {
+      const x = blk[s + q]!;
+      if (x <= last) return false;
+      last = x;
+    }
+    for (let j = s + 1 + k; j < end; j += 3) {
+      const leaf = u24(blk, j);
+      if (leaf >= leaves) return false;
+      if (leaf !== prev) ranges++;
+      prev = leaf;
+    }
+    next = end;
   }
   st.prev = prev;
   st.ranges = ranges;
-  st.next = end;
+  st.next = next;
   return true;
 }

@@ -11,11 +11,11 @@
  *
  * @module
  */
-import { SUB_TABLE_BIT, V4_BLOCK } from './format.js';
+import { SUB_TABLE_BIT } from './format.js';
 import type { V6Columns } from './decode.js';
 import type { V4Arrays } from './lookup.js';
 import { id24 } from './v6-index.js';
-import { u16, u24 } from './v4-index.js';
+import { eachPiece } from './v4-index.js';
 
 /**
  * Ranges of one family: range i starts at `starts[w*i .. w*i+w)` (w = 1
@@ -55,23 +55,15 @@ export function flatRanges4(a: V4Arrays): FlatRanges {
 /** Calls `emit(start, leaf)` for every run of one leaf in the IPv4 index, in address order. */
 function eachPiece4(dir: Uint32Array, blk: Uint8Array, shift: number, emit: (start: number, leaf: number) => void): void {
   let prev = -1;
-  const piece = (start: number, leaf: number): void => {
+  let base = 0;
+  const piece = (at: number, leaf: number): void => {
     if (leaf === prev) return;
     prev = leaf;
-    emit(start >>> 0, leaf);
+    emit((base + at) >>> 0, leaf);
   };
   for (let d = 0; d < dir.length; d++) {
-    const base = d * 2 ** shift;
-    const e = dir[d]!;
-    if (e < V4_BLOCK) {
-      piece(base, e);
-      continue;
-    }
-    const o = e - V4_BLOCK;
-    const k = u16(blk, o);
-    const at = o + 2 + 2 * k;
-    piece(base, u24(blk, at));
-    for (let q = 1; q <= k; q++) piece(base + u16(blk, o + 2 * q), u24(blk, at + 3 * q));
+    base = d * 2 ** shift;
+    eachPiece(blk, dir[d]!, 2 ** shift, piece);
   }
 }
 
