@@ -51,10 +51,12 @@ describe('sharing a snapshot between threads', () => {
 
   it('refuses a shared object whose columns are missing, mistyped or break an invariant', () => {
     const shared = intel.share();
-    const without = { meta: shared.meta, columns: { ...shared.columns, 'v4.blk': undefined as never } };
+    // `...shared` keeps the stored IPv6 columns, so each refusal is for the column named.
+    const without = { ...shared, columns: { ...shared.columns, 'v4.blk': undefined as never } };
     expect(() => fromShared(without)).toThrow(/v4\.blk/);
-    const mistyped = { meta: shared.meta, columns: { ...shared.columns, 'v4.blk': new Uint32Array(4) } };
+    const mistyped = { ...shared, columns: { ...shared.columns, 'v4.blk': new Uint32Array(4) } };
     expect(() => fromShared(mistyped)).toThrow(IpIntelError);
+    expect(() => fromShared(mistyped)).toThrow(/v4\.blk/);
     const dir = new Uint32Array((shared.columns['v4.dir'] as Uint32Array).length).fill(0x7fffff);
     expect(() => fromShared({ ...shared, columns: { ...shared.columns, 'v4.dir': dir } })).toThrow(/v4\.dir/);
     // Without the IPv6 columns stored or decoded, nothing to answer IPv6 with.
