@@ -184,8 +184,8 @@ describe('the load-time check of the IPv4 index', () => {
       'starts out of order': (b) => ([b[49], b[50]] = [b[50]!, b[49]!]),
       'a start of 0': (b) => void (b[49] = 0),
       'k of 0': (b) => void (b[48] = 0),
-      'the second block not right after the first': (b) => void (b[3 * 3] += 1),
-      'the first block not right after the map': (b) => void (b[0] -= 1),
+      'the second block not right after the first': (b) => void (b[3 * 3]! += 1),
+      'the first block not right after the map': (b) => void (b[0]! -= 1),
       'a map leaf out of range': (b) => void (b[3 * 5 + 2] = 0x7f),
       'a block leaf out of range': (b) => void (b[48 + 1 + 4 + 2] = 0x7f),
     };

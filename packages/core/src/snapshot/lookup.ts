@@ -5,7 +5,7 @@
  * contiguous ranges covering the whole address space, each with a leaf id.
  * A lookup finds the range holding the address.
  *
- * IPv4: a direct table and small blocks, in v4-index.ts. IPv6: ranges keyed
+ * IPv4: a direct table, /24 maps and small blocks, in v4-index.ts. IPv6: ranges keyed
  * by their upper 64 bits, in v6-index.ts, made on the first IPv6 lookup from
  * columns the snapshot may decode only then (decode.ts's `v6`): an IPv4-only
  * workload never pays for them. The IPv6 index is swapped in once; after
