@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { leafCoverage, leafOfIPv4, lookupMany } from '../src/internal.js';
+import { leafCount, leafCoverage, leafOfIPv4, lookupMany } from '../src/internal.js';
 import { fromShared, IpIntelError, loadSnapshot } from '../src/portable.js';
 import { bigIntToText, encodeSnapshot, type PrefixEntry } from '../src/writer.js';
 import { modelFromPrefixes, naiveLpm, prefixSetArb, probeAddresses } from '@ipintel/testkit';
@@ -45,7 +45,8 @@ function load(prefixes: readonly PrefixEntry<number>[], bits: number) {
 }
 
 describe('IPv4 index vs naive longest-prefix scan', () => {
-  for (const bits of [16, 17, 20]) {
+  // 22 and 24 bits: maps of 4 entries and of 1 (each bucket one /24); fewer runs, the tables are large.
+  for (const [bits, numRuns] of [[16, 40], [17, 40], [20, 40], [22, 10], [24, 3]] as const) {
     it(`table of 2^${bits}: leafOfIPv4, lookupMany and check() give the oracle answer`, () => {
       fc.assert(
         fc.property(prefixesArb, fc.array(fc.bigInt({ min: 0n, max: 0xffffffffn }), { maxLength: 40 }), (prefixes, random) => {
@@ -61,6 +62,7 @@ describe('IPv4 index vs naive longest-prefix scan', () => {
             expect(intel.check(bigIntToText(4, x)).geo.city).toBe(`city-${want}`);
           });
         }),
+        { numRuns },
       );
     });
   }
@@ -166,11 +168,13 @@ describe('the load-time check of the IPv4 index', () => {
     const shared = load(prefixes, 20).share();
     const blk = shared.columns['v4.blk'] as Uint8Array;
     expect(blk.length).toBe(48 + 2 * 20);
-    const damaged = (edit: (b: Uint8Array) => void) => {
-      const b = blk.slice();
-      edit(b);
+    const n = leafCount(load(prefixes, 20));
+    const damaged = (edit: (b: Uint8Array) => Uint8Array | void) => {
+      const copy = blk.slice();
+      const b = edit(copy) ?? copy;
       return () => fromShared({ ...shared, columns: { ...shared.columns, 'v4.blk': b } });
     };
+    const put24 = (b: Uint8Array, at: number, v: number) => b.set([v & 0xff, (v >>> 8) & 0xff, v >>> 16], at);
     const code = (f: () => unknown) => {
       try {
         f();
@@ -183,13 +187,29 @@ describe('the load-time check of the IPv4 index', () => {
     const edits: Record<string, (b: Uint8Array) => void> = {
       'starts out of order': (b) => ([b[49], b[50]] = [b[50]!, b[49]!]),
       'a start of 0': (b) => void (b[49] = 0),
-      'k of 0': (b) => void (b[48] = 0),
+      // A block of k = 0 that is otherwise whole: its one leaf, and the next block right after it.
+      'k of 0': (b) => {
+        const k0 = Uint8Array.from([...b.subarray(0, 48), 0, ...b.subarray(53, 56), ...b.subarray(68)]);
+        put24(k0, 3 * 3, 0x800000 + 52);
+        return k0;
+      },
       'the second block not right after the first': (b) => void (b[3 * 3]! += 1),
       'the first block not right after the map': (b) => void (b[0]! -= 1),
       'a map leaf out of range': (b) => void (b[3 * 5 + 2] = 0x7f),
       'a block leaf out of range': (b) => void (b[48 + 1 + 4 + 2] = 0x7f),
+      'a map leaf equal to the leaf count': (b) => put24(b, 3 * 5, n),
+      'a block leaf equal to the leaf count': (b) => put24(b, 48 + 1 + 4, n),
     };
     for (const [what, edit] of Object.entries(edits)) expect(code(damaged(edit)), what).toBe('snapshot_corrupt');
+    const dir = (shared.columns['v4.dir'] as Uint32Array).slice();
+    dir[dir.length - 1] = n; // a direct entry (the last bucket is one range) naming a leaf that does not exist
+    expect(code(() => fromShared({ ...shared, columns: { ...shared.columns, 'v4.dir': dir } }))).toBe('snapshot_corrupt');
+  });
+
+  it('refuses more leaves than 2^23: a map entry of 2^23 would name a leaf and a block at once', () => {
+    const shared = load([{ start: 0x0a000010n, length: 28, value: 1 }], 16).share();
+    const ids = new Uint16Array(3 * (0x800000 + 1));
+    expect(() => fromShared({ ...shared, columns: { ...shared.columns, 'leaf.ids': ids } })).toThrow(/leaf\.ids holds 8388609 leaves/);
   });
 
   it('refuses a damaged table or block, or else answers only leaves that exist', () => {
@@ -217,10 +237,16 @@ describe('the load-time check of the IPv4 index', () => {
           return;
         }
         seen.answered++;
-        for (const x of probeAddresses(32, prefixes)) {
-          const leaf = leafOfIPv4(intel, Number(x));
+        // Every read path of an accepted copy stays in range: one at a time, in stages, and the walk of every piece.
+        const probes = Uint32Array.from(probeAddresses(32, prefixes), Number);
+        const many = new Uint32Array(probes.length);
+        lookupMany(intel, probes, many);
+        probes.forEach((x, i) => {
+          const leaf = leafOfIPv4(intel, x);
           expect(Number.isInteger(leaf) && leaf >= 0 && leaf < LEAVES).toBe(true);
-        }
+          expect(many[i]).toBe(leaf);
+        });
+        expect(leafCoverage(intel).v4.reduce((t, x) => t + x, 0)).toBe(2 ** 32);
       }),
       { numRuns: 300 },
     );

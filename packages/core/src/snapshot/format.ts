@@ -1,5 +1,5 @@
 /**
- * Constants of the snapshot file format, version 3. Owned by core; the writer
+ * Constants of the snapshot file format, version 4. Owned by core; the writer
  * (encode.ts) and the reader (decode.ts) both import them, and
  * docs/snapshot-format.md describes the same layout in prose.
  *
@@ -45,7 +45,7 @@ export const FLAG_FILTERS = 2;
 export const KNOWN_FLAGS = FLAG_DEFLATE | FLAG_FILTERS;
 
 /**
- * The IPv4 index (see snapshot/lookup4.ts and docs/design.md): a direct
+ * The IPv4 index (see snapshot/v4-index.ts and docs/design.md): a direct
  * table of 2^b entries, one per top-b-bit bucket (b between V4_MIN_DIR_BITS
  * and V4_MAX_DIR_BITS, given by the table's length). An entry below
  * V4_BLOCK is the leaf of the whole bucket; otherwise `entry - V4_BLOCK` is
@@ -71,7 +71,7 @@ export const V4_BLOCK = 0x80000000;
 export const V4_SLICE_BLOCK = 0x800000;
 /** Addresses per slice: a map has one entry per /24. */
 export const V4_SLICE = 256;
-/** Smallest table: 2^16 buckets of 2^16 addresses (a block's u16 offsets need buckets of <= 2^16). */
+/** Smallest table: 2^16 buckets of 2^16 addresses, maps of 256 entries (768 bytes). The bound dates from format 3, whose offsets were u16. */
 export const V4_MIN_DIR_BITS = 16;
 export const V4_MAX_DIR_BITS = 24;
 /** Table size the writer picks for a world-sized index (4 MB: stays in the L3 cache). */

@@ -231,6 +231,11 @@ export function checkV4(dir: Uint32Array, blk: Uint8Array, leaves: number): numb
   if (!Number.isInteger(bits) || bits < V4_MIN_DIR_BITS || bits > V4_MAX_DIR_BITS) {
     throw corrupt(`v4.dir has ${dir.length} entries, not 2^${V4_MIN_DIR_BITS}..2^${V4_MAX_DIR_BITS}`, 'v4.dir');
   }
+  // What the reader takes for granted: a map entry at or above 2^23 is a block's
+  // offset, never a leaf (validateMain also bounds the leaf count), and an
+  // offset fits 31 bits (lookupMany keeps them as ~offset in an Int32Array).
+  if (leaves > V4_SLICE_BLOCK) throw corrupt(`${leaves} leaves, more than an IPv4 map can name (${V4_SLICE_BLOCK})`, 'leaf.ids');
+  if (blk.length > 0x7fffffff) throw corrupt(`v4.blk has ${blk.length} bytes, more than 2^31 - 1`, 'v4.blk');
   const state = { words: new DataView(blk.buffer, blk.byteOffset, blk.byteLength), next: 0, ranges: 0, prev: -1 };
   const size = 2 ** (32 - bits);
   for (let d = 0; d < dir.length; ) {

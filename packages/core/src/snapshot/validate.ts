@@ -24,6 +24,7 @@ import {
 import {
   CONNECTION_CODES,
   EVIDENCE_CODES,
+  MAX_LEAVES,
   NULL_DAY,
   NULL_STRING,
   NULL_STRING16,
@@ -72,6 +73,8 @@ export function validateMain(c: MainColumns): number {
   const nSig = c['sig.flags'].length;
   require(c['leaf.ids'].length % 3 === 0, 'leaf ids are not triples', 'leaf.ids');
   const nLeaf = c['leaf.ids'].length / 3;
+  // Leaf ids fit 23 bits: the IPv4 maps and the IPv6 main table read an id at or above 2^23 as a reference.
+  require(nLeaf <= MAX_LEAVES, `leaf.ids holds ${nLeaf} leaves, more than ${MAX_LEAVES}`, 'leaf.ids');
   const nPair = c['pair.net'].length;
   const nStr = c['str.offsets'].length - 1;
   // 1. Tables: equal column lengths, string ids and enum codes in range.

@@ -31,9 +31,9 @@ export interface FlatRanges {
 
 /**
  * Every IPv4 range, in address order: the pieces of each bucket of the
- * direct table (a direct entry is one piece; a block's k starts cut its
- * bucket into k + 1), with equal neighbours merged, so a range that spans
- * buckets or was cut at a bucket edge comes out as one.
+ * direct table (a direct entry is one piece; a record's map gives one per
+ * /24, and a /24's block of k starts cuts it into k + 1), with equal
+ * neighbours merged, so a range that spans /24s or buckets comes out as one.
  */
 export function flatRanges4(a: V4Arrays): FlatRanges {
   const dir = a.v4Dir;
