@@ -1,6 +1,7 @@
 /**
- * Growing a byte buffer that is filled from its start: the one rule the
- * sidecar writer, the MMDB writer and the CLI's batch sink share.
+ * Byte-buffer rules shared across writers: growing a buffer that is filled
+ * from its start (the sidecar writer, the MMDB writer, the CLI's batch
+ * sink), and the snapshot's 24-bit little-endian ids.
  *
  * @module
  */
@@ -17,4 +18,11 @@ export function withRoom<B extends Uint8Array>(buf: B, used: number, need: numbe
   const next = new Uint8Array(size);
   next.set(buf.subarray(0, used));
   return next;
+}
+
+/** Stores `v` (below 2^24) as 3 little-endian bytes at `b[i]`: the snapshot's leaf ids and IPv4 map entries. */
+export function put24(b: Uint8Array, i: number, v: number): void {
+  b[i] = v & 0xff;
+  b[i + 1] = (v >>> 8) & 0xff;
+  b[i + 2] = v >>> 16;
 }

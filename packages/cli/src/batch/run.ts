@@ -144,6 +144,10 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
   const outputs = new BufferPool(4 * poolSize + 4, 0);
   const local = new LocalExecutor(o.processor, inputs, outputs);
   let pool: WorkerPool | null = null;
+  /** The awaitWorkers test hook: wait until the pool's workers are ready (a failure is the run's to report). */
+  const awaitPool = async (): Promise<void> => {
+    if (o.awaitWorkers === true && pool !== null) await pool.whenReady().catch(() => undefined);
+  };
   const makePool = (): Executor => {
     pool = o.workers ?? new WorkerPool(poolSize - 1, o.workerUrl);
     const config = o.share !== undefined ? { ...o.config, shared: o.share() } : o.config;
@@ -164,7 +168,7 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
     }
   };
   if (wantAtStart) goParallel();
-  if (o.awaitWorkers === true && pool !== null) await (pool as WorkerPool).whenReady().catch(() => undefined);
+  await awaitPool();
   const progress = o.progress ? new Progress(o.err, o.totalBytes) : null;
 
   // Output errors arrive as events; EPIPE means the reader is gone (e.g. `| head`).
@@ -223,7 +227,7 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
       // 1. Auto mode on a stream: go parallel once the input proves large.
       if (!parallel && !autoFailed && o.jobs === 'auto' && cores > 1 && bytesRead >= autoBytes) {
         goParallel();
-        if (o.awaitWorkers === true && pool !== null) await (pool as WorkerPool).whenReady().catch(() => undefined);
+        await awaitPool();
       }
       // 2. Submit; a rejection is observed when its turn comes (no unhandled rejection meanwhile).
       //    The input read so far is taken for the progress bar (rewritten lines differ in size).

@@ -5,6 +5,7 @@
  * @module
  */
 import { deflateSync } from 'fflate';
+import { put24 } from '../bytes.js';
 import type { Ranges } from './flatten.js';
 import { crc32, type Checksum } from './checksum.js';
 import { applyFilter, COLUMN_FILTERS, type ColumnFilter } from './filters.js';
@@ -160,12 +161,7 @@ function checkRanges(name: string, r: Ranges<number>, bits: number, leaves: numb
 /** 24-bit ids as 3 little-endian bytes each. */
 function pack24(ids: ArrayLike<number>): Uint8Array {
   const out = new Uint8Array(ids.length * 3);
-  for (let i = 0; i < ids.length; i++) {
-    const x = ids[i]!;
-    out[3 * i] = x & 0xff;
-    out[3 * i + 1] = (x >>> 8) & 0xff;
-    out[3 * i + 2] = x >>> 16;
-  }
+  for (let i = 0; i < ids.length; i++) put24(out, 3 * i, ids[i]!);
   return out;
 }
 

@@ -237,13 +237,13 @@ export function checkV4(dir: Uint32Array, blk: Uint8Array, leaves: number): numb
   if (leaves > V4_SLICE_BLOCK) throw corrupt(`${leaves} leaves, more than an IPv4 map can name (${V4_SLICE_BLOCK})`, 'leaf.ids');
   if (blk.length > 0x7fffffff) throw corrupt(`v4.blk has ${blk.length} bytes, more than 2^31 - 1`, 'v4.blk');
   const state = { words: new DataView(blk.buffer, blk.byteOffset, blk.byteLength), next: 0, ranges: 0, prev: -1 };
-  const size = 2 ** (32 - bits);
+  const slices = 2 ** (32 - bits) / V4_SLICE;
   for (let d = 0; d < dir.length; ) {
     // Runs of direct entries, then one record: each loop stays on one path.
     d = directRun(dir, d, leaves, state);
     if (d < 0) throw corrupt('v4.dir holds a leaf id out of range', 'v4.dir');
     if (d === dir.length) break;
-    if (dir[d]! - V4_BLOCK !== state.next || !checkRecord(blk, state, size / V4_SLICE, leaves)) {
+    if (dir[d]! - V4_BLOCK !== state.next || !checkRecord(blk, state, slices, leaves)) {
       throw corrupt(`v4.dir points at a malformed record (bucket ${d})`, 'v4.dir');
     }
     d++;

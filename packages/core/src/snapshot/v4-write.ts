@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { put24 } from '../bytes.js';
 import type { Ranges } from './flatten.js';
 import { V4_BLOCK, V4_DIR_BITS, V4_MAX_DIR_BITS, V4_MIN_DIR_BITS, V4_SLICE, V4_SLICE_BLOCK, V4_SMALL_INDEX } from './format.js';
 
@@ -105,10 +106,4 @@ function writeRecord(blk: Uint8Array, at: number, starts: Float64Array, values: 
     tail += 4 * k + 4;
     q = end - 1;
   }
-}
-
-function put24(b: Uint8Array, i: number, v: number): void {
-  b[i] = v & 0xff;
-  b[i + 1] = (v >>> 8) & 0xff;
-  b[i + 2] = v >>> 16;
 }

@@ -61,9 +61,10 @@ function eachPiece4(dir: Uint32Array, blk: Uint8Array, shift: number, emit: (sta
     prev = leaf;
     emit((base + at) >>> 0, leaf);
   };
+  const size = 2 ** shift;
   for (let d = 0; d < dir.length; d++) {
-    base = d * 2 ** shift;
-    eachPiece(blk, dir[d]!, 2 ** shift, piece);
+    base = d * size;
+    eachPiece(blk, dir[d]!, size, piece);
   }
 }
 
