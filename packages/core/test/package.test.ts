@@ -37,16 +37,20 @@ const model = { build_date: 'x', attribution_url: 'u', has_rpki: false, sources:
   leaves: [{ geo: 0, net: 0, sig: 0 }], v4: flattenPrefixes(4, [], 0), v6: flattenPrefixes(6, [], 0) };
 const intel = loadSnapshot(encodeSnapshot(model));
 let code = ''; try { intel.check('1.2.3'); } catch (e) { code = e instanceof IpIntelError ? e.code : 'other'; }
-process.stdout.write(JSON.stringify([intel.check('8.8.8.8').geo.city, code]));`;
+const out = new Uint32Array(1);
+internal.lookupMany(intel, Uint32Array.of(0x08080808), out);
+process.stdout.write(JSON.stringify([intel.check('8.8.8.8').geo.city, code, internal.leafOfIPv4(intel, 0x08080808), out[0]]));`;
 
   it('loads and answers from the ESM entries', () => {
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script(`import * as core from '@ipintel/core'; import * as writer from '@ipintel/core/writer';`)], { cwd: pkgDir, encoding: 'utf8' });
-    expect(JSON.parse(out)).toEqual(['C', 'invalid_ip']);
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script(`import * as core from '@ipintel/core'; import * as writer from '@ipintel/core/writer'; import * as internal from '@ipintel/core/internal';`)], { cwd: pkgDir, encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual(['C', 'invalid_ip', 0, 0]);
   });
 
+  // The internal entry's raw lookups read the IpIntel the main entry made (in the CJS build each entry has
+  // its own copy of the modules: the keys are Symbol.for, so they agree).
   it('loads and answers from the CJS entries', () => {
-    const out = execFileSync(process.execPath, ['-e', script(`const core = require('@ipintel/core'); const writer = require('@ipintel/core/writer');`)], { cwd: pkgDir, encoding: 'utf8' });
-    expect(JSON.parse(out)).toEqual(['C', 'invalid_ip']);
+    const out = execFileSync(process.execPath, ['-e', script(`const core = require('@ipintel/core'); const writer = require('@ipintel/core/writer'); const internal = require('@ipintel/core/internal');`)], { cwd: pkgDir, encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual(['C', 'invalid_ip', 0, 0]);
   });
 
   /** The text of every file of dist/ that `entry` loads (its relative imports, followed). */

@@ -6,7 +6,10 @@
 //
 //   cp -r packages/core/dist /tmp/before
 //   (change, then: pnpm -C packages/core build)
-//   node tools/bench/experiments/builds-side-by-side.mjs /tmp/before packages/core/dist [SNAPSHOT]
+//   node tools/bench/experiments/builds-side-by-side.mjs /tmp/before packages/core/dist [SNAPSHOT] [--raw-only]
+//
+// --raw-only: only the raw lookups (section 3) are timed. A build may be listed
+// more than once: its copies' spread is the noise of the run (fourteenth round).
 //
 // A contender written DIST@FILE opens FILE instead of the common snapshot:
 // one build on two snapshots (the eleventh round compared two orders of the
@@ -24,9 +27,10 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { load, randomPublicV4, randomRoutedV6, rates, shuffled, v4Text } from '../common.mjs';
+import { load, loopRates, randomPublicV4, randomRoutedV6, rates, shuffled, v4Text } from '../common.mjs';
 
-const args = process.argv.slice(2);
+const rawOnly = process.argv.includes('--raw-only');
+const args = process.argv.slice(2).filter((a) => a !== '--raw-only');
 const snapshotArg = args.find((a) => a.endsWith('.ipintel') && !a.includes('@'));
 const contenders = args.filter((a) => a !== snapshotArg);
 const dists = contenders.map((a) => a.split('@')[0]);
@@ -78,15 +82,20 @@ function family(label, lists, n, mm, rounds) {
   console.log(`${label}: ${each} | maxmind ${(1e9 / r.maxmind).toFixed(0)} ns | load ${load()}`);
 }
 names.forEach((name, k) => console.log(`${name} = ${contenders[k]}`));
-family('IPv6', v6, N6, mm6, 9);
-family('IPv4', v4, N4, mm4, 6);
+if (!rawOnly) {
+  family('IPv6', v6, N6, mm6, 9);
+  family('IPv4', v4, N4, mm4, 6);
+}
 
 // 3. The raw IPv4 lookup (`leafOfIPv4`, one call per address) of each build, as section 2 of `pnpm bench`.
 const internals = await Promise.all(dists.map((d) => import(pathToFileURL(resolve(d, 'internal.js')).href)));
 const n4 = Array.from({ length: 3 }, (_, o) => Uint32Array.from(shuffled(N4, 100 + o), (i) => base4[i]));
-const rawFns = {};
+// Each build's loop is the one a caller writes (the addresses in a local, one call each), compiled on its
+// own so that its call meets one build's leafOfIPv4 only (as loopRates' contenders in run.mjs).
+const rawLoops = {};
 names.forEach((name, k) => {
-  rawFns[name] = (i, q) => internals[k].leafOfIPv4(intels[k], n4[q][i]) + 1;
+  const loop = new Function('leafOfIPv4', 'intel', 'addrs', `// build ${name}\nlet s = 0;\nfor (let i = 0; i < addrs.length; i++) s += leafOfIPv4(intel, addrs[i]);\nreturn s;`);
+  rawLoops[name] = (q) => loop(internals[k].leafOfIPv4, intels[k], n4[q]);
 });
-const raw = rates(rawFns, N4, { orders: 3, rotate: true, rounds: 6 });
+const raw = loopRates(rawLoops, N4, { orders: 3, rotate: true, rounds: 6 });
 console.log(`raw IPv4: ${names.map((name) => `${name} ${(raw[name] / 1e6).toFixed(2)} M/s (${(raw[name] / raw[names[0]]).toFixed(2)}x ${names[0]})`).join(' | ')} | load ${load()}`);

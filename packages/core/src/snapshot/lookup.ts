@@ -50,11 +50,6 @@ export class RangeIndex {
     return this.v6Made;
   }
 
-  /** Leaf id of an IPv4 address (an unsigned 32-bit number). */
-  lookup4(addr: number): number {
-    return this.v4.leaf(addr);
-  }
-
   /** Leaf id of an IPv6 address given as four words. */
   lookup6(a0: number, a1: number, a2: number, a3: number): number {
     return (this.v6Made ?? this.makeV6()).leaf(a0, a1, a2, a3);
