@@ -26,6 +26,18 @@ export function v4Text(n) {
   return `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
 }
 
+/**
+ * `s` (Latin-1 text: addresses are ASCII) as a flat string of its own. A text joined from parts (v4Text's, 13
+ * characters or more) is a V8 cons string, and a slice of a longer one a
+ * sliced string: a reader of either follows one pointer more to the
+ * characters, a miss of its own when a million inputs are read in random
+ * order. A parser's strings (JSON, query strings, headers) are flat, so the
+ * benchmarks' inputs are made flat too.
+ */
+export function flatText(s) {
+  return Buffer.from(s, 'latin1').toString('latin1');
+}
+
 /** `count` random public IPv4 addresses as numbers. */
 export function randomPublicV4(count, seed) {
   const rnd = prng(seed);

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { loopRates, rates } from './common.mjs';
+import { flatText, loopRates, rates, v4Text } from './common.mjs';
 
 it('rates() calls each contender on every input of order 0, then of orders 1.. in turn, and rates each', () => {
   const n = 40;
@@ -41,5 +41,18 @@ it('loopRates() runs each loop once for the warm-up and once per round, orders a
       }
     }),
     { numRuns: 50 },
+  );
+});
+
+it('flatText() keeps the text (the inputs stay the same addresses, only their strings are made flat)', () => {
+  fc.assert(
+    fc.property(fc.string({ unit: fc.integer({ min: 0, max: 255 }).map((c) => String.fromCharCode(c)) }), (s) => {
+      expect(flatText(s)).toBe(s);
+    }),
+  );
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 2 ** 32 - 1 }), (n) => {
+      expect(flatText(v4Text(n))).toBe(v4Text(n));
+    }),
   );
 });

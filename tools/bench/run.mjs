@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { openSync } from '../../packages/core/dist/index.js';
 import { leafOfIPv4, lookupMany } from '../../packages/core/dist/internal.js';
-import { firstTouchMs, fmt, load, loopRates, machine, randomPublicV4, randomRoutedV6, rates, shuffled, v4Text } from './common.mjs';
+import { firstTouchMs, flatText, fmt, load, loopRates, machine, randomPublicV4, randomRoutedV6, rates, shuffled, v4Text } from './common.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const { values: args } = parseArgs({
@@ -68,8 +68,8 @@ const base6 = randomRoutedV6(N6, 7);
 const perms4 = Array.from({ length: ORDERS }, (_, o) => shuffled(N, 100 + o));
 const perms6 = Array.from({ length: ORDERS }, (_, o) => shuffled(N6, 200 + o));
 const v4ns = perms4.map((p) => Uint32Array.from(p, (i) => base4[i]));
-const v4s = v4ns.map((a) => Array.from(a, v4Text));
-const v6s = perms6.map((p) => Array.from(p, (i) => Buffer.from(base6[i], 'latin1').toString('latin1')));
+const v4s = v4ns.map((a) => Array.from(a, (n) => flatText(v4Text(n))));
+const v6s = perms6.map((p) => Array.from(p, (i) => flatText(base6[i])));
 const v4 = v4s[0];
 const v6 = v6s[0];
 const intel = openSync(snapshot);
@@ -92,7 +92,8 @@ say();
 say(
   'Lookup rates: per CPU-second of the benchmark process (the machine is shared with other work, which wall-clock time would ' +
     'count too), best of 6 rounds that alternate between the contenders, after a warm-up over all the addresses; each round ' +
-    'takes the addresses in another random order than the warm-up, as real traffic would, and each contender runs in a timing ' +
+    'takes the addresses (flat strings, as a parser makes them) in another random order than the warm-up, as real traffic ' +
+    'would, and each contender runs in a timing ' +
     'loop compiled for it alone, so that V8 inlines its call as in a caller\'s own loop (see tools/bench/common.mjs). ' +
     'Load times and `ipintel batch` are wall-clock.',
 );

