@@ -43,7 +43,14 @@ describe('IPv4 parsing', () => {
     const enc = new TextEncoder();
     fc.assert(
       fc.property(
-        fc.oneof(fc.ipV4(), fc.ipV4Extended(), fc.string({ unit: fc.constantFrom('0', '1', '2', '5', '9', '.', '00', '25', '255', '256', 'x'), maxLength: 16 })),
+        fc.oneof(
+          fc.ipV4(),
+          fc.ipV4Extended(),
+          fc.string({ unit: fc.constantFrom('0', '1', '2', '5', '9', '.', '00', '25', '255', '256', 'x'), maxLength: 16 }),
+          // parseIPv4's fast path (well-formed addresses) against the loop alone (parseIPv4Bytes): addresses
+          // cut, extended, or with one character changed or added anywhere.
+          fc.tuple(fc.ipV4(), fc.nat(16), fc.nat(16), fc.constantFrom('', '.', '0', '9', ':', ' ', 'a', '..', '00')).map(([ip, a, b, c]) => ip.slice(0, a) + c + ip.slice(Math.min(a + (b % 2), ip.length))),
+        ),
         fc.nat(3),
         (s, pad) => {
           // Embedded in a larger buffer, as the CLI reads lines out of a block.

@@ -87,11 +87,58 @@ function charReason(c: number): number {
 }
 
 /**
+ * The common case of {@link parseIPv4}: a well-formed address read one part
+ * at a time (a digit, up to two more, then a dot), or -1 for anything else,
+ * which parseIPv4's loop then reads again for its reason. The loop tests
+ * each character for a digit, a dot and the part's limits; this reads the
+ * parts' digits in their places. Random addresses parsed in 0.68-0.70x the
+ * loop's time (docs/design.md, "Fourteenth round"). Both accept exactly the
+ * same texts: a property test compares parseIPv4 with parseIPv4Bytes, which
+ * is the loop alone.
+ */
+function dottedQuad(s: string, from: number, to: number): number {
+  if (to - from < 7 || to - from > 15) return -1;
+  let i = from;
+  let addr = 0;
+  for (let k = 0; k < 4; k++) {
+    if (i >= to) return -1; // a dot last: reading past the end would give NaN (and deoptimise the reader)
+    const d0 = s.charCodeAt(i) - 48;
+    if (d0 < 0 || d0 > 9) return -1;
+    let part = d0;
+    let j = i + 1;
+    if (j < to) {
+      const d1 = s.charCodeAt(j) - 48;
+      if (d1 >= 0 && d1 <= 9) {
+        if (d0 === 0) return -1; // a leading zero
+        part = part * 10 + d1;
+        j++;
+        if (j < to) {
+          const d2 = s.charCodeAt(j) - 48;
+          if (d2 >= 0 && d2 <= 9) {
+            part = part * 10 + d2;
+            if (part > 255) return -1;
+            j++;
+          }
+        }
+      }
+    }
+    addr = addr * 256 + part;
+    if (k < 3) {
+      if (j >= to || s.charCodeAt(j) !== 46) return -1;
+      i = j + 1;
+    } else if (j !== to) return -1;
+  }
+  return addr;
+}
+
+/**
  * Parses strict dotted-decimal IPv4 in `s[from, to)`. Returns the address as
  * an unsigned 32-bit number, or a negative reason code ({@link REASONS}).
  * Work is bounded by the first 16 characters whatever the input's length.
  */
 export function parseIPv4(s: string, from = 0, to = s.length): number {
+  const quad = dottedQuad(s, from, to);
+  if (quad >= 0) return quad;
   if (to === from) return R_EMPTY;
   let addr = 0;
   let part = 0;
