@@ -1,6 +1,7 @@
 // Server benchmark: a bare node:http server answering a fixed JSON body
 // versus ipintel's GET /v1/check (key check + atomic quota counting on the
-// SQLite store, access log written), then ipintel at half the bare server's
+// SQLite store, access log written), in alternating rounds (the best round of
+// each counts), then ipintel at half the bare server's
 // rate for its p99 latency. Targets: >= 70% of bare rps, p99 < 10 ms at half load.
 // Also the CPU time each server process spent per request (its own
 // process.cpuUsage(), user + system), which the machine's other work does not
@@ -9,7 +10,7 @@
 //
 // Uses the BUILT packages (keeps @ipintel/core external):
 //   (cd packages/core && npx tsup) && (cd packages/server && npx tsup)
-//   node packages/server/bench/server-bench.mjs [--duration 10] [--connections 10]
+//   node packages/server/bench/server-bench.mjs [--duration 10] [--connections 10] [--rounds 3]
 //
 // Each server runs in its own process; autocannon runs here, on 127.0.0.1 only,
 // bounded in time. Prints a Markdown table.
@@ -159,8 +160,11 @@ async function load(autocannon, opts) {
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '10' } } });
+  const { values } = parseArgs({
+    options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '10' }, rounds: { type: 'string', default: '3' } },
+  });
   const duration = Number(values.duration);
+  const roundCount = Math.max(1, Number(values.rounds));
   const connections = Number(values.connections);
   const { server, writer } = await importBuilt();
   const autocannon = (await import('autocannon')).default;
@@ -185,29 +189,45 @@ async function main() {
     if (bareBody !== body) throw new Error('the contenders do not answer the same body');
 
     const run = (url, extra = {}) => load(autocannon, { url: url + path, connections, duration, headers, ...extra });
-    await run(bare.url, { duration: 2 }); // warm-up
-    const bareRes = await measured(bare.child, () => run(bare.url));
-    await run(ours.url, { duration: 2 });
-    const oursRes = await measured(ours.child, () => run(ours.url));
-    const half = Math.round(bareRes.requests.average / 2);
-    const halfRes = await run(ours.url, { overallRate: half });
-
     const check = (r, name) => {
       if (r.non2xx > 0 || r.errors > 0) throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
     };
-    check(bareRes, 'bare');
-    check(oursRes, 'ipintel');
+    await run(bare.url, { duration: 2 }); // warm-ups
+    await run(ours.url, { duration: 2 });
+    // Alternating rounds, each starting with the other server: a burst of the machine's other work
+    // then slows one run of each rather than the one run of one server (it made a single pair of
+    // runs read 43.7% and 85.9% on the same code). Each server's best round counts.
+    const rounds = [];
+    for (let r = 0; r < roundCount; r++) {
+      const order = r % 2 === 0 ? ['bare', 'ours'] : ['ours', 'bare'];
+      const pair = {};
+      for (const who of order) {
+        const s = who === 'bare' ? bare : ours;
+        pair[who] = await measured(s.child, () => run(s.url));
+        check(pair[who], who === 'bare' ? 'bare' : 'ipintel');
+      }
+      rounds.push(pair);
+    }
+    const best = (who) => rounds.map((p) => p[who]).reduce((a, b) => (b.requests.average > a.requests.average ? b : a));
+    const bareRes = best('bare');
+    const oursRes = best('ours');
+    const half = Math.round(bareRes.requests.average / 2);
+    const halfRes = await run(ours.url, { overallRate: half });
     check(halfRes, 'ipintel at half load');
 
     const ratio = oursRes.requests.average / bareRes.requests.average;
+    const perRound = rounds.map((p) => `${((100 * p.ours.requests.average) / p.bare.requests.average).toFixed(1)}%`).join(', ');
     const row = (name, r) => `| ${name} | ${Math.round(r.requests.average)} | ${r.latency.p50} | ${r.latency.p99} | ${r.cpuPerRequest === undefined ? '–' : r.cpuPerRequest.toFixed(1)} |`;
-    console.log(`\nNode ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} x${cpus().length}; autocannon ${connections} connections, ${duration} s per run, GET ${path}\n`);
+    console.log(
+      `\nNode ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} x${cpus().length}; autocannon ${connections} connections, ${duration} s per run, ` +
+        `GET ${path}; ${roundCount} alternating rounds, each server's best round below\n`,
+    );
     console.log('| server | req/s | p50 ms | p99 ms | server CPU per request (us) |');
     console.log('|---|---:|---:|---:|---:|');
     console.log(row('bare node:http, fixed JSON', bareRes));
     console.log(row('ipintel /v1/check (key + quota on SQLite + access log)', oursRes));
     console.log(row(`ipintel at half the bare rate (${half} req/s offered)`, halfRes));
-    console.log(`\nipintel / bare: ${(ratio * 100).toFixed(1)}% (target >= 70%); p99 at half load: ${halfRes.latency.p99} ms (target < 10 ms)`);
+    console.log(`\nipintel / bare: ${(ratio * 100).toFixed(1)}% (target >= 70%; round by round: ${perRound}); p99 at half load: ${halfRes.latency.p99} ms (target < 10 ms)`);
     const verify = await server.openStore(`sqlite:${storePath}`);
     const k = (await verify.listKeys())[0];
     const used = await verify.usage(k.account, server.periodAt('month', Date.now()).key);
