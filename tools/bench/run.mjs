@@ -157,7 +157,7 @@ say(`Targets: \`check()\` >= 10x maxmind on IPv4 (${verdict(x4 >= 10)}), >= 8x o
 say();
 
 // 3. The raw index lookup: 32-bit address in, leaf id out. Each contender is the loop a caller would write
-//    (the addresses in a local, one call per address or per group): at ~50-80 ns a lookup, a harness's call
+//    (the addresses in a local, one call per address or per group): at ~40-50 ns a lookup, a harness's call
 //    per address would count as much as the lookup (docs/design.md, "Fourteenth round").
 const MANY = 4096;
 const leaves = new Uint32Array(N);

@@ -47,7 +47,7 @@ process.stdout.write(JSON.stringify([intel.check('8.8.8.8').geo.city, code, inte
   });
 
   // The internal entry's raw lookups read the IpIntel the main entry made (in the CJS build each entry has
-  // its own copy of the modules: the keys are Symbol.for, so they agree).
+  // its own copy of the modules: the internals' key is Symbol.for, and the IPv4 index a field by name).
   it('loads and answers from the CJS entries', () => {
     const out = execFileSync(process.execPath, ['-e', script(`const core = require('@ipintel/core'); const writer = require('@ipintel/core/writer'); const internal = require('@ipintel/core/internal');`)], { cwd: pkgDir, encoding: 'utf8' });
     expect(JSON.parse(out)).toEqual(['C', 'invalid_ip', 0, 0]);

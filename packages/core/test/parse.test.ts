@@ -56,6 +56,9 @@ describe('IPv4 parsing', () => {
           // Embedded in a larger buffer, as the CLI reads lines out of a block.
           const bytes = enc.encode(`${'#'.repeat(pad)}${s}\n`);
           expect(parseIPv4Bytes(bytes, pad, pad + s.length)).toBe(parseIPv4(s));
+          // And a window of a longer string, as parseIPv6 reads an embedded IPv4 tail (digits around it,
+          // which a reader looking past the window's ends would take in).
+          expect(parseIPv4(`${'1'.repeat(pad)}${s}9`, pad, pad + s.length)).toBe(parseIPv4(s));
         },
       ),
       { numRuns: RUNS * 4 },

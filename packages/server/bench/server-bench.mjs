@@ -164,7 +164,8 @@ async function main() {
     options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '10' }, rounds: { type: 'string', default: '3' } },
   });
   const duration = Number(values.duration);
-  const roundCount = Math.max(1, Number(values.rounds));
+  const roundCount = Math.floor(Number(values.rounds));
+  if (!(roundCount >= 1)) throw new Error(`--rounds wants a whole number of rounds, 1 or more (got ${values.rounds})`);
   const connections = Number(values.connections);
   const { server, writer } = await importBuilt();
   const autocannon = (await import('autocannon')).default;

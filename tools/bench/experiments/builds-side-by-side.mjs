@@ -9,7 +9,10 @@
 //   node tools/bench/experiments/builds-side-by-side.mjs /tmp/before packages/core/dist [SNAPSHOT] [--raw-only]
 //
 // --raw-only: only the raw lookups (section 3) are timed. A build may be listed
-// more than once: its copies' spread is the noise of the run (fourteenth round).
+// more than once: the same module (import() of one path gives one), timed in a
+// loop of its own per listing, so the listings' spread is the noise of the run
+// (fourteenth round). To also vary where the code sits, list a copy of the
+// build's directory.
 //
 // A contender written DIST@FILE opens FILE instead of the common snapshot:
 // one build on two snapshots (the eleventh round compared two orders of the

@@ -10,7 +10,9 @@
 // stay in the cache: what is timed is the parse's own work), and each
 // build's `check()` on 1,000 such addresses over and over (a hot check, of
 // which the parse was half), each in a caller's loop compiled for that build.
-// A build may be listed twice: its copies' spread is the run's noise.
+// A build may be listed twice: the same module (import() of one path gives
+// one), timed in a loop of its own per listing, so the listings' spread is the
+// run's noise. To also vary where the code sits, list a copy of its directory.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
