@@ -115,13 +115,24 @@ export function shuffled(n, seed) {
   return p;
 }
 
-let loopsMade = 0;
+let compiled = 0;
+
+/**
+ * `new Function(...params, body)` compiled on its own: the source carries
+ * `label` and a serial number, so V8's compilation cache cannot hand back a
+ * function made from the same text before, whose call sites (and what V8
+ * learned at them) would then be shared. For timing loops that must each
+ * meet one callee only (see ownLoop).
+ */
+export function compiledAlone(label, params, body) {
+  compiled += 1;
+  return new Function(...params, `// ${String(label).replace(/[^\w ,.-]/g, '_')}, #${compiled}\n${body}`);
+}
 
 /**
  * The timing loop of one contender: `loop(f, n, o)` calls `f(i, o)` for i in
  * [0, n) and returns how many answers were truthy. Each contender gets a loop
- * compiled on its own (`new Function`, with a source of its own so that V8's
- * compilation cache cannot hand back a loop made before), so its call of `f`
+ * compiled on its own (compiledAlone), so its call of `f`
  * only ever meets `f`: V8 inlines it, as it inlines a library call in a
  * caller's own loop. One loop shared by every contender met them all; its call
  * was megamorphic, never inlined, and cost the raw IPv4 lookup 22-30% of its
@@ -129,10 +140,7 @@ let loopsMade = 0;
  * flight whose memory reads overlap (docs/design.md, "Fourteenth round").
  */
 function ownLoop(name) {
-  loopsMade += 1;
-  const label = String(name).replace(/[^\w .-]/g, '_');
-  const source = `// the timing loop of ${label}, #${loopsMade}\nlet truthy = 0;\nfor (let i = 0; i < n; i++) if (f(i, o)) truthy++;\nreturn truthy;`;
-  return new Function('f', 'n', 'o', source);
+  return compiledAlone(`the timing loop of ${name}`, ['f', 'n', 'o'], 'let truthy = 0;\nfor (let i = 0; i < n; i++) if (f(i, o)) truthy++;\nreturn truthy;');
 }
 
 /**

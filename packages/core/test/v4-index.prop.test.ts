@@ -7,6 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { put24 } from '../src/bytes.js';
 import { leafCount, leafCoverage, leafOfIPv4, lookupMany } from '../src/internal.js';
 import { fromShared, IpIntelError, loadSnapshot } from '../src/portable.js';
 import { bigIntToText, encodeSnapshot, type PrefixEntry } from '../src/writer.js';
@@ -165,16 +166,16 @@ describe('the load-time check of the IPv4 index', () => {
       { start: 0x0a000310n, length: 28, value: 3 },
       { start: 0x0a000340n, length: 28, value: 4 },
     ];
-    const shared = load(prefixes, 20).share();
+    const intel = load(prefixes, 20);
+    const shared = intel.share();
     const blk = shared.columns['v4.blk'] as Uint8Array;
     expect(blk.length).toBe(48 + 2 * 20);
-    const n = leafCount(load(prefixes, 20));
+    const n = leafCount(intel);
     const damaged = (edit: (b: Uint8Array) => Uint8Array | void) => {
       const copy = blk.slice();
       const b = edit(copy) ?? copy;
       return () => fromShared({ ...shared, columns: { ...shared.columns, 'v4.blk': b } });
     };
-    const put24 = (b: Uint8Array, at: number, v: number) => b.set([v & 0xff, (v >>> 8) & 0xff, v >>> 16], at);
     const code = (f: () => unknown) => {
       try {
         f();

@@ -30,7 +30,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { flatText, load, loopRates, randomPublicV4, randomRoutedV6, rates, shuffled, v4Text } from '../common.mjs';
+import { compiledAlone, flatText, load, loopRates, randomPublicV4, randomRoutedV6, rates, shuffled, v4Text } from '../common.mjs';
 
 const rawOnly = process.argv.includes('--raw-only');
 const args = process.argv.slice(2).filter((a) => a !== '--raw-only');
@@ -97,7 +97,7 @@ const n4 = Array.from({ length: 3 }, (_, o) => Uint32Array.from(shuffled(N4, 100
 // own so that its call meets one build's leafOfIPv4 only (as loopRates' contenders in run.mjs).
 const rawLoops = {};
 names.forEach((name, k) => {
-  const loop = new Function('leafOfIPv4', 'intel', 'addrs', `// build ${name}\nlet s = 0;\nfor (let i = 0; i < addrs.length; i++) s += leafOfIPv4(intel, addrs[i]);\nreturn s;`);
+  const loop = compiledAlone(`build ${name}`, ['leafOfIPv4', 'intel', 'addrs'], 'let s = 0;\nfor (let i = 0; i < addrs.length; i++) s += leafOfIPv4(intel, addrs[i]);\nreturn s;');
   rawLoops[name] = (q) => loop(internals[k].leafOfIPv4, intels[k], n4[q]);
 });
 const raw = loopRates(rawLoops, N4, { orders: 3, rotate: true, rounds: 6 });

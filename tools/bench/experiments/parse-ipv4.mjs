@@ -17,7 +17,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
-import { flatText, load, loopRates, randomPublicV4, v4Text } from '../common.mjs';
+import { compiledAlone, flatText, load, loopRates, randomPublicV4, v4Text } from '../common.mjs';
 
 const { values, positionals: dists } = parseArgs({ allowPositionals: true, options: { reps: { type: 'string', default: '4' } } });
 if (dists.length < 2) {
@@ -46,8 +46,8 @@ for (const t of texts) {
 const parseLoops = {};
 const checkLoops = {};
 names.forEach((name, k) => {
-  const parse = new Function('parseAddress', 'texts', 'times', `// parse, build ${name}\nlet s = 0;\nfor (let r = 0; r < times; r++) for (let i = 0; i < texts.length; i++) s += parseAddress(texts[i]).value;\nreturn s;`);
-  const check = new Function('intel', 'texts', 'times', `// check, build ${name}\nlet s = 0;\nfor (let r = 0; r < times; r++) for (let i = 0; i < texts.length; i++) s += intel.check(texts[i]).risk.score;\nreturn s;`);
+  const parse = compiledAlone(`parse, build ${name}`, ['parseAddress', 'texts', 'times'], 'let s = 0;\nfor (let r = 0; r < times; r++) for (let i = 0; i < texts.length; i++) s += parseAddress(texts[i]).value;\nreturn s;');
+  const check = compiledAlone(`check, build ${name}`, ['intel', 'texts', 'times'], 'let s = 0;\nfor (let r = 0; r < times; r++) for (let i = 0; i < texts.length; i++) s += intel.check(texts[i]).risk.score;\nreturn s;');
   parseLoops[name] = () => parse(builds[k].parseAddress, texts, ROUNDS_OF);
   checkLoops[name] = () => check(intels[k], hot, HOT_TIMES);
 });
