@@ -7,6 +7,7 @@ import { openSync, type IpIntel } from '@ipintel/core';
 import { leafOfIPv4 } from '@ipintel/core/internal';
 import { onOneUtcDay } from '@ipintel/testkit';
 import { allColumns } from '../src/batch/columns.js';
+import { WorkerPool } from '../src/batch/pool.js';
 import { runCli } from '../src/cli.js';
 import { batchHooks } from '../src/commands/batch.js';
 import { ensureBundle } from './bundle.js';
@@ -323,19 +324,34 @@ describe('ipintel batch: workers and progress', () => {
     expect(c.stderr()).toMatch(/snapshot is corrupt/);
   });
 
-  it('auto mode switches to workers mid-stream once the input is large, keeping order', async () => {
+  it('auto mode switches to workers mid-stream once the input is large (more than two cores), keeping order', async () => {
     batchHooks.workerUrl = new URL(`file://${(await ensureBundle()).worker}`);
     batchHooks.awaitWorkers = true; // blocks reach the workers however small the input
     const input = randomIps(20_000, 5).join('\n');
-    await onOneUtcDay(async () => {
-      delete batchHooks.blockBytes;
-      delete batchHooks.autoParallelBytes;
-      const one = await batch(input, ['--jobs', '1', '--output', 'csv']);
-      batchHooks.blockBytes = 1024;
-      batchHooks.autoParallelBytes = 8192;
-      const auto = await batch(input, ['--output', 'csv']);
-      expect(auto.out === one.out).toBe(true);
-    });
+    const setups = vi.spyOn(WorkerPool.prototype, 'setup');
+    try {
+      await onOneUtcDay(async () => {
+        delete batchHooks.blockBytes;
+        delete batchHooks.autoParallelBytes;
+        delete batchHooks.cores;
+        const one = await batch(input, ['--jobs', '1', '--output', 'csv']);
+        batchHooks.blockBytes = 1024;
+        batchHooks.autoParallelBytes = 8192;
+        // Auto plans for the machine's cores: on four it goes parallel, on two it stays on one thread.
+        setups.mockClear();
+        batchHooks.cores = 4;
+        const auto = await batch(input, ['--output', 'csv']);
+        expect(auto.out === one.out).toBe(true);
+        expect(setups).toHaveBeenCalledTimes(1);
+        setups.mockClear();
+        batchHooks.cores = 2;
+        const onTwo = await batch(input, ['--output', 'csv']);
+        expect(onTwo.out === one.out).toBe(true);
+        expect(setups).not.toHaveBeenCalled();
+      });
+    } finally {
+      setups.mockRestore();
+    }
   });
 
   // Issue 11 row 16: blocks done by workers were counted as 0 bytes (their buffer was transferred first).

@@ -10,8 +10,9 @@
  *
  * Jobs: `--jobs N` fixes the number of threads that process blocks: the
  * main thread plus N-1 workers (hybrid.ts); 1 = no workers. `auto` uses one
- * thread for small inputs and all cores (os.availableParallelism) once the
- * input is known (file size) or seen (stdin) to exceed AUTO_PARALLEL_BYTES.
+ * thread for small inputs and, on a machine with more than two cores, all
+ * cores (os.availableParallelism) once the input is known (file size) or
+ * seen (stdin) to exceed AUTO_PARALLEL_BYTES (autoThreads says why not on two).
  *
  * Interruption (`stop`, fired on SIGINT/SIGTERM by the command): the input
  * ends there; the complete lines read by then are checked and written (a
@@ -70,6 +71,8 @@ export interface BatchRunOptions {
   readonly workerUrl?: URL | undefined;
   readonly blockBytes?: number | undefined;
   readonly autoParallelBytes?: number | undefined;
+  /** The machine's cores as `auto` plans for them (default os.availableParallelism(); tests pretend more). */
+  readonly cores?: number | undefined;
   /** Resolves when the run should stop early (a signal): see the module comment. */
   readonly stop?: Promise<unknown>;
   /**
@@ -106,14 +109,27 @@ async function* countBytes(input: AsyncIterable<Uint8Array | string>, count: (n:
 }
 
 /**
- * How many threads a run uses from its start: `--jobs N`, or for `auto` every
- * core when the input's size is known and at least `autoBytes` (else 1; a
- * stream may go parallel later, once it proves large).
+ * The threads `auto` runs a large input on, on a machine with `cores` cores:
+ * all of them where there are more than two, else one. On two cores a
+ * worker's fixed costs (the columns copied into shared memory, answer tables
+ * of its own, every record it meets rendered again) and the last-level cache
+ * the two threads share cost more than the second thread gives: `--jobs 2`
+ * took 1.14-1.78x the time of `--jobs 1` on 200,000, 1M and 3M lines while
+ * other work kept the machine busy, and 1.12x on a quiet day (docs/design.md,
+ * "Fifteenth round"). `--jobs N` still runs N threads.
  */
-export function threadsAtStart(jobs: number | 'auto', totalBytes: number | null, autoBytes: number = AUTO_PARALLEL_BYTES): number {
+export function autoThreads(cores: number): number {
+  return cores > 2 ? cores : 1;
+}
+
+/**
+ * How many threads a run uses from its start: `--jobs N`, or for `auto`
+ * {@link autoThreads} when the input's size is known and at least
+ * `autoBytes` (else 1; a stream may go parallel later, once it proves large).
+ */
+export function threadsAtStart(jobs: number | 'auto', totalBytes: number | null, autoBytes: number = AUTO_PARALLEL_BYTES, cores: number = availableParallelism()): number {
   if (typeof jobs === 'number') return jobs;
-  const cores = availableParallelism();
-  return cores > 1 && totalBytes !== null && totalBytes >= autoBytes ? cores : 1;
+  return totalBytes !== null && totalBytes >= autoBytes ? autoThreads(cores) : 1;
 }
 
 /**
@@ -122,8 +138,8 @@ export function threadsAtStart(jobs: number | 'auto', totalBytes: number | null,
  * starts none. Throws a CliError when `--jobs N` asks for workers and the worker
  * script is missing; in auto mode that leaves the run on one thread (null).
  */
-export function workersAtStart(jobs: number | 'auto', totalBytes: number | null, autoBytes?: number, workerUrl?: URL): WorkerPool | null {
-  const threads = threadsAtStart(jobs, totalBytes, autoBytes);
+export function workersAtStart(jobs: number | 'auto', totalBytes: number | null, autoBytes?: number, workerUrl?: URL, cores?: number): WorkerPool | null {
+  const threads = threadsAtStart(jobs, totalBytes, autoBytes, cores);
   if (threads <= 1) return null;
   try {
     return new WorkerPool(threads - 1, workerUrl);
@@ -134,10 +150,10 @@ export function workersAtStart(jobs: number | 'auto', totalBytes: number | null,
 }
 
 export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
-  const cores = availableParallelism();
   const autoBytes = o.autoParallelBytes ?? AUTO_PARALLEL_BYTES;
-  const wantAtStart = o.workers != null || threadsAtStart(o.jobs, o.totalBytes, autoBytes) > 1;
-  const poolSize = typeof o.jobs === 'number' ? o.jobs : cores;
+  const cores = o.cores ?? availableParallelism();
+  const wantAtStart = o.workers != null || threadsAtStart(o.jobs, o.totalBytes, autoBytes, cores) > 1;
+  const poolSize = typeof o.jobs === 'number' ? o.jobs : autoThreads(cores);
   const blockBytes = o.blockBytes ?? BLOCK_BYTES;
   // Input and output buffers circulate between the threads instead of being reallocated.
   const inputs = new BufferPool(4 * poolSize + 4, 2 * blockBytes);
@@ -225,7 +241,7 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
     });
     for await (const block of blocks) {
       // 1. Auto mode on a stream: go parallel once the input proves large.
-      if (!parallel && !autoFailed && o.jobs === 'auto' && cores > 1 && bytesRead >= autoBytes) {
+      if (!parallel && !autoFailed && o.jobs === 'auto' && poolSize > 1 && bytesRead >= autoBytes) {
         goParallel();
         await awaitPool();
       }

@@ -33,6 +33,8 @@ export interface BatchHooks {
   autoParallelBytes?: number;
   /** Wait for the workers before the first block, so that tiny inputs reach them. */
   awaitWorkers?: boolean;
+  /** The cores `--jobs auto` plans for, instead of this machine's (auto runs one thread on two cores or fewer). */
+  cores?: number;
 }
 export const batchHooks: BatchHooks = {};
 
@@ -115,7 +117,7 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
   const path = snapshotPath(stringFlag(args, 'snapshot'));
   const input = openInput(args.positionals[0], io);
   // Workers start before the snapshot opens: their start overlaps the load (batch/pool.ts).
-  const workers = workersAtStart(jobs, input.size, batchHooks.autoParallelBytes, batchHooks.workerUrl);
+  const workers = workersAtStart(jobs, input.size, batchHooks.autoParallelBytes, batchHooks.workerUrl, batchHooks.cores);
   try {
     return await runOpened(args, io, { summary, cidr, lineMap, format, output, fields, jobs, path, input, workers });
   } finally {
@@ -172,6 +174,7 @@ async function runOpened(args: ParsedArgs, io: CliIo, p: Prepared): Promise<numb
     workerUrl: batchHooks.workerUrl,
     blockBytes: batchHooks.blockBytes,
     autoParallelBytes: batchHooks.autoParallelBytes,
+    cores: batchHooks.cores,
     stop,
     lines: (text, cutLast) => mapLines(text, lineMap, cutLast),
   }).finally(() => interrupt.dispose());
@@ -234,7 +237,7 @@ export const batchCommand: Command = {
     'JSON object with every entry.',
     'A progress bar with rate and ETA is drawn on stderr when it is a terminal.',
     '--jobs N: N threads check lines (the main thread and N-1 workers); auto = 1 for inputs',
-    'under ~3 MB (about 200,000 lines), else one per core.',
+    'under ~3 MB (about 200,000 lines) and on machines with two cores or fewer, else one per core.',
   ].join('\n'),
   examples: [
     'ipintel batch ips.txt > results.ndjson                     # NDJSON, all fields',
@@ -256,7 +259,7 @@ export const batchCommand: Command = {
       top: { type: 'string', value: 'N', description: 'With --summary: entries per table (default 10; JSON has all).' },
       grep: { type: 'boolean', description: 'Take the addresses written anywhere in each line (logs), one row each.' },
       'cidr-limit': { type: 'string', value: 'N', description: `Largest CIDR block expanded, in addresses (default ${CIDR_LIMIT.toLocaleString('en-US')}, at most ${CIDR_LIMIT_MAX.toLocaleString('en-US')}).` },
-      jobs: { type: 'string', value: 'N', description: 'Threads that check lines: a number, or auto (default: 1 for small inputs, else one per core).' },
+      jobs: { type: 'string', value: 'N', description: 'Threads that check lines: a number, or auto (default: 1 for small inputs or up to two cores, else one per core).' },
       snapshot: SNAPSHOT_FLAG,
       'no-progress': { type: 'boolean', description: 'Do not draw the progress bar on a terminal.' },
       help: HELP_FLAG,
