@@ -158,6 +158,8 @@ export class IpIntel {
   private readonly pairNet: Uint32Array;
   private readonly pairSig: Uint32Array;
   private readonly scratch = new Uint32Array(4);
+  /** Whether the leaves only IPv6 reaches have their answer slots (given on the first IPv6 check, or at load with `preload`). */
+  private tailGiven = false;
   /** checkBatch's per-stage scratch (reused: a batch allocates only its results). */
   private readonly batchAddrs = new Uint32Array(BATCH_STAGE);
   private readonly batchLeaves = new Uint32Array(BATCH_STAGE);
@@ -191,6 +193,7 @@ export class IpIntel {
     this.tables = new RecordTables(decoded);
     this.leafIds = c['leaf.ids'];
     this.leafCount = c['leaf.ids'].length / 3;
+    if (options.preload === true) this.giveTail();
     this.pairNet = c['pair.net'];
     this.pairSig = c['pair.sig'];
     const now = options.now;
@@ -424,7 +427,20 @@ export class IpIntel {
     if (isV4Mapped(w)) return this.assemble(this.v4.leaf(w[3]!), formatIPv4(w[3]!), 4);
     // Input already in RFC 5952 form (the usual case) is used as is: no new string.
     const text = status & IPV6_CANONICAL ? ip : formatIPv6(w);
-    return this.assemble(this.index.lookup6(w[0]!, w[1]!, w[2]!, w[3]!), text, 6);
+    const leaf = this.index.lookup6(w[0]!, w[1]!, w[2]!, w[3]!);
+    if (!this.tailGiven) this.giveTail();
+    return this.assemble(leaf, text, 6);
+  }
+
+  /**
+   * Gives the leaves only IPv6 reaches (numbered last by the writer, after
+   * every leaf with IPv4 space) answer slots like the hot leaves': without
+   * them an IPv6 check reads the leaf's ids, then the slots of its parts
+   * (docs/design.md, "Fifteenth round"). Once; needs the IPv6 index.
+   */
+  private giveTail(): void {
+    this.tailGiven = true;
+    this.tables.giveTailSlots(this.index.v6.reachedTailFrom(this.leafCount));
   }
 
   private assemble(leaf: number, ip: string, version: 4 | 6): CheckResult {
@@ -438,6 +454,19 @@ export class IpIntel {
       let geo = slots[k];
       if (geo === undefined) {
         t.fillLeaf(leaf, leafGeo(this.leafIds, leaf), leafPair(this.leafIds, leaf), today);
+        geo = slots[k];
+      }
+      return this.answer(ip, version, geo as Geo, slots[k + 1] as Network, slots[k + 2] as SigEvidence);
+    }
+    const tk = leaf - t.tailFrom;
+    if (tk >= 0 && tk < t.tailCount) {
+      // A leaf only IPv6 reaches: its parts from its answer slots, one line, as above.
+      t.day(today);
+      const slots = t.tailSlots;
+      const k = 3 * tk;
+      let geo = slots[k];
+      if (geo === undefined) {
+        t.fillTail(tk, leafGeo(this.leafIds, leaf), leafPair(this.leafIds, leaf), today);
         geo = slots[k];
       }
       return this.answer(ip, version, geo as Geo, slots[k + 1] as Network, slots[k + 2] as SigEvidence);

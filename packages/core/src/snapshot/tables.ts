@@ -76,6 +76,13 @@ export interface SigEvidence {
  */
 export const HOT_LEAVES = 1 << 17;
 
+/**
+ * The most leaves at the end of the id space that get answer slots once
+ * IPv6 is used ({@link RecordTables.giveTailSlots}), 3 pointers each: 2^19
+ * (12 MB); the world snapshot's leaves only IPv6 reaches are ~488,000.
+ */
+export const TAIL_LEAVES = 1 << 19;
+
 export class RecordTables {
   private readonly c: DecodedSnapshot['columns'];
   private readonly decoder = new TextDecoder();
@@ -110,6 +117,16 @@ export class RecordTables {
    * right after the index, and not the leaf's ids.
    */
   leafSlots: unknown[];
+  /**
+   * Leaves `tailFrom .. tailFrom + tailCount - 1` get answer slots too
+   * ({@link tailSlots}, laid out as {@link leafSlots}, by leaf - tailFrom):
+   * the leaves only IPv6 reaches, which the writer numbers last, so no IPv6
+   * address lands on a hot leaf. None until {@link giveTailSlots} (the
+   * first IPv6 check).
+   */
+  tailFrom = 0;
+  tailCount = 0;
+  tailSlots: unknown[] = [];
   /** The UTC day the network objects and slots hold; none before the first call (any day, 1969 too, is new). */
   private netDay = Number.NEGATIVE_INFINITY;
   private readonly countryNames: Readonly<Record<string, string>>;
@@ -191,11 +208,32 @@ export class RecordTables {
    * `today` (the caller has called {@link day}).
    */
   fillLeaf(leaf: number, geo: number, pair: number, today: number): void {
+    this.fillSlots(this.leafSlots, 3 * leaf, geo, pair, today);
+  }
+
+  /** {@link fillLeaf} for leaf `tailFrom + k` of the tail ({@link tailSlots}). */
+  fillTail(k: number, geo: number, pair: number, today: number): void {
+    this.fillSlots(this.tailSlots, 3 * k, geo, pair, today);
+  }
+
+  private fillSlots(slots: unknown[], at: number, geo: number, pair: number, today: number): void {
     if (this.pairSlots[2 * pair] === undefined) this.fillPair(pair, today);
-    const k = 3 * leaf;
-    this.leafSlots[k] = this.geo(geo);
-    this.leafSlots[k + 1] = this.pairSlots[2 * pair];
-    this.leafSlots[k + 2] = this.pairSlots[2 * pair + 1];
+    slots[at] = this.geo(geo);
+    slots[at + 1] = this.pairSlots[2 * pair];
+    slots[at + 2] = this.pairSlots[2 * pair + 1];
+  }
+
+  /**
+   * Gives answer slots to the leaves from `from` to the last (at most
+   * {@link TAIL_LEAVES} of them, the first ones: most IPv6 space), above the
+   * hot ones. Called once, with the start of the leaves only IPv6 reaches
+   * (V6Index#reachedTailFrom): 11.7 MB for the world snapshot's.
+   */
+  giveTailSlots(from: number): void {
+    const leaves = this.c['leaf.ids'].length / 3;
+    this.tailFrom = Math.max(from, this.hotLeaves);
+    this.tailCount = Math.max(0, Math.min(leaves - this.tailFrom, TAIL_LEAVES));
+    this.tailSlots = new Array<unknown>(3 * this.tailCount);
   }
 
   /** Drops the day's network objects when `today` is a new day. */
@@ -213,6 +251,7 @@ export class RecordTables {
       this.netCache = new Array<Network | undefined>(this.netCache.length);
       this.pairSlots = new Array<unknown>(this.pairSlots.length);
       this.leafSlots = new Array<unknown>(this.leafSlots.length);
+      this.tailSlots = new Array<unknown>(this.tailSlots.length);
     }
     this.netDay = today;
   }
