@@ -449,30 +449,26 @@ export class IpIntel {
     if (leaf < t.hotLeaves) {
       // One of the largest leaves: its parts from its answer slots, one line.
       t.day(today);
-      const slots = t.leafSlots;
-      const k = 3 * leaf;
-      let geo = slots[k];
-      if (geo === undefined) {
-        t.fillLeaf(leaf, leafGeo(this.leafIds, leaf), leafPair(this.leafIds, leaf), today);
-        geo = slots[k];
-      }
-      return this.answer(ip, version, geo as Geo, slots[k + 1] as Network, slots[k + 2] as SigEvidence);
+      return this.slotted(t.leafSlots, 3 * leaf, leaf, ip, version, today);
     }
     const tk = leaf - t.tailFrom;
     if (tk >= 0 && tk < t.tailCount) {
-      // A leaf only IPv6 reaches: its parts from its answer slots, one line, as above.
+      // A leaf only IPv6 reaches: the same from its slots among the tail's.
       t.day(today);
-      const slots = t.tailSlots;
-      const k = 3 * tk;
-      let geo = slots[k];
-      if (geo === undefined) {
-        t.fillTail(tk, leafGeo(this.leafIds, leaf), leafPair(this.leafIds, leaf), today);
-        geo = slots[k];
-      }
-      return this.answer(ip, version, geo as Geo, slots[k + 1] as Network, slots[k + 2] as SigEvidence);
+      return this.slotted(t.tailSlots, 3 * tk, leaf, ip, version, today);
     }
     // The leaf's geo row and network/signal pair: one cache line of `leafIds`.
     return this.result(leafGeo(this.leafIds, leaf), leafPair(this.leafIds, leaf), ip, version, today);
+  }
+
+  /** The result of `leaf` from its answer slots `slots[k .. k + 2]` (the day's: the caller called `day`), filled on its first use. */
+  private slotted(slots: unknown[], k: number, leaf: number, ip: string, version: 4 | 6, today: number): CheckResult {
+    let geo = slots[k];
+    if (geo === undefined) {
+      this.tables.fillSlots(slots, k, leafGeo(this.leafIds, leaf), leafPair(this.leafIds, leaf), today);
+      geo = slots[k];
+    }
+    return this.answer(ip, version, geo as Geo, slots[k + 1] as Network, slots[k + 2] as SigEvidence);
   }
 
   /**

@@ -112,7 +112,7 @@ export class RecordTables {
   readonly hotLeaves: number;
   /**
    * Per hot leaf l: [3l] its geo object, [3l + 1] its network object,
-   * [3l + 2] its SigEvidence; filled by {@link fillLeaf}, dropped with the
+   * [3l + 2] its SigEvidence; filled by {@link fillSlots}, dropped with the
    * day's network objects. A check of a hot leaf reads one line of these
    * right after the index, and not the leaf's ids.
    */
@@ -204,19 +204,11 @@ export class RecordTables {
   }
 
   /**
-   * Fills hot leaf `leaf`'s slots (geo row `geo`, pair `pair`) as of UTC day
-   * `today` (the caller has called {@link day}).
+   * Fills the answer slots `slots[at .. at + 2]` ({@link leafSlots} or
+   * {@link tailSlots}) of a leaf with geo row `geo` and pair `pair`, as of
+   * UTC day `today` (the caller has called {@link day}).
    */
-  fillLeaf(leaf: number, geo: number, pair: number, today: number): void {
-    this.fillSlots(this.leafSlots, 3 * leaf, geo, pair, today);
-  }
-
-  /** {@link fillLeaf} for leaf `tailFrom + k` of the tail ({@link tailSlots}). */
-  fillTail(k: number, geo: number, pair: number, today: number): void {
-    this.fillSlots(this.tailSlots, 3 * k, geo, pair, today);
-  }
-
-  private fillSlots(slots: unknown[], at: number, geo: number, pair: number, today: number): void {
+  fillSlots(slots: unknown[], at: number, geo: number, pair: number, today: number): void {
     if (this.pairSlots[2 * pair] === undefined) this.fillPair(pair, today);
     slots[at] = this.geo(geo);
     slots[at + 1] = this.pairSlots[2 * pair];
