@@ -115,8 +115,8 @@ async function* countBytes(input: AsyncIterable<Uint8Array | string>, count: (n:
  * of its own, every record it meets rendered again) and the last-level cache
  * the two threads share cost more than the second thread gives: `--jobs 2`
  * took 1.14-1.78x the time of `--jobs 1` on 200,000, 1M and 3M lines while
- * other work kept the machine busy, and 1.12x on a quiet day (docs/design.md,
- * "Fifteenth round"). `--jobs N` still runs N threads.
+ * other work kept the machine busy, 1.12x on a quiet day, 0.89x at best
+ * (docs/design.md, "Fifteenth round"). `--jobs N` still runs N threads.
  */
 export function autoThreads(cores: number): number {
   return cores > 2 ? cores : 1;
