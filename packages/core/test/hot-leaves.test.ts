@@ -10,37 +10,30 @@ import { describe, expect, it } from 'vitest';
 import { leafOfIPv4, resultForLeaf } from '../src/internal.js';
 import { loadSnapshot } from '../src/portable.js';
 import { HOT_LEAVES } from '../src/snapshot/tables.js';
-import { bigIntToText, encodeSnapshot } from '../src/writer.js';
-import { EMPTY_SIGNALS, modelFromPrefixes } from '@ipintel/testkit';
+import { bigIntToText } from '../src/writer.js';
+import { modelFromPrefixes } from '@ipintel/testkit';
+import { alternatingParts, expectAgesFollowTheDay, NOON } from './slot-snapshot.js';
 import { modelLeaf } from './model-leaf.js';
 
 const LEAVES = HOT_LEAVES + 4;
 const BASE = 0x0a000000; // 10.0.0.0: leaf i (i >= 1) holds 10.0.0.0 + i
 const prefixes = Array.from({ length: LEAVES - 1 }, (_, k) => ({ start: BigInt(BASE + k + 1), length: 32, value: k + 1 }));
-const base = modelFromPrefixes(prefixes, [], LEAVES);
-const DATES = [base.networks[0]!.allocation_date!, '2010-06-01']; // allocation dates of networks 0 and 1
-// Neighbouring leaves differ in network and signal set, so parts of two leaves mixed would show.
-const bytes = encodeSnapshot({
-  ...base,
-  networks: [base.networks[0]!, { ...base.networks[0]!, asn: 64501, allocation_date: DATES[1]! }],
-  signals: [EMPTY_SIGNALS, { ...EMPTY_SIGNALS, is_tor: true }],
-  leaves: base.leaves.map((l, i) => ({ ...l, net: i % 2, sig: (i >> 1) % 2 })),
-});
-const NOW = Date.parse('2026-11-22T12:00:00Z');
+const snapshot = alternatingParts(modelFromPrefixes(prefixes, [], LEAVES));
+const bytes = snapshot.bytes;
 const ipOf = (leaf: number) => bigIntToText(4, BigInt(BASE + leaf));
 // Both sides of the line, and the leaf of the rest of the space (the largest: id 0).
 const SAMPLE = [1, 2, HOT_LEAVES - 2, HOT_LEAVES - 1, HOT_LEAVES, HOT_LEAVES + 1, LEAVES - 1];
 
 describe('answer slots of the largest leaves', () => {
   it('the sample reaches leaves on both sides of the slots', () => {
-    const intel = loadSnapshot(bytes, { now: () => NOW });
+    const intel = loadSnapshot(bytes, { now: () => NOON });
     const ids = SAMPLE.map((m) => leafOfIPv4(intel, BASE + m));
     expect(ids.some((id) => id < HOT_LEAVES)).toBe(true);
     expect(ids.filter((id) => id >= HOT_LEAVES).length).toBeGreaterThanOrEqual(2);
   });
 
   it('check() answers every sampled leaf as the model says and as resultForLeaf does, first use and after', () => {
-    const intel = loadSnapshot(bytes, { now: () => NOW });
+    const intel = loadSnapshot(bytes, { now: () => NOON });
     for (let round = 0; round < 2; round++) {
       for (const m of [0, ...SAMPLE]) {
         const ip = m === 0 ? '192.0.2.1' : ipOf(m);
@@ -58,15 +51,6 @@ describe('answer slots of the largest leaves', () => {
   });
 
   it('follows the UTC day on both paths (a clock stepping back is a new day too)', () => {
-    let now = NOW;
-    const intel = loadSnapshot(bytes, { now: () => now });
-    const ages = () => SAMPLE.map((m) => intel.check(ipOf(m)).network.allocation_age_days);
-    // Leaf m is on network m % 2; the clock stays at noon, the dates at midnight UTC.
-    const want = () => SAMPLE.map((m) => Math.floor((now - Date.parse(DATES[m % 2]!)) / 86_400_000));
-    expect(ages()).toEqual(want());
-    now += 86_400_000;
-    expect(ages()).toEqual(want());
-    now -= 2 * 86_400_000;
-    expect(ages()).toEqual(want());
+    expectAgesFollowTheDay(snapshot, SAMPLE, ipOf);
   });
 });

@@ -13,8 +13,9 @@ import { loadSnapshot, type IpIntel } from '../src/portable.js';
 import { put24 } from '../src/bytes.js';
 import { tailOfReached } from '../src/snapshot/v6-index.js';
 import { HOT_LEAVES } from '../src/snapshot/tables.js';
-import { bigIntToText, encodeSnapshot } from '../src/writer.js';
-import { EMPTY_SIGNALS, modelFromPrefixes } from '@ipintel/testkit';
+import { bigIntToText } from '../src/writer.js';
+import { modelFromPrefixes } from '@ipintel/testkit';
+import { alternatingParts, expectAgesFollowTheDay, NOON } from './slot-snapshot.js';
 import { modelLeaf, modelLeaves } from './model-leaf.js';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 200) });
@@ -29,20 +30,14 @@ const v6Of = (m: number): bigint => (0x20010db8n << 96n) | (BigInt(m) << 80n);
 const v6Text = (m: number): string => bigIntToText(6, v6Of(m) + 1n);
 const v4Of = (m: number): number => 0x0a000000 + m;
 const v4Text = (m: number): string => bigIntToText(4, BigInt(v4Of(m)));
-const base = modelFromPrefixes(
-  Array.from({ length: V6_FROM - 1 }, (_, k) => ({ start: BigInt(v4Of(k + 1)), length: 32, value: k + 1 })),
-  [BOTH, ...Array.from({ length: LEAVES - V6_FROM }, (_, k) => V6_FROM + k)].map((m) => ({ start: v6Of(m), length: 48, value: m })),
-  LEAVES,
+const snapshot = alternatingParts(
+  modelFromPrefixes(
+    Array.from({ length: V6_FROM - 1 }, (_, k) => ({ start: BigInt(v4Of(k + 1)), length: 32, value: k + 1 })),
+    [BOTH, ...Array.from({ length: LEAVES - V6_FROM }, (_, k) => V6_FROM + k)].map((m) => ({ start: v6Of(m), length: 48, value: m })),
+    LEAVES,
+  ),
 );
-const DATES = [base.networks[0]!.allocation_date!, '2010-06-01'];
-// Neighbouring leaves differ in network and signal set, so parts of two leaves mixed would show.
-const bytes = encodeSnapshot({
-  ...base,
-  networks: [base.networks[0]!, { ...base.networks[0]!, asn: 64501, allocation_date: DATES[1]! }],
-  signals: [EMPTY_SIGNALS, { ...EMPTY_SIGNALS, is_tor: true }],
-  leaves: base.leaves.map((l, i) => ({ ...l, net: i % 2, sig: (i >> 1) % 2 })),
-});
-const NOW = Date.parse('2026-11-22T12:00:00Z');
+const bytes = snapshot.bytes;
 const IPV6_ONLY = Array.from({ length: LEAVES - V6_FROM }, (_, k) => V6_FROM + k);
 
 /** The answer-slot bookkeeping of an IpIntel (private: this test holds it to what it should be). */
@@ -56,7 +51,7 @@ const idsOf = (intel: IpIntel): number[] => {
 
 describe('answer slots of the leaves only IPv6 reaches', () => {
   it('are given on the first IPv6 check, to exactly those leaves', () => {
-    const intel = loadSnapshot(bytes, { now: () => NOW });
+    const intel = loadSnapshot(bytes, { now: () => NOON });
     intel.check(v4Text(3));
     expect(tail(intel).tailCount).toBe(0);
     intel.check(v6Text(V6_FROM));
@@ -69,12 +64,12 @@ describe('answer slots of the leaves only IPv6 reaches', () => {
   });
 
   it('are given at load with preload', () => {
-    const intel = loadSnapshot(bytes, { now: () => NOW, preload: true });
+    const intel = loadSnapshot(bytes, { now: () => NOON, preload: true });
     expect(tail(intel).tailCount).toBe(LEAVES - V6_FROM);
   });
 
   it('check() answers every leaf as the model says and as resultForLeaf and checkBatch do, first use and after', () => {
-    const intel = loadSnapshot(bytes, { now: () => NOW });
+    const intel = loadSnapshot(bytes, { now: () => NOON });
     const ids = idsOf(intel);
     for (let round = 0; round < 2; round++) {
       for (const m of [0, 1, BOTH, V6_FROM - 1, ...IPV6_ONLY]) {
@@ -93,15 +88,7 @@ describe('answer slots of the leaves only IPv6 reaches', () => {
   });
 
   it('follow the UTC day (a clock stepping back is a new day too)', () => {
-    let now = NOW;
-    const intel = loadSnapshot(bytes, { now: () => now });
-    const ages = () => IPV6_ONLY.map((m) => intel.check(v6Text(m)).network.allocation_age_days);
-    const want = () => IPV6_ONLY.map((m) => Math.floor((now - Date.parse(DATES[m % 2]!)) / 86_400_000));
-    expect(ages()).toEqual(want());
-    now += 86_400_000;
-    expect(ages()).toEqual(want());
-    now -= 2 * 86_400_000;
-    expect(ages()).toEqual(want());
+    expectAgesFollowTheDay(snapshot, IPV6_ONLY, v6Text);
   });
 });
 
