@@ -5,6 +5,7 @@
  * @module
  */
 import { IpIntelError, invalidIp, quoteInput } from './errors.js';
+import { echoOf, explainOf, formatOf } from './call-options.js';
 import { addressToBigInt, bigIntToText, parseAddress } from './ip/address.js';
 import { formatIPv4, formatIPv6 } from './ip/format.js';
 import { IPV6_CANONICAL, MAX_IPV4_LENGTH, isV4Mapped, parseIPv4, parseIPv6, rejectionReason } from './ip/parse.js';
@@ -62,48 +63,6 @@ export interface LoadOptions {
    * that fails a checksum is refused at load.
    */
   readonly preload?: boolean;
-}
-
-/** Whether an explanation is asked for; anything but a boolean is `invalid_input`. */
-function explainOf(options: CheckOptions | undefined | null): boolean {
-  const explain = options?.explain;
-  if (explain === undefined || explain === false) return false;
-  if (explain === true) return true;
-  throw new IpIntelError('invalid_input', `explain must be a boolean, got ${quoteInput(explain)}`);
-}
-
-/**
- * The format asked for. `null` and `undefined` options mean no options; any
- * other non-object is `invalid_input` (a typed error, never a TypeError).
- */
-function formatOf(options: unknown): ResultFormat {
-  if (options === undefined || options === null) return 'native';
-  if (typeof options !== 'object') throw new IpIntelError('invalid_input', `options must be an object, got ${quoteInput(options)}`);
-  const format = (options as CheckOptions).format;
-  if (format === undefined || format === 'native') return 'native';
-  if (format === 'thirdparty') return 'thirdparty';
-  throw new IpIntelError('invalid_format', `format must be "native" or "thirdparty", got ${quoteInput(format)}`);
-}
-
-/**
- * How a batch element that is not a string is echoed in its error: never by
- * calling the element's own code (`toString` may throw, recurse 20,000 arrays
- * deep or not exist), so building the error cannot fail.
- */
-function echoOf(input: unknown): string {
-  switch (typeof input) {
-    case 'string':
-      return input;
-    case 'number':
-    case 'boolean':
-    case 'bigint':
-    case 'undefined':
-      return String(input);
-    case 'symbol':
-      return '[symbol]';
-    default:
-      return input === null ? 'null' : `[${typeof input}]`;
-  }
 }
 
 /**
