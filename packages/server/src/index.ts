@@ -8,7 +8,7 @@
  * @module
  */
 export { createApp, type App, type AppOptions } from './app.js';
-export { createNodeHandler, type NodeHandler } from './adapters/node.js';
+export { createNodeHandler, type NodeHandler, type NodeHandlerOptions } from './adapters/node.js';
 export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './adapters/fetch.js';
 export { startServer, type StartOptions, type RunningServer } from './standalone.js';
 export { DEFAULT_LIMITS, type ServerLimits } from './http/server-limits.js';

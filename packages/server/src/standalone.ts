@@ -87,6 +87,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       ...(snapshot === undefined ? {} : { snapshot }),
       logger,
       baseUrl: options.baseUrl ?? baseUrlFor(port),
+      closeConnections: drain.draining,
     });
   } catch (e) {
     // A bad store spec, plan table or the like: do not leave the port bound.
@@ -94,10 +95,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     throw e;
   }
   const app = handler.app;
-  const serve = (req: Parameters<typeof handler>[0], res: Parameters<typeof handler>[1]): void => {
-    drain.track(req, res);
-    handler(req, res);
-  };
+  const serve = (req: Parameters<typeof handler>[0], res: Parameters<typeof handler>[1]): void => handler(req, res);
   server.on('request', serve);
   // `Expect: 100-continue`: no automatic 100; the handler sends it only when it reads the body
   // (after the key was accepted), so a refused client never sends its body.

@@ -151,6 +151,16 @@ function lingerOnClose(socket: Socket): void {
   };
 }
 
+export interface NodeHandlerOptions extends AppOptions {
+  /** An app already made (its owner closes it); else one is made from these options. */
+  readonly app?: App;
+  /**
+   * Asked as each answer is written: true makes it carry `Connection: close`
+   * (startServer's graceful close passes its drain's `draining`).
+   */
+  readonly closeConnections?: () => boolean;
+}
+
 /**
  * A Node request handler serving the API.
  *
@@ -158,13 +168,14 @@ function lingerOnClose(socket: Socket): void {
  * const api = createNodeHandler({ basePath: '/ipintel', store: 'sqlite:./ipintel.sqlite' });
  * http.createServer((req, res) => api(req, res, () => { res.statusCode = 404; res.end(); })).listen(3000);
  */
-export function createNodeHandler(options: AppOptions & { readonly app?: App } = {}): NodeHandler {
+export function createNodeHandler(options: NodeHandlerOptions = {}): NodeHandler {
   const app = options.app ?? createApp(options);
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
   const unreadLimit = options.maxBodyBeforeAuthBytes ?? DEFAULT_MAX_BODY_BEFORE_AUTH;
+  const closeConnections = options.closeConnections;
   const answering = new Set<Promise<void>>();
   const send = (req: IncomingMessage, res: ServerResponse, r: ApiResponse): void => {
-    if (req.complete) return writeNodeResponse(res, r);
+    if (req.complete) return writeNodeResponse(res, closeConnections?.() === true ? { ...r, close: true } : r);
     const closing = { ...r, close: true };
     // A client waiting for 100 Continue sends no body: answer now.
     if (req.headers.expect?.toLowerCase() === '100-continue' && !continued.has(req)) return writeNodeResponse(res, closing);

@@ -8,23 +8,28 @@
  *      know from the Keep-Alive header and stop reusing before.
  *   2. Every answer not yet started, now or later on an open connection,
  *      carries `Connection: close`, so clients stop reusing their connections
- *      and each closes after its answer.
+ *      and each closes after its answer. The node adapter asks `draining()`
+ *      as it writes each answer (createNodeHandler's `closeConnections`).
+ *      There is no registry of unanswered responses: a Set holding each
+ *      response until its 'close' made V8 keep ~1.7 MB of every young
+ *      collection's garbage alive into the old generation under keep-alive
+ *      load, and young collections 3.5-4.5x longer (~15% of the server's
+ *      time; docs/design.md, "Sixteenth round").
  *   3. When the last connection has closed, done; connections still open
  *      after `timeoutMs` are destroyed.
  *
  * @module
  */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 
 export interface Drain {
-  /** Call for every request, before the API handler (the standalone server does). */
-  track(req: IncomingMessage, res: ServerResponse): void;
+  /** Whether `drain` has begun: every answer written from now on must carry `Connection: close`. */
+  readonly draining: () => boolean;
   /** Stops accepting and drains; resolves with the number of connections cut at the deadline. */
   drain(timeoutMs: number): Promise<number>;
 }
 
 export function drainable(server: Server): Drain {
-  const unanswered = new Set<ServerResponse>();
   let draining = false;
   let open = 0;
   server.on('connection', (socket) => {
@@ -32,19 +37,9 @@ export function drainable(server: Server): Drain {
     socket.once('close', () => open--);
   });
   return {
-    track(_req, res) {
-      if (draining) {
-        res.setHeader('connection', 'close');
-        return;
-      }
-      unanswered.add(res);
-      // A response emits 'close' once, after 'finish' or when its connection closes first.
-      res.on('close', () => void unanswered.delete(res));
-    },
+    draining: () => draining,
     drain(timeoutMs) {
       draining = true;
-      for (const res of unanswered) if (!res.headersSent) res.setHeader('connection', 'close');
-      unanswered.clear();
       return new Promise((resolve) => {
         let cut = 0;
         const deadline = setTimeout(() => {

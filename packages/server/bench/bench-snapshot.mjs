@@ -1,0 +1,28 @@
+// The server benchmarks' snapshot: one network (8.8.8.0/24) with geo,
+// network and signals, so that a request's cost is the server's, not the
+// lookup's. Used by server-bench.mjs and tools/bench/experiments/servers-side-by-side.mjs.
+
+/** A small snapshot: 8.8.8.0/24 with geo, network and signals. */
+export function snapshotBytes(writer) {
+  const none = {
+    connection_type: 'unknown', connection_evidence: 'inferred', datacenter_provider: null, relay_provider: null,
+    is_relay: false, is_tor: false, is_vpn: false, is_proxy: false, is_public_resolver: false, is_drop_listed: false,
+    recent_abuse: false, is_verified_bot: false, verified_bot_name: null, vpn_operator: null, is_anycast: false,
+  };
+  const nullGeo = { country: null, country_code: null, region: null, city: null, latitude: null, longitude: null, timezone: null };
+  return writer.encodeSnapshot({
+    build_date: '2026-01-01T00:00:00.000Z',
+    attribution_url: 'https://example.test/attribution',
+    has_rpki: false,
+    sources: [],
+    geo: [nullGeo, { country: 'United States', country_code: 'US', region: 'California', city: 'Mountain View', latitude: 37.4056, longitude: -122.0775, timezone: 'America/Los_Angeles' }],
+    networks: [
+      { asn: 0, as_org: '', is_announced: false, is_bogon: false, rpki: 'unknown', allocation_date: null, registration_country: null },
+      { asn: 15169, as_org: 'Google LLC', is_announced: true, is_bogon: false, rpki: 'unknown', allocation_date: '1992-12-01', registration_country: 'US' },
+    ],
+    signals: [none, { ...none, connection_type: 'datacenter', connection_evidence: 'authoritative', datacenter_provider: 'Google Cloud', is_public_resolver: true }],
+    leaves: [{ geo: 0, net: 0, sig: 0 }, { geo: 1, net: 1, sig: 1 }],
+    v4: writer.flattenPrefixes(4, [{ start: 0x08080800n, length: 24, value: 1 }], 0),
+    v6: writer.flattenPrefixes(6, [], 0),
+  });
+}
