@@ -110,21 +110,44 @@ function readFileSnapshotSync(path: string, inflate: Inflate, preload: boolean):
     const header = parseHeader(readFully(fd, Math.min(size, HEADER_SIZE), 0), size);
     const prelude = parsePrelude(header, readFully(fd, 4 + header.metaSize, HEADER_SIZE));
     const raw = new Map<ColumnName, Uint8Array>();
-    // One read buffer for every column inflated now: nothing the size of the file is left for the GC.
-    const scratch = Buffer.allocUnsafe(Math.max(0, ...prelude.columns.filter((c) => !keptAsStored(c, preload)).map((c) => c.stored)));
-    for (const c of prelude.columns) {
-      if (keptAsStored(c, preload)) {
-        // Kept as stored (raw, or until first use): read straight into a buffer of its own, checked now;
-        // through the scratch it would be copied out again (9 MB for leaf.ids).
-        const blob = readFully(fd, c.stored, c.at);
-        checkBlob(c, blob, nodeCrc32);
-        raw.set(c.name, blob);
-      } else raw.set(c.name, columnBytes(c, readFully(fd, c.stored, c.at, scratch), inflate, nodeCrc32));
+    const inflated = prelude.columns.filter((c) => !keptAsStored(c, preload));
+    const kept = prelude.columns.filter((c) => keptAsStored(c, preload));
+    // One read buffer for every column inflated now, which is then the buffer of the largest
+    // column kept as stored (read last): no read buffer left for the GC.
+    const scratchSize = Math.max(0, ...inflated.map((c) => c.stored));
+    const host = scratchHost(kept, scratchSize);
+    const scratch = Buffer.allocUnsafeSlow(Math.max(scratchSize, host?.stored ?? 0));
+    for (const c of inflated) raw.set(c.name, columnBytes(c, readFully(fd, c.stored, c.at, scratch), inflate, nodeCrc32));
+    for (const c of kept) {
+      // Kept as stored (raw, or until first use): read straight into its buffer and checked now;
+      // through a read buffer it would be copied out again (9 MB for leaf.ids).
+      const blob = readFully(fd, c.stored, c.at, c === host ? scratch : undefined);
+      checkBlob(c, blob, nodeCrc32);
+      raw.set(c.name, blob);
     }
     return finishSnapshot(prelude, raw, preload ? undefined : inflate);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Bytes a column's buffer may carry past its end for serving as the read buffer first (or an eighth of the column, if more). */
+export const HOST_SLACK = 1 << 20;
+
+/**
+ * The column kept as stored whose buffer `openSync` first uses as the read
+ * buffer of the columns it inflates (`scratchSize`: their largest blob), or
+ * undefined: the largest such column, unless that buffer would have to be
+ * more than HOST_SLACK (or an eighth of the column) longer than it. Why: on a
+ * machine slow at page faults, the fresh memory of a separate read buffer
+ * (9.5 MB for the world snapshot) cost ~40 ms of the load (docs/design.md,
+ * "Sixteenth round"); the world's leaf.ids takes it for 0.3 MB more.
+ */
+export function scratchHost(kept: readonly PlannedColumn[], scratchSize: number): PlannedColumn | undefined {
+  let host: PlannedColumn | undefined;
+  for (const c of kept) if (host === undefined || c.stored > host.stored) host = c;
+  if (host === undefined || scratchSize - host.stored > Math.max(HOST_SLACK, host.stored / 8)) return undefined;
+  return host;
 }
 
 /** Decodes the planned columns, at most PARALLEL_COLUMNS at a time; `rawOf(c, slot)` gives a column's checked raw bytes (`slot`: which of the parallel readers asks). */
