@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IpIntelError, loadSnapshot, open, openSync } from '../src/index.js';
 import { HOST_SLACK, scratchHost } from '../src/node.js';
-import type { PlannedColumn } from '../src/snapshot/decode.js';
+import { parseHeader, parsePrelude, type PlannedColumn } from '../src/snapshot/decode.js';
 import { HEADER_SIZE } from '../src/snapshot/format.js';
 import { encodeSnapshot } from '../src/writer.js';
 import { modelFromPrefixes, stoppedClock } from '@ipintel/testkit';
@@ -53,16 +53,14 @@ describe('Node layer', () => {
   });
 
   it('openSync checks every column, the one whose buffer was its read buffer too, with and without preload', () => {
-    // The columns' blobs, from the meta (offsets count from the end of the meta).
-    const metaSize = new DataView(bytes.buffer, bytes.byteOffset).getUint32(20, true);
-    const base = HEADER_SIZE + 4 + metaSize;
-    const meta = JSON.parse(new TextDecoder().decode(bytes.subarray(HEADER_SIZE + 4, base))) as { columns: Record<string, { offset: number; stored: number; deflate: boolean }> };
-    const raw = Object.entries(meta.columns).filter(([, c]) => !c.deflate);
-    expect(raw.length).toBeGreaterThan(0); // leaf.ids and the coordinates are stored raw: one of them hosts the read buffer
-    for (const [name, c] of Object.entries(meta.columns)) {
-      if (c.stored === 0) continue;
+    // The columns' blobs, where the reader plans them.
+    const header = parseHeader(bytes, bytes.length);
+    const { columns } = parsePrelude(header, bytes.subarray(HEADER_SIZE, HEADER_SIZE + 4 + header.metaSize));
+    expect(columns.some((c) => !c.deflate)).toBe(true); // leaf.ids and the coordinates are stored raw: one of them hosts the read buffer
+    for (const { name, at, stored } of columns) {
+      if (stored === 0) continue;
       const bad = bytes.slice();
-      bad[base + c.offset + (c.stored >> 1)]! ^= 0x5a;
+      bad[at + (stored >> 1)]! ^= 0x5a;
       const file = join(dir, `bad-${name}.ipintel`);
       writeFileSync(file, bad);
       for (const preload of [false, true]) {

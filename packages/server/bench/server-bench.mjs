@@ -20,7 +20,7 @@ import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { snapshotBytes } from './bench-snapshot.mjs';
+import { answerCpu, load, measured, snapshotBytes } from './shared.mjs';
 
 const here = new URL('.', import.meta.url);
 
@@ -34,7 +34,6 @@ async function importBuilt() {
     process.exit(1);
   }
 }
-
 
 // ---- child roles -------------------------------------------------------------
 const role = process.argv[2];
@@ -55,31 +54,6 @@ if (role === '--serve-bare') {
   process.on('disconnect', () => void s.close().then(() => process.exit(0)));
 } else {
   await main();
-}
-
-/** Child side: answers 'cpu' with this process's CPU time so far (us). */
-function answerCpu() {
-  process.on('message', (m) => {
-    if (m !== 'cpu') return;
-    const u = process.cpuUsage();
-    process.send({ cpu: u.user + u.system });
-  });
-}
-
-/** Driver side: the CPU time (us) a child has used so far. */
-function cpuOf(child) {
-  return new Promise((resolve) => {
-    child.once('message', (m) => resolve(m.cpu));
-    child.send('cpu');
-  });
-}
-
-/** A run of `load`, with the CPU the serving child spent per request (us). */
-async function measured(child, loadRun) {
-  const c0 = await cpuOf(child);
-  const r = await loadRun();
-  const c1 = await cpuOf(child);
-  return { ...r, cpuPerRequest: (c1 - c0) / Math.max(1, r.requests.total) };
 }
 
 /**
@@ -127,12 +101,6 @@ function startChild(args) {
   return new Promise((resolve, reject) => {
     child.once('exit', (c) => reject(new Error(`server exited with ${c}`)));
     child.once('message', (m) => resolve({ url: `http://127.0.0.1:${m.port}`, child }));
-  });
-}
-
-async function load(autocannon, opts) {
-  return new Promise((resolve, reject) => {
-    autocannon(opts, (err, r) => (err ? reject(err) : resolve(r)));
   });
 }
 

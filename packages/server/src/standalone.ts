@@ -95,13 +95,12 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     throw e;
   }
   const app = handler.app;
-  const serve = (req: Parameters<typeof handler>[0], res: Parameters<typeof handler>[1]): void => handler(req, res);
-  server.on('request', serve);
+  server.on('request', handler);
   // `Expect: 100-continue`: no automatic 100; the handler sends it only when it reads the body
   // (after the key was accepted), so a refused client never sends its body.
-  server.on('checkContinue', serve);
+  server.on('checkContinue', handler);
   // Any other Expect value: the app answers 417 as problem+json (node's own 417 has no body).
-  server.on('checkExpectation', serve);
+  server.on('checkExpectation', handler);
   server.on('clientError', clientErrorHandler(app.logger, options.problemTypeBase ?? DEFAULT_PROBLEM_TYPE_BASE));
   server.on('connect', connectHandler(app.logger, options.problemTypeBase ?? DEFAULT_PROBLEM_TYPE_BASE));
   await app.ready;

@@ -14,7 +14,7 @@
 //   node tools/bench/experiments/servers-side-by-side.mjs packages/server/dist/before.js packages/server/dist/index.js [--rounds 6] [--seconds 5] [--snapshot PATH]
 //
 // The snapshot defaults to the server benchmark's one-network snapshot
-// (packages/server/bench/bench-snapshot.mjs); every server shares one SQLite
+// (packages/server/bench/shared.mjs); every server shares one SQLite
 // store in a temporary folder and one key.
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { answerCpu, load, measured, snapshotBytes } from '../../../packages/server/bench/shared.mjs';
 
 const serverPackage = new URL('../../../packages/server/package.json', import.meta.url);
 
@@ -32,10 +33,7 @@ if (process.env.IPINTEL_SIDE_BY_SIDE_CHILD !== undefined) {
   const server = await import(pathToFileURL(build).href);
   const s = await server.startServer({ port: 0, snapshotPath: snapshot, store, activationDelayMs: 0, rateLimit: false, sighup: false });
   process.send({ port: s.port });
-  process.on('message', () => {
-    const u = process.cpuUsage();
-    process.send({ cpu: u.user + u.system });
-  });
+  answerCpu();
   process.on('disconnect', () => void s.close().then(() => process.exit(0)));
 } else {
   const { values, positionals } = parseArgs({
@@ -51,7 +49,6 @@ if (process.env.IPINTEL_SIDE_BY_SIDE_CHILD !== undefined) {
   const autocannon = requireS('autocannon');
   const server = await import(pathToFileURL(builds[0]).href);
   const writer = await import(pathToFileURL(requireS.resolve('@ipintel/core/writer')).href);
-  const { snapshotBytes } = await import('../../../packages/server/bench/bench-snapshot.mjs');
   const dir = mkdtempSync(join(tmpdir(), 'ipintel-servers-'));
   try {
     const snapshot = values.snapshot ?? join(dir, 'bench.ipintel');
@@ -71,24 +68,14 @@ if (process.env.IPINTEL_SIDE_BY_SIDE_CHILD !== undefined) {
       });
       servers.push({ build, child, port, rounds: [] });
     }
-    const cpu = (child) =>
-      new Promise((res) => {
-        child.once('message', (m) => res(m.cpu));
-        child.send('cpu');
-      });
-    const load = (port, duration) =>
-      new Promise((res, rej) => {
-        const url = `http://127.0.0.1:${port}/v1/check?ip=8.8.8.8`;
-        autocannon({ url, connections: 10, duration, headers: { 'x-api-key': key } }, (e, r) => (e ? rej(e) : res(r)));
-      });
-    for (const sv of servers) await load(sv.port, 2); // warm-up
+    const run = (port, duration) =>
+      load(autocannon, { url: `http://127.0.0.1:${port}/v1/check?ip=8.8.8.8`, connections: 10, duration, headers: { 'x-api-key': key } });
+    for (const sv of servers) await run(sv.port, 2); // warm-up
     for (let round = 0; round < Number(values.rounds); round++) {
       for (const sv of round % 2 === 0 ? servers : [...servers].reverse()) {
-        const c0 = await cpu(sv.child);
-        const r = await load(sv.port, Number(values.seconds));
-        const c1 = await cpu(sv.child);
+        const r = await measured(sv.child, () => run(sv.port, Number(values.seconds)));
         if (r.non2xx > 0 || r.errors > 0) throw new Error(`${sv.build}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
-        sv.rounds.push(`${Math.round(r.requests.average)} req/s ${((c1 - c0) / r.requests.total).toFixed(1)} us p99 ${r.latency.p99} ms`);
+        sv.rounds.push(`${Math.round(r.requests.average)} req/s ${r.cpuPerRequest.toFixed(1)} us p99 ${r.latency.p99} ms`);
       }
     }
     console.log(`autocannon 10 connections, ${values.seconds} s per round, ${values.rounds} alternating rounds; snapshot ${values.snapshot ?? 'one network'}`);

@@ -1,6 +1,7 @@
-// The server benchmarks' snapshot: one network (8.8.8.0/24) with geo,
-// network and signals, so that a request's cost is the server's, not the
-// lookup's. Used by server-bench.mjs and tools/bench/experiments/servers-side-by-side.mjs.
+// What server-bench.mjs and tools/bench/experiments/servers-side-by-side.mjs
+// share: the snapshot (one network, 8.8.8.0/24, with geo, network and
+// signals, so that a request's cost is the server's, not the lookup's), the
+// CPU probe of a serving child process, and autocannon as a promise.
 
 /** A small snapshot: 8.8.8.0/24 with geo, network and signals. */
 export function snapshotBytes(writer) {
@@ -24,5 +25,37 @@ export function snapshotBytes(writer) {
     leaves: [{ geo: 0, net: 0, sig: 0 }, { geo: 1, net: 1, sig: 1 }],
     v4: writer.flattenPrefixes(4, [{ start: 0x08080800n, length: 24, value: 1 }], 0),
     v6: writer.flattenPrefixes(6, [], 0),
+  });
+}
+
+/** Child side: answers 'cpu' with this process's CPU time so far (us). */
+export function answerCpu() {
+  process.on('message', (m) => {
+    if (m !== 'cpu') return;
+    const u = process.cpuUsage();
+    process.send({ cpu: u.user + u.system });
+  });
+}
+
+/** Driver side: the CPU time (us) a child has used so far. */
+function cpuOf(child) {
+  return new Promise((resolve) => {
+    child.once('message', (m) => resolve(m.cpu));
+    child.send('cpu');
+  });
+}
+
+/** A run of `load`, with the CPU the serving child spent per request (us). */
+export async function measured(child, loadRun) {
+  const c0 = await cpuOf(child);
+  const r = await loadRun();
+  const c1 = await cpuOf(child);
+  return { ...r, cpuPerRequest: (c1 - c0) / Math.max(1, r.requests.total) };
+}
+
+/** One autocannon run (`opts` as autocannon takes them). */
+export function load(autocannon, opts) {
+  return new Promise((resolve, reject) => {
+    autocannon(opts, (err, r) => (err ? reject(err) : resolve(r)));
   });
 }
