@@ -152,10 +152,10 @@ export function fromSharedTrusted(shared: SharedSnapshot, options?: LoadOptions)
   const stored = (shared?.v6Stored ?? undefined) as Readonly<Record<string, unknown>> | undefined;
   const typed = (n: ColumnName): boolean =>
     stored !== undefined && (V6_COLUMNS as readonly ColumnName[]).includes(n) ? stored[n] instanceof Uint8Array : cols![n] instanceof ARRAY_OF[COLUMNS[n]];
-  const ok = cols !== undefined && Number.isInteger(shared.ranges4) && (Object.keys(COLUMNS) as ColumnName[]).every(typed);
+  const ok = cols !== undefined && (shared.ranges4 === undefined || Number.isInteger(shared.ranges4)) && (Object.keys(COLUMNS) as ColumnName[]).every(typed);
   if (!ok) throw new IpIntelError('invalid_input', 'fromSharedTrusted expects the object IpIntel#share() returns');
   // IPv6 columns shared as stored are decoded on first use with the caller's inflater (this module has no default).
-  return new Intel(trustedDecoded(shared.meta, cols as unknown as Columns, shared.ranges4!, stored, options?.inflate), options);
+  return new Intel(trustedDecoded(shared.meta, cols as unknown as Columns, shared.ranges4, stored, options?.inflate), options);
 }
 
 /**

@@ -19,7 +19,12 @@ export interface SharedSnapshot {
   readonly meta: SnapshotMeta;
   /** Every column, decoded; but the IPv6 index's when `v6Stored` holds them. */
   readonly columns: Readonly<Record<string, ArrayBufferView>>;
-  /** IPv4 ranges as counted by the sharing side (set by share(); fromShared counts again). */
+  /**
+   * IPv4 ranges, when the sharing side had counted them already (share()
+   * sets it then; the count is made on first read of
+   * `info.counts.ipv4_ranges`). fromShared counts again; fromSharedTrusted
+   * takes it, or counts on first read when it is absent.
+   */
   readonly ranges4?: number;
   /**
    * The IPv6 index's columns as stored in the file (deflated: ~5 MB of the
@@ -52,7 +57,8 @@ export function shareDecoded(decoded: DecodedSnapshot, v6: () => V6Columns): Sha
     // The declared element type, not col.constructor: a column inflated by Node's zlib is a Buffer.
     if (col !== undefined) columns[name] = sharedCopy(col, ARRAY_OF[COLUMNS[name]]);
   }
-  const base = { meta: decoded.meta, columns: Object.freeze(columns), ranges4: decoded.ranges4 };
+  const counted = decoded.ranges4Known();
+  const base = { meta: decoded.meta, columns: Object.freeze(columns), ...(counted === undefined ? {} : { ranges4: counted }) };
   if (stored === null) return Object.freeze(base);
   const v6Stored: Record<string, Uint8Array> = {};
   for (const [name, blob] of stored) v6Stored[name] = sharedCopy(blob, Uint8Array) as Uint8Array;

@@ -8,7 +8,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { put24 } from '../src/bytes.js';
-import { leafCount, leafCoverage, leafOfIPv4, lookupMany } from '../src/internal.js';
+import { fflateInflate } from '../src/inflate-fflate.js';
+import { fromSharedTrusted, leafCount, leafCoverage, leafOfIPv4, lookupMany } from '../src/internal.js';
 import { fromShared, IpIntelError, loadSnapshot } from '../src/portable.js';
 import { bigIntToText, encodeSnapshot, type PrefixEntry } from '../src/writer.js';
 import { modelFromPrefixes, naiveLpm, prefixSetArb, probeAddresses } from '@ipintel/testkit';
@@ -101,15 +102,36 @@ describe('IPv4 index vs naive longest-prefix scan', () => {
     );
   });
 
-  it('counts ranges (runs of one answer) the same whatever the table size', () => {
+  it('counts ranges (runs of one answer) as the model has them, whatever the table size', () => {
     fc.assert(
       fc.property(prefixesArb, (prefixes) => {
-        const model = modelFromPrefixes(prefixes, [], LEAVES);
-        const n = load(prefixes, 16).info.counts.ipv4_ranges;
-        expect(load(prefixes, 20).info.counts.ipv4_ranges).toBe(n);
-        expect(n).toBe(model.v4.starts.length);
+        const want = modelFromPrefixes(prefixes, [], LEAVES).v4.starts.length;
+        // 22 and 24 bits: maps of 4 entries (the check's word loop) and of 1 (its byte loop).
+        for (const bits of [16, 20, 22, 24]) expect(load(prefixes, bits).info.counts.ipv4_ranges, `2^${bits}`).toBe(want);
       }),
-      { numRuns: 20 },
+      { numRuns: 10 },
+    );
+  });
+
+  it('counts ranges on first read, and a shared snapshot carries the count only once it is made', () => {
+    fc.assert(
+      fc.property(prefixesArb, (prefixes) => {
+        const want = modelFromPrefixes(prefixes, [], LEAVES).v4.starts.length;
+        const before = load(prefixes, 20);
+        const early = before.share();
+        expect(early.ranges4).toBeUndefined();
+        // Opened without a count: each side counts on its own first read.
+        expect(fromSharedTrusted(early, { inflate: fflateInflate }).info.counts.ipv4_ranges).toBe(want);
+        expect(fromShared(early).info.counts.ipv4_ranges).toBe(want);
+        const counted = load(prefixes, 20);
+        expect(JSON.parse(JSON.stringify(counted.info)).counts.ipv4_ranges).toBe(want);
+        const late = counted.share();
+        expect(late.ranges4).toBe(want);
+        expect(fromSharedTrusted(late, { inflate: fflateInflate }).info.counts.ipv4_ranges).toBe(want);
+        // fromShared does not take the sharing side's word for it.
+        expect(fromShared({ ...late, ranges4: want + 1 }).info.counts.ipv4_ranges).toBe(want);
+      }),
+      { numRuns: 10 },
     );
   });
 
@@ -211,6 +233,70 @@ describe('the load-time check of the IPv4 index', () => {
     const shared = load([{ start: 0x0a000010n, length: 28, value: 1 }], 16).share();
     const ids = new Uint16Array(3 * (0x800000 + 1));
     expect(() => fromShared({ ...shared, columns: { ...shared.columns, 'leaf.ids': ids } })).toThrow(/leaf\.ids holds 8388609 leaves/);
+  });
+
+  it('decides the same whether it reads a map as words or as bytes (a 4-aligned copy against one at an odd offset)', () => {
+    const prefixes: PrefixEntry<number>[] = Array.from({ length: 60 }, (_, i) => ({ start: BigInt(0x0a000000 + i * 768 + (i % 5) * 16), length: 28 + (i % 3), value: 1 + (i % (LEAVES - 1)) }));
+    for (const bits of [16, 20, 22]) {
+      const shared = load(prefixes, bits).share();
+      const blk = shared.columns['v4.blk'] as Uint8Array;
+      const outcome = (b: Uint8Array): string => {
+        try {
+          fromShared({ ...shared, columns: { ...shared.columns, 'v4.blk': b } });
+          return 'accepted';
+        } catch (e) {
+          return (e as IpIntelError).code;
+        }
+      };
+      const seen = new Set<string>();
+      fc.assert(
+        fc.property(fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })), { maxLength: 3 }), (flips) => {
+          const aligned = blk.slice();
+          for (const [at, x] of flips) aligned[at % aligned.length]! ^= x;
+          const odd = new Uint8Array(aligned.length + 1).subarray(1);
+          odd.set(aligned);
+          const a = outcome(aligned);
+          expect(outcome(odd)).toBe(a);
+          seen.add(a);
+        }),
+        { numRuns: 150 },
+      );
+      expect([...seen].sort(), `2^${bits}`).toEqual(['accepted', 'snapshot_corrupt']);
+    }
+  });
+
+  it('refuses each broken invariant in a table of 2^24 too (maps of one entry, read as bytes)', () => {
+    const prefixes: PrefixEntry<number>[] = [
+      { start: 0x0a000010n, length: 28, value: 1 },
+      { start: 0x0a000040n, length: 28, value: 2 },
+    ];
+    const intel = load(prefixes, 24);
+    const shared = intel.share();
+    const blk = shared.columns['v4.blk'] as Uint8Array;
+    // One record: a map of one entry (the /24's block at offset 3), then the block of k = 4.
+    expect(blk.length).toBe(3 + 20);
+    const n = leafCount(intel);
+    const code = (b: Uint8Array): string => {
+      try {
+        fromShared({ ...shared, columns: { ...shared.columns, 'v4.blk': b } });
+        return 'accepted';
+      } catch (e) {
+        return (e as IpIntelError).code;
+      }
+    };
+    expect(code(blk.slice())).toBe('accepted');
+    const edits: Record<string, (b: Uint8Array) => void> = {
+      'starts out of order': (b) => ([b[4], b[5]] = [b[5]!, b[4]!]),
+      'a start of 0': (b) => void (b[4] = 0),
+      'the block not right after the map': (b) => void (b[0]! += 1),
+      'a block leaf equal to the leaf count': (b) => put24(b, 3 + 1 + 4, n),
+      'a map entry that is neither a leaf nor a block': (b) => put24(b, 0, n),
+    };
+    for (const [what, edit] of Object.entries(edits)) {
+      const b = blk.slice();
+      edit(b);
+      expect(code(b), what).toBe('snapshot_corrupt');
+    }
   });
 
   it('refuses a damaged table or block, or else answers only leaves that exist', () => {

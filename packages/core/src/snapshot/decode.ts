@@ -37,6 +37,7 @@ import {
 } from './format.js';
 import { isColumnFilter, undoFilter, type ColumnFilter } from './filters.js';
 import { require, validate, validateMain, validateV6, type Columns, type MainColumns, type V6Columns } from './validate.js';
+import { rangeCount4 } from './v4-index.js';
 
 export type { Columns, MainColumns, V6Columns } from './validate.js';
 
@@ -47,8 +48,14 @@ export interface DecodedSnapshot {
   readonly meta: SnapshotMeta;
   /** Checked at load (it may hold the IPv6 columns too: use `v6()` for those). */
   readonly columns: MainColumns;
-  /** IPv4 ranges (runs of one answer), counted while checking the index. */
-  readonly ranges4: number;
+  /**
+   * IPv4 ranges (runs of one answer): counted on the first call (a walk of
+   * the index, ~0.1 s for a world snapshot, which the load does not pay),
+   * or known from the thread that shared the snapshot.
+   */
+  readonly ranges4: () => number;
+  /** The IPv4 range count if it was counted (or handed over) already, else undefined; counts nothing. */
+  readonly ranges4Known: () => number | undefined;
   /** IPv6 ranges (main table + sub-tables), from the column sizes: known before the IPv6 columns are decoded. */
   readonly ranges6: number;
   /**
@@ -173,10 +180,16 @@ function ranges6Of(w1Count: number, subLeafBytes: number): number {
   return w1Count + Math.floor(subLeafBytes / 3);
 }
 
+/** The IPv4 range count of checked columns, counted once on first use unless `known` (a sharing thread's count). */
+function ranges4Of(main: MainColumns, known: number | undefined): Pick<DecodedSnapshot, 'ranges4' | 'ranges4Known'> {
+  let n = known;
+  return { ranges4: () => (n ??= rangeCount4(main['v4.dir'], main['v4.blk'])), ranges4Known: () => n };
+}
+
 /** A decoded snapshot whose columns, the IPv6 ones included, are all there and checked. */
-function eager(meta: SnapshotMeta, columns: Columns, ranges4: number): DecodedSnapshot {
+function eager(meta: SnapshotMeta, columns: Columns, ranges4: number | undefined): DecodedSnapshot {
   const v6 = columns as V6Columns;
-  return { meta, columns, ranges4, ranges6: ranges6Of(v6['v6.w1'].length, v6['v6.subleaf'].length), v6: () => v6, v6Stored: () => null };
+  return { meta, columns, ...ranges4Of(columns, ranges4), ranges6: ranges6Of(v6['v6.w1'].length, v6['v6.subleaf'].length), v6: () => v6, v6Stored: () => null };
 }
 
 /**
@@ -333,9 +346,13 @@ export function checkDecoded(
     require(col instanceof ARRAY_OF[COLUMNS[name]], `shared column ${name} is missing or has the wrong type`, name);
     out[name] = col as Columns[ColumnName];
   }
-  if (v6Stored === undefined) return eager(meta, out as Columns, validate(out as Columns));
+  if (v6Stored === undefined) {
+    validate(out as Columns);
+    return eager(meta, out as Columns, undefined);
+  }
   const main = out as unknown as MainColumns;
-  return sharedLazy(meta, main, validateMain(main), v6Stored, inflate, true);
+  validateMain(main);
+  return sharedLazy(meta, main, undefined, v6Stored, inflate, true);
 }
 
 /**
@@ -346,7 +363,7 @@ export function checkDecoded(
 export function trustedDecoded(
   meta: SnapshotMeta,
   columns: Columns | MainColumns,
-  ranges4: number,
+  ranges4: number | undefined,
   v6Stored?: Readonly<Record<string, unknown>>,
   inflate?: Inflate,
 ): DecodedSnapshot {
@@ -358,7 +375,7 @@ export function trustedDecoded(
 function sharedLazy(
   meta: SnapshotMeta,
   main: MainColumns,
-  ranges4: number,
+  ranges4: number | undefined,
   v6Stored: Readonly<Record<string, unknown>>,
   inflate: Inflate | undefined,
   check: boolean,
@@ -380,7 +397,7 @@ function sharedLazy(
 function withDeferredV6(
   meta: SnapshotMeta,
   main: MainColumns,
-  ranges4: number,
+  ranges4: number | undefined,
   planned: readonly PlannedColumn[],
   blobs: Map<ColumnName, Uint8Array>,
   inflate: Inflate,
@@ -389,7 +406,7 @@ function withDeferredV6(
   // The IPv6 range count from the column sizes: known before the columns are decoded.
   const size = (name: V6ColumnName): number => planned.find((c) => c.name === name)!.rawSize;
   const lazy = deferredV6(planned, blobs, inflate, main['leaf.ids'].length / 3, own);
-  return { meta, columns: main, ranges4, ranges6: ranges6Of(size('v6.w1') / 4, size('v6.subleaf')), ...lazy };
+  return { meta, columns: main, ...ranges4Of(main, ranges4), ranges6: ranges6Of(size('v6.w1') / 4, size('v6.subleaf')), ...lazy };
 }
 
 /**
@@ -408,9 +425,13 @@ export function finishSnapshot(prelude: Prelude, raw: ReadonlyMap<ColumnName, Ui
       deferred.push(c);
     } else columns[c.name] = view(c.name, raw.get(c.name)!, c.rawSize, c.filter);
   }
-  if (later === undefined) return eager(prelude.meta, columns as Columns, validate(columns as Columns));
+  if (later === undefined) {
+    validate(columns as Columns);
+    return eager(prelude.meta, columns as Columns, undefined);
+  }
   const main = columns as unknown as MainColumns;
-  return withDeferredV6(prelude.meta, main, validateMain(main), deferred, kept, later, true);
+  validateMain(main);
+  return withDeferredV6(prelude.meta, main, undefined, deferred, kept, later, true);
 }
 
 /**

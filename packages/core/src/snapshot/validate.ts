@@ -66,8 +66,8 @@ function nonDecreasing(a: Uint32Array, name: string): void {
   require(firstDecrease32(a) < 0, `${name} is not sorted`, name);
 }
 
-/** Checks every invariant IPv4 lookups and the result assembly rely on; returns the IPv4 range count. */
-export function validateMain(c: MainColumns): number {
+/** Checks every invariant IPv4 lookups and the result assembly rely on. */
+export function validateMain(c: MainColumns): void {
   const nGeo = c['geo.country_code'].length;
   const nNet = c['net.asn'].length;
   const nSig = c['sig.flags'].length;
@@ -111,7 +111,7 @@ export function validateMain(c: MainColumns): number {
   allBelow(c['pair.net'], nNet, 'pair.net');
   allBelow(c['pair.sig'], nSig, 'pair.sig');
   // 2. IPv4 index (v4-index.ts): table entries and blocks.
-  return checkV4(c['v4.dir'], c['v4.blk'], nLeaf);
+  checkV4(c['v4.dir'], c['v4.blk'], nLeaf);
 }
 
 /** Checks the IPv6 index: groups by first word, second words increasing, sub-tables well formed, leaf ids below `nLeaf`. */
@@ -139,9 +139,8 @@ export function validateV6(c: V6Columns, nLeaf: number): void {
   require(subLeaf.length % 3 === 0 && firstAbove24(subLeaf, nLeaf) < 0, 'v6.subleaf holds an id out of range', 'v6.subleaf');
 }
 
-/** Every column's invariants; `ranges4` as validateMain. */
-export function validate(c: Columns): number {
-  const ranges4 = validateMain(c);
+/** Every column's invariants. */
+export function validate(c: Columns): void {
+  validateMain(c);
   validateV6(c, c['leaf.ids'].length / 3);
-  return ranges4;
 }
