@@ -33,5 +33,5 @@ export { openRedisStore, type RedisStore } from './store/redis.js';
 export { StoreUnavailableError, type Store, type KeyRecord, type ConsumeRequest, type ConsumeResult } from './store/types.js';
 export { openApiDocument } from './openapi/document.js';
 export { MAX_BATCH } from './context.js';
-export { turnBuffered, type TurnBufferedDestination } from './log.js';
+export { turnBuffered, type TurnBufferOptions, type TurnBufferedDestination } from './log.js';
 export { serverLogger } from './access-log.js';

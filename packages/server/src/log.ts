@@ -27,36 +27,71 @@ export interface TurnBufferedDestination extends DestinationStream {
   end(): void;
 }
 
+/** How long and how much turnBuffered may hold before it writes. */
+export interface TurnBufferOptions {
+  /**
+   * 0 (the default): the lines of a turn are written at the end of that
+   * turn. More: the lines are written at most this many ms after the first
+   * of them was logged, or as soon as `maxBytes` are pending, whichever
+   * comes first (an access log under load then makes one write per
+   * `maxBytes`, not one per turn).
+   */
+  readonly delayMs?: number;
+  /** With `delayMs`: write as soon as this many characters are pending (default 65,536). */
+  readonly maxBytes?: number;
+}
+
 /**
- * The standalone server's stdout: the lines logged during one turn of the
- * event loop are written together at the end of that turn, in one
- * synchronous write (pino's own sync destination, which retries a full
- * pipe), and what is pending when the process exits is written then. So a
- * line is on stdout within the turn that logged it (a running server's log
- * can be followed live; a crash loses nothing; `kill -9` loses at most the
- * lines of the turn it interrupts), and a busy server makes one write per
- * turn instead of one per request: in the routing core measured side by
- * side (bench/server-bench.mjs), the access log cost ~6 us of CPU per request
- * with pino's asynchronous destination and ~3.5 us this way (docs/design.md,
- * "What we tried").
+ * The standalone server's stdout: the lines logged are held and written
+ * together in one synchronous write (pino's own sync destination, which
+ * retries a full pipe), at the end of the turn that logged them or, with
+ * `delayMs`, within that many ms (sooner once `maxBytes` are pending); what
+ * is pending when the process exits is written then. So a running server's
+ * log can be followed live, a crash loses nothing, and `kill -9` loses at
+ * most the lines it interrupts the wait of. A busy server makes one write
+ * per turn instead of one per request: in the routing core measured side by
+ * side (bench/server-bench.mjs), the access log cost ~6 us of CPU per
+ * request with pino's asynchronous destination and ~3.5 us this way
+ * (docs/design.md, "What we tried"); with a delay, one write per 64 KB
+ * instead of one per turn took another ~1.9 us off each request of the
+ * standalone server (docs/design.md, "Seventeenth round").
  *
  * @example
- * const logger = pino({ level: 'info' }, turnBuffered()); // createApp({ logger }) logs as `ipintel serve` does
+ * const logger = pino({ level: 'info' }, turnBuffered()); // createApp({ logger }) logs as startServer's default logger does
  */
-export function turnBuffered(fd = 1): TurnBufferedDestination {
+export function turnBuffered(fd = 1, options: TurnBufferOptions = {}): TurnBufferedDestination {
   const out = pino.destination({ dest: fd, sync: true });
+  const delayMs = options.delayMs ?? 0;
+  const maxBytes = options.maxBytes ?? 65536;
   let pending: string[] = [];
+  let size = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const writePending = (): void => {
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
     if (pending.length === 0) return;
     const text = pending.length === 1 ? pending[0]! : pending.join('');
     pending = [];
+    size = 0;
     out.write(text);
   };
   process.on('exit', writePending);
+  const hold =
+    delayMs > 0
+      ? (line: string): void => {
+          pending.push(line);
+          size += line.length;
+          if (size >= maxBytes) writePending();
+          // Unref'd: a wait for the log never keeps the process alive (exit writes what is pending).
+          else if (timer === undefined) timer = setTimeout(writePending, delayMs).unref();
+        }
+      : (line: string): void => {
+          if (pending.push(line) === 1) setImmediate(writePending);
+        };
   return {
-    write(line: string): void {
-      if (pending.push(line) === 1) setImmediate(writePending);
-    },
+    write: hold,
     flush(cb?: (err?: Error) => void): void {
       writePending();
       cb?.();

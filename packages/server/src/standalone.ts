@@ -58,12 +58,16 @@ export interface RunningServer {
  * const s = await startServer({ port: 8080, store: 'sqlite:./ipintel.sqlite' });
  * // ... later: await s.close();
  */
+/** Longest the standalone server holds a log line before writing it, ms (turnBuffered). */
+const LOG_DELAY_MS = 50;
+
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const limits = resolveLimits(options);
-  // stdout, one write per event-loop turn (log.ts, turnBuffered): readable while the server runs,
-  // nothing lost on a crash, one write per turn however many requests it answered. Flushed on close.
-  const stdout = options.logger === undefined ? turnBuffered(1) : undefined;
+  // stdout (log.ts, turnBuffered): lines written within LOG_DELAY_MS, or once 64 KB are pending, so a
+  // busy server makes one write per 64 KB of log, not one per turn; readable while the server runs,
+  // nothing lost on a crash or an exit, at most LOG_DELAY_MS of lines on kill -9. Flushed on close.
+  const stdout = options.logger === undefined ? turnBuffered(1, { delayMs: LOG_DELAY_MS }) : undefined;
   const own: Logger | undefined = stdout === undefined ? undefined : serverLogger(stdout, options.logLevel ?? 'info');
   const logger: Logger | false = own ?? options.logger ?? false;
   const { snapshotPath, snapshot: given, ...rest } = options;

@@ -1,8 +1,10 @@
 /**
  * turnBuffered (log.ts), the standalone server's stdout: the lines of one
- * event-loop turn go out together at the end of the turn, in order; flush
+ * event-loop turn go out together at the end of the turn, in order (or, with
+ * `delayMs`, within that many ms, sooner once `maxBytes` are pending); flush
  * and end write what is pending at once; a process that exits (even by an
- * uncaught exception) in the middle of a turn still writes its lines.
+ * uncaught exception) in the middle of a turn or of a wait still writes its
+ * lines, and a wait never keeps a process alive.
  */
 import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
@@ -77,4 +79,55 @@ it('writes every byte of a turn larger than the pipe, multi-byte text included, 
   const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as { i: number; city: string });
   expect(lines.map((l) => l.i)).toEqual(Array.from({ length: 20000 }, (_, i) => i));
   expect(new Set(lines.map((l) => l.city))).toEqual(new Set(['São Paulo ✓ '.repeat(10)]));
+});
+
+it('with delayMs: holds the lines past the end of their turn, writes them within the delay, or at once when maxBytes are pending', async () => {
+  const tmp = tempDir('ipintel-log-delay-');
+  const path = join(tmp.dir, 'out.log');
+  const fd = openSync(path, 'w');
+  const line = (i: number): string => `${String(i).padStart(19, '0')}\n`; // 20 characters
+  const lines = (): number[] => readFileSync(path, 'utf8').split('\n').filter(Boolean).map(Number);
+  const out = turnBuffered(fd, { delayMs: 40, maxBytes: 200 });
+  try {
+    out.write(line(0));
+    out.write(line(1));
+    await nextTurn();
+    expect(lines()).toEqual([]); // the turn ended, the delay has not
+    await new Promise((r) => setTimeout(r, 120));
+    expect(lines()).toEqual([0, 1]);
+    // 200 characters pending at the 10th line: all ten written at once, in this turn.
+    for (let i = 2; i < 11; i++) out.write(line(i));
+    expect(lines()).toEqual([0, 1]);
+    out.write(line(11));
+    expect(lines()).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    out.write(line(12));
+    await new Promise<void>((r) => out.flush(() => r()));
+    expect(lines()).toHaveLength(13);
+    out.write(line(13));
+    out.end();
+    expect(lines()).toEqual(Array.from({ length: 14 }, (_, i) => i));
+  } finally {
+    out.end();
+    closeSync(fd);
+    tmp.cleanup();
+  }
+});
+
+it('with delayMs: a process whose work ends while lines wait exits at once and writes them', () => {
+  const script = `
+    const { default: pino } = await import('pino');
+    const { turnBuffered } = await import(${JSON.stringify(LOG_MODULE)});
+    const logger = pino({ base: null, timestamp: false }, turnBuffered(1, { delayMs: 60000 }));
+    logger.info('waiting');
+  `;
+  const t = Date.now();
+  const stdout = execFileSync(process.execPath, ['--import', REGISTER, '--input-type=module', '-e', script], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+    timeout: 30000,
+  });
+  expect(stdout).toContain('"msg":"waiting"');
+  // Far less than the 60 s wait: the timer did not keep the process alive (the exit wrote the line).
+  expect(Date.now() - t).toBeLessThan(30000);
 });
