@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { put24 } from '../src/bytes.js';
 import { fflateInflate } from '../src/inflate-fflate.js';
 import { fromSharedTrusted, leafCount, leafCoverage, leafOfIPv4, lookupMany } from '../src/internal.js';
-import { fromShared, IpIntelError, loadSnapshot } from '../src/portable.js';
+import { fromShared, IpIntelError, loadSnapshot, type SharedSnapshot } from '../src/portable.js';
 import { bigIntToText, encodeSnapshot, type PrefixEntry } from '../src/writer.js';
 import { modelFromPrefixes, naiveLpm, prefixSetArb, probeAddresses } from '@ipintel/testkit';
 import { modelLeaf } from './model-leaf.js';
@@ -41,6 +41,16 @@ function denseArb(span: number): fc.Arbitrary<PrefixEntry<number>[]> {
 
 // denseArb(8): one /24 cut into up to ~150 pieces (a slice block long enough for the binary search).
 const prefixesArb = fc.oneof(prefixSetArb(32, V4_LENGTHS, LEAVES), denseArb(16), denseArb(12), denseArb(8));
+
+/** 'accepted', or the error code, when `shared` is opened with `blk` as its v4.blk. */
+function withBlock(shared: SharedSnapshot, blk: Uint8Array): string {
+  try {
+    fromShared({ ...shared, columns: { ...shared.columns, 'v4.blk': blk } });
+    return 'accepted';
+  } catch (e) {
+    return (e as IpIntelError).code;
+  }
+}
 
 function load(prefixes: readonly PrefixEntry<number>[], bits: number) {
   return loadSnapshot(encodeSnapshot(modelFromPrefixes(prefixes, [], LEAVES), { compress: false, v4DirBits: bits }));
@@ -240,14 +250,7 @@ describe('the load-time check of the IPv4 index', () => {
     for (const bits of [16, 20, 22]) {
       const shared = load(prefixes, bits).share();
       const blk = shared.columns['v4.blk'] as Uint8Array;
-      const outcome = (b: Uint8Array): string => {
-        try {
-          fromShared({ ...shared, columns: { ...shared.columns, 'v4.blk': b } });
-          return 'accepted';
-        } catch (e) {
-          return (e as IpIntelError).code;
-        }
-      };
+      const outcome = (b: Uint8Array): string => withBlock(shared, b);
       const seen = new Set<string>();
       fc.assert(
         fc.property(fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })), { maxLength: 3 }), (flips) => {
@@ -276,14 +279,7 @@ describe('the load-time check of the IPv4 index', () => {
     // One record: a map of one entry (the /24's block at offset 3), then the block of k = 4.
     expect(blk.length).toBe(3 + 20);
     const n = leafCount(intel);
-    const code = (b: Uint8Array): string => {
-      try {
-        fromShared({ ...shared, columns: { ...shared.columns, 'v4.blk': b } });
-        return 'accepted';
-      } catch (e) {
-        return (e as IpIntelError).code;
-      }
-    };
+    const code = (b: Uint8Array): string => withBlock(shared, b);
     expect(code(blk.slice())).toBe('accepted');
     const edits: Record<string, (b: Uint8Array) => void> = {
       'starts out of order': (b) => ([b[4], b[5]] = [b[5]!, b[4]!]),
