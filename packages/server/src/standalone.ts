@@ -51,6 +51,9 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Longest the standalone server holds a log line before writing it, ms (turnBuffered). */
+const LOG_DELAY_MS = 50;
+
 /**
  * Starts the HTTP API.
  *
@@ -58,9 +61,6 @@ export interface RunningServer {
  * const s = await startServer({ port: 8080, store: 'sqlite:./ipintel.sqlite' });
  * // ... later: await s.close();
  */
-/** Longest the standalone server holds a log line before writing it, ms (turnBuffered). */
-const LOG_DELAY_MS = 50;
-
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const limits = resolveLimits(options);
