@@ -15,7 +15,7 @@ import { SUB_TABLE_BIT } from './format.js';
 import type { V6Columns } from './decode.js';
 import type { V4Arrays } from './lookup.js';
 import { id24 } from './v6-index.js';
-import { eachPiece } from './v4-index.js';
+import { eachPiece, rangeCount4 } from './v4-index.js';
 
 /**
  * Ranges of one family: range i starts at `starts[w*i .. w*i+w)` (w = 1
@@ -39,9 +39,8 @@ export function flatRanges4(a: V4Arrays): FlatRanges {
   const dir = a.v4Dir;
   const blk = a.v4Blk;
   const shift = 32 - Math.log2(dir.length);
-  // 1. Count the merged ranges, 2. write them: two passes instead of a growing array.
-  let n = 0;
-  eachPiece4(dir, blk, shift, () => n++);
+  // 1. Count the merged ranges (what info.counts says), 2. write them: two passes instead of a growing array.
+  const n = rangeCount4(dir, blk);
   const starts = new Uint32Array(n);
   const leaves = new Uint32Array(n);
   let i = 0;
