@@ -63,5 +63,13 @@ export function limitedServer(limits: Required<ServerLimits>, maxHeaders: number
   });
   server.maxConnections = limits.maxConnections;
   server.maxHeadersCount = maxHeaders + 1;
+  // A client may end its side of the connection right after its request (as
+  // `nc -N` and scripts do). node:http then drops the requests not yet
+  // answered, unless its httpAllowHalfOpen is set (a property of
+  // http.Server since node 0.x that @types/node leaves out): with it, the
+  // answer is written and then the connection is closed. An answer waits for
+  // its count's group commit (two event-loop turns with SQLite, a round trip
+  // with Redis), so without it such a client would often get nothing.
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   return server;
 }
