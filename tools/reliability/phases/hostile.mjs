@@ -94,7 +94,7 @@ export async function hostile(ctx) {
     status5xx: tally.status5xx,
     rssBefore: mib(rssBefore),
     rssAfter: mib(rssAfter),
-    notes: `${tally.answered.toLocaleString('en-US')} answered, ${tally.silent} closed without an answer (half-closed by the client mid-request); ${tally.notProblem.length} error answers not problem+json${tally.notProblem.length > 0 ? ` (${tally.notProblem.slice(0, 3).join('; ')})` : ''}; 64 MiB keyless body cut after ${(sent / MiB).toFixed(1)} MiB sent (${floodFate}); key in the access log: ${leaks} times`,
+    notes: `${tally.answered.toLocaleString('en-US')} answered, ${tally.silent} closed without an answer (every case half-closes after writing); ${tally.notProblem.length} error answers not problem+json${tally.notProblem.length > 0 ? ` (${tally.notProblem.slice(0, 3).join('; ')})` : ''}; 64 MiB keyless body cut after ${(sent / MiB).toFixed(1)} MiB sent (${floodFate}); key in the access log: ${leaks} times`,
     failed: tally.notProblem.length > 0 || leaks > 0 || !healthy || sent >= 64 * MiB,
   };
 }
