@@ -11,17 +11,10 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import type { ConsumeRequest, Store } from '../src/store/types.js';
-import { tempDir } from './support/harness.js';
+import { consumeRequest, tempDir } from './support/harness.js';
 
-const req = (n: number): ConsumeRequest => ({
-  account: 'a',
-  period: 'd2026-01-01',
-  periodEndsAt: Date.UTC(2026, 0, 2),
-  quota: 1_000,
-  n,
-  ratePerSecond: 0,
-  second: 1_000,
-});
+/** A count of `n` for one account, under a quota it never reaches here. */
+const req = (n: number): ConsumeRequest => consumeRequest('a', n, { quota: 1_000 });
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 

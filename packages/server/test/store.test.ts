@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { openRedisStore } from '../src/store/redis.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
-import type { ConsumeRequest, KeyRecord, Store } from '../src/store/types.js';
+import type { KeyRecord, Store } from '../src/store/types.js';
 import { startRedis, type RedisProcess } from '@ipintel/testkit';
 import { describeRedis } from './support/redis.js';
-import { tempDir } from './support/harness.js';
+import { consumeRequest as req, tempDir } from './support/harness.js';
 
 interface Backend {
   /** A fresh store handle on the shared backend. */
@@ -28,17 +28,6 @@ const record = (id: string, extra: Partial<KeyRecord> = {}): KeyRecord => ({
   createdAt: 1_000,
   revokedAt: null,
   replacedBy: null,
-  ...extra,
-});
-
-const req = (account: string, n: number, extra: Partial<ConsumeRequest> = {}): ConsumeRequest => ({
-  account,
-  period: 'd2026-01-01',
-  periodEndsAt: Date.UTC(2026, 0, 2),
-  quota: 10,
-  n,
-  ratePerSecond: 0,
-  second: 1_000,
   ...extra,
 });
 

@@ -1,6 +1,7 @@
 /**
  * Socket-less test harness: an app over a fixture snapshot and a store, keys
- * made directly in the store, and a `call` helper that builds ApiRequests.
+ * made directly in the store, a `call` helper that builds ApiRequests, and
+ * `consumeRequest`, which builds the stores' count requests.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,7 @@ import { bodyReader, type ApiResponse } from '../../src/http/types.js';
 import { createKey } from '../../src/keys/manage.js';
 import { resolvePlans, type Plan } from '../../src/plans.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
-import type { Store } from '../../src/store/types.js';
+import type { ConsumeRequest, Store } from '../../src/store/types.js';
 import { fixtureBytes } from './fixtures.js';
 
 /** Small plans for tests: `test` (quota 50/day, no rate limit) and `tiny` (3/day, 2 per second). */
@@ -22,6 +23,18 @@ export const TEST_PLANS: Record<string, Plan> = {
   test: { quota: 50, period: 'day', ratePerSecond: 0 },
   tiny: { quota: 3, period: 'day', ratePerSecond: 2 },
 };
+
+/** A count of `n` for `account` on 2026-01-01 (quota 10, no rate limit), with `extra` over it. */
+export const consumeRequest = (account: string, n: number, extra: Partial<ConsumeRequest> = {}): ConsumeRequest => ({
+  account,
+  period: 'd2026-01-01',
+  periodEndsAt: Date.UTC(2026, 0, 2),
+  quota: 10,
+  n,
+  ratePerSecond: 0,
+  second: 1_000,
+  ...extra,
+});
 
 export function tempDir(prefix = 'ipintel-server-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
