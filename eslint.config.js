@@ -22,7 +22,7 @@ const TS = ['packages/*/src/**/*.ts', 'packages/*/test/**/*.ts', 'test/**/*.ts']
 const TESTS = ['packages/*/test/**/*.ts', 'test/**/*.ts'];
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'packages/data/world.ipintel', 'fixtures/**', '**/*.d.ts'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'packages/cli/kernel/**', 'packages/data/world.ipintel', 'fixtures/**', '**/*.d.ts'] },
   {
     files: ['**/*.{js,mjs,ts}'],
     extends: [js.configs.recommended],

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { CellWriter } from '@ipintel/core/internal';
-import { MAX_CELL_BYTES, RunStore, runStoreSizing, RUN_RESERVE } from '../src/batch/records.js';
+import { MAX_CELL_BYTES, OwnStoreSpace, RunStore } from '../src/batch/records.js';
 
 /** A writer of `text` (ASCII) that refuses, as core's writers do, when `out` has too little room after `at`. */
 function writerOf(text: string): CellWriter {
@@ -19,14 +19,6 @@ function writerOf(text: string): CellWriter {
   };
 }
 
-function withReserve<T>(reserve: number, f: () => T): T {
-  runStoreSizing.reserve = reserve;
-  try {
-    return f();
-  } finally {
-    runStoreSizing.reserve = RUN_RESERVE;
-  }
-}
 
 describe('RunStore.putCells', () => {
   it('stores literals and written cells back to back, the same bytes for any starting room', () => {
@@ -36,7 +28,7 @@ describe('RunStore.putCells', () => {
     );
     fc.assert(
       fc.property(fc.array(fc.array(part, { maxLength: 6 }), { maxLength: 8 }), fc.integer({ min: 0, max: 4096 }), (records, reserve) => {
-        const store = withReserve(reserve, () => new RunStore());
+        const store = new RunStore(new OwnStoreSpace(reserve));
         const places: [number, number][] = [];
         for (const [row, parts] of records.entries()) {
           const start = store.putCells(parts.map((p) => (p.literal ? new TextEncoder().encode(p.t) : writerOf(p.t))), row, 0);
@@ -49,15 +41,14 @@ describe('RunStore.putCells', () => {
   });
 
   it('stops with an error when a writer refuses every room (no endless retry)', () => {
-    const store = withReserve(1024, () => new RunStore());
+    const store = new RunStore(new OwnStoreSpace(1024));
     const refuses: CellWriter = () => -1;
     expect(() => store.putCells([refuses], 7, 0)).toThrow(`a cell of record 7 asked for more than ${MAX_CELL_BYTES} bytes`);
   });
 
   it('stops with an error when the store does not grow for a writer', () => {
-    const store = withReserve(16, () => new RunStore());
-    // The store's growth, broken: it keeps its 16 bytes.
-    (store as unknown as { room: (n: number) => void }).room = () => {};
+    // A space whose growth is broken: it keeps its 16 bytes.
+    const store = new RunStore({ store: new Uint8Array(16), growStore: () => {} });
     expect(() => store.putCells([writerOf('x'.repeat(100))], 3, 0)).toThrow('did not grow');
   });
 });

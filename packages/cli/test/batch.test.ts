@@ -472,17 +472,43 @@ describe('the record-id path of IPv4 lines', () => {
   it('writes the same bytes when the rendered runs outgrow the store reserved for them (the store grows past it)', async () => {
     const { BlockProcessor } = await import('../src/batch/block.js');
     const { RowTemplate } = await import('../src/batch/template.js');
-    const { runStoreSizing, RUN_RESERVE } = await import('../src/batch/records.js');
+    const { kernelSizing, STORE_BYTES } = await import('../src/batch/kernel.js');
     const input = new TextEncoder().encode(randomIps(5000, 23).join('\n'));
     await onOneUtcDay(() => {
       for (const layout of [{ format: 'native', output: 'ndjson' }, { format: 'native', output: 'csv' }] as const) {
         const reserved = new BlockProcessor(intel, new RowTemplate(layout)).process(input);
-        runStoreSizing.reserve = 256; // a few runs: the rest of the block doubles the store again and again
+        kernelSizing.store = 256; // a few runs: the rest of the block grows the kernel's memory again and again
         try {
           const small = new BlockProcessor(intel, new RowTemplate(layout)).process(input);
           expect(Buffer.from(small.bytes).toString(), layout.output).toBe(Buffer.from(reserved.bytes).toString());
         } finally {
-          runStoreSizing.reserve = RUN_RESERVE;
+          kernelSizing.store = STORE_BYTES;
+        }
+      }
+    });
+  });
+
+  it('writes the same bytes whatever room the kernel has for input and rows (pieces of a block, rows over several calls, a row longer than the room)', async () => {
+    const { BlockProcessor } = await import('../src/batch/block.js');
+    const { RowTemplate } = await import('../src/batch/template.js');
+    const { kernelSizing, INPUT_BYTES, SINK_BYTES } = await import('../src/batch/kernel.js');
+    // Short lines, padded ones, comments, IPv6, a bad line and one longer than any small piece.
+    const lines = [...randomIps(3000, 31), ' 8.8.8.8 ', '# x', '2001:db8::1', 'nope', `${' '.repeat(300)}1.2.3.4`, 'x'.repeat(500), '1.1.1.1'];
+    const input = new TextEncoder().encode(lines.join('\n'));
+    await onOneUtcDay(() => {
+      for (const layout of [{ format: 'native', output: 'csv' }, { format: 'native', output: 'json' }] as const) {
+        const roomy = new BlockProcessor(intel, new RowTemplate(layout)).process(input);
+        for (const [inputBytes, sinkBytes] of [[64, SINK_BYTES], [INPUT_BYTES, 1000], [INPUT_BYTES, 64], [100, 200]] as const) {
+          kernelSizing.input = inputBytes;
+          kernelSizing.sink = sinkBytes;
+          try {
+            const tight = new BlockProcessor(intel, new RowTemplate(layout)).process(input);
+            expect(Buffer.from(tight.bytes).toString(), `${layout.output} ${inputBytes} ${sinkBytes}`).toBe(Buffer.from(roomy.bytes).toString());
+            expect({ ...tight, bytes: 0 }).toEqual({ ...roomy, bytes: 0 });
+          } finally {
+            kernelSizing.input = INPUT_BYTES;
+            kernelSizing.sink = SINK_BYTES;
+          }
         }
       }
     });

@@ -90,6 +90,8 @@ export interface IntelInternals {
   assemble(leaf: number, ip: string, version: 4 | 6): CheckResult;
   /** Record fields as CSV cell bytes (snapshot/cells.ts), made on first use. */
   cells(): RecordCells;
+  /** The decoded columns (the IPv6 index's only once decoded): for readers of the layout that copy them, such as the CLI's batch kernel. */
+  readonly columns: DecodedSnapshot['columns'];
 }
 
 /** Largest CIDR block holding `addr` that lies inside [start, end]. */
@@ -194,6 +196,7 @@ export class IpIntel {
       },
       assemble: (leaf, ip, version) => this.assemble(leaf, ip, version),
       cells: () => (cells ??= new RecordCells(decoded, this.tables)),
+      columns: c,
     };
     this[INTERNAL] = internals;
   }

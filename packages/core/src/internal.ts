@@ -14,6 +14,7 @@
 export {
   flatRanges,
   fromSharedTrusted,
+  indexColumns,
   leafCount,
   leafCoverage,
   leafGeoPairsMany,
@@ -26,6 +27,7 @@ export {
   recordCells,
   resultForLeaf,
 } from './leaves.js';
+export type { IndexColumns } from './leaves.js';
 export type { FlatRanges } from './snapshot/walk.js';
 export type { CellWriter, RecordCells } from './snapshot/cells.js';
 export {

@@ -169,6 +169,40 @@ export function recordCells(intel: IpIntel): RecordCells {
   return of(intel).cells();
 }
 
+/**
+ * The columns a lookup reads up to a row's records, for readers that copy
+ * them into memory of their own (the CLI's batch kernel, WebAssembly): the
+ * IPv4 index (format 4: `v4.dir` of 2^dirBits entries and `v4.blk`, layout in
+ * snapshot/format.ts), the leaves' ids (3 u16 a leaf: leafGeo / leafPair in
+ * format.ts), each pair's network row and signal set, and the network rows'
+ * flags (the routing bit of an evidence key). Views of the snapshot's own
+ * columns, which were checked at load: read them, never write them.
+ */
+export interface IndexColumns {
+  readonly dirBits: number;
+  readonly dir: Uint32Array;
+  readonly blk: Uint8Array;
+  readonly leafIds: Uint16Array;
+  readonly pairNet: Uint32Array;
+  readonly pairSig: Uint32Array;
+  readonly netFlags: Uint8Array;
+}
+
+/** The snapshot's {@link IndexColumns}. */
+export function indexColumns(intel: IpIntel): IndexColumns {
+  const c = of(intel).columns;
+  const dir = c['v4.dir'];
+  return {
+    dirBits: Math.log2(dir.length),
+    dir,
+    blk: c['v4.blk'],
+    leafIds: c['leaf.ids'],
+    pairNet: c['pair.net'],
+    pairSig: c['pair.sig'],
+    netFlags: c['net.flags'],
+  };
+}
+
 /** Number of leaves (valid ids are 0..leafCount-1). */
 export function leafCount(intel: IpIntel): number {
   return of(intel).leafCount;

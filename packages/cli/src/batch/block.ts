@@ -10,25 +10,27 @@
  * line that is not an address produces an error row and is counted; the run
  * goes on. Echoed bad input is cut to ECHO_LIMIT characters.
  *
- * Hot path, per line:
+ * Hot path, in the batch kernel (records.ts, kernel.ts), per piece of the
+ * block of up to `pieceBytes` (whole lines):
  *   1. find LF, trim padding on bytes;
- *   2. strict dotted-decimal IPv4 parsed from the bytes (core's own
- *      parseIPv4Bytes: the same policy as check()) and queued;
- *   3. per group of queued lines (records.ts): all index lookups, all record
- *      ids, then each row: its segments (pre-encoded per shared sub-object,
- *      see template.ts) and the address bytes copied into the output.
+ *   2. strict dotted-decimal IPv4 parsed from the bytes (the policy of
+ *      core's parseIPv4Bytes, as check() has it) and queued;
+ *   3. per group of queued lines: all index lookups, all record ids, all
+ *      runs' places (rendering what is missing), then the rows: the address
+ *      bytes and each run's cached bytes copied into the output.
  * Anything else (IPv6, errors) takes the general path, after the queued
- * lines are written (order is kept): decode, intel.check(), then the same
- * segments.
+ * lines are written (order is kept): decode, intel.check(), then the
+ * segments (pre-encoded per shared sub-object, see template.ts).
  * (A per-leaf row cache was measured and dropped: no faster on small
  * snapshots, slower and 100 MB bigger on a world-sized one.)
  *
  * @module
  */
 import { TextDecoder } from 'node:util';
-import { IpIntelError, parseIPv4Bytes, type CheckResult, type IpIntel } from '@ipintel/core';
+import { IpIntelError, type CheckResult, type IpIntel } from '@ipintel/core';
 import { isPadding } from '../address-text.js';
-import { GROUP, RecordRows } from './records.js';
+import { SCAN_FULL, SCAN_SLOW } from './kernel.js';
+import { RecordRows } from './records.js';
 import { ByteSink } from './sink.js';
 import type { RowTemplate } from './template.js';
 
@@ -55,6 +57,16 @@ export interface BlockOutput extends BlockStats {
 
 const COMMA_LF = new Uint8Array([44, 10]);
 
+/** A block's output and counts while it is processed. */
+interface BlockState {
+  readonly sink: ByteSink;
+  lines: number;
+  rows: number;
+  invalid: number;
+  firstInvalidLine: number;
+  firstInvalidMessage: string;
+}
+
 export class BlockProcessor {
   private readonly intel: IpIntel;
   private readonly template: RowTemplate;
@@ -80,70 +92,86 @@ export class BlockProcessor {
    * cost page faults and GC, recycled ones cost nothing.
    */
   process(input: Uint8Array, reuse?: Uint8Array): BlockOutput {
-    const intel = this.intel;
     const records = this.records;
     records.startBlock();
-    const joined = this.joined;
     const want = Math.max(65536, Math.ceil(input.length * this.ratio * 1.25));
     const sink = new ByteSink(reuse !== undefined && reuse.length >= want / 2 ? reuse : new Uint8Array(want));
     const n = input.length;
-    let lines = 0;
-    let rows = 0;
-    let invalid = 0;
-    let firstInvalidLine = 0;
-    let firstInvalidMessage = '';
-    let pos = 0;
-    while (pos < n) {
-      // 1. The next physical line [s, e), trimmed of padding (address-text.ts).
-      let end = input.indexOf(10, pos);
-      if (end < 0) end = n;
-      let s = pos;
-      let e = end;
-      pos = end + 1;
-      lines++;
-      while (s < e && isPadding(input[s]!)) s++;
-      while (e > s && isPadding(input[e - 1]!)) e--;
-      if (s === e || input[s] === 35 /* # */) continue;
-      // 2. Fast path: dotted-decimal IPv4, queued for the next group; the address is the input bytes.
-      const a = parseIPv4Bytes(input, s, e);
-      if (a >= 0) {
-        records.add(a, s, e);
-        if (records.size === GROUP) {
-          records.flush(sink, input, joined, rows);
-          rows += GROUP;
+    const st: BlockState = { sink, lines: 0, rows: 0, invalid: 0, firstInvalidLine: 0, firstInvalidMessage: '' };
+    for (let base = 0; base < n; ) {
+      // 1. The next piece of whole lines the kernel takes, [base, end).
+      let end = n;
+      if (n - base > records.pieceBytes) {
+        const lf = input.lastIndexOf(10, base + records.pieceBytes - 1);
+        if (lf < base) {
+          // A line longer than a piece is no address: the general path, on its own.
+          const e = input.indexOf(10, base);
+          const lineEnd = e < 0 ? n : e;
+          st.lines++;
+          this.lineOf(input, base, lineEnd, st);
+          base = lineEnd + 1;
+          continue;
         }
-        continue;
+        end = lf + 1;
       }
-      // 3. General path, after the queued lines.
-      const queued = records.size;
-      records.flush(sink, input, joined, rows);
-      rows += queued;
-      const line = this.decoder.decode(input.subarray(s, e));
-      if (joined && rows > 0) sink.append(COMMA_LF);
-      rows++;
-      let r: CheckResult;
-      try {
-        r = intel.check(line);
-      } catch (err) {
-        // A snapshot found damaged on its first IPv6 line (its IPv6 index is decoded then) is not a bad line: the batch stops, exit 3.
-        if (!(err instanceof IpIntelError) || err.code === 'snapshot_corrupt') throw err;
-        const echo = line.length > ECHO_LIMIT ? `${line.slice(0, ECHO_LIMIT)}…` : line;
-        sink.putText(this.template.errorRow(echo, err.code, err.message));
-        if (!joined) sink.putText('\n');
-        invalid++;
-        if (firstInvalidLine === 0) {
-          firstInvalidLine = lines;
-          firstInvalidMessage = err.message;
+      // 2. Its lines: IPv4 ones queued by the kernel and written a group at a time, the others here, in order.
+      records.load(input, base, end);
+      for (let pos = 0; pos < end - base; ) {
+        const stop = records.scan(pos, end - base);
+        st.lines += stop.lines;
+        pos = stop.pos;
+        if (stop.how === SCAN_FULL) this.flushQueued(st);
+        else if (stop.how === SCAN_SLOW) {
+          this.flushQueued(st);
+          this.general(input, base + stop.slowStart, base + stop.slowEnd, st);
         }
-        continue;
       }
-      this.writeRow(sink, r);
+      this.flushQueued(st);
+      base = end;
     }
-    const queued = records.size;
-    records.flush(sink, input, joined, rows);
-    rows += queued;
     this.ratio = n > 0 ? Math.max(1, sink.pos / n) : this.ratio;
+    const { lines, rows, invalid, firstInvalidLine, firstInvalidMessage } = st;
     return { bytes: sink.view(), lines, rows, invalid, firstInvalidLine, firstInvalidMessage };
+  }
+
+  /** Writes the rows of the lines the kernel queued. */
+  private flushQueued(st: BlockState): void {
+    const queued = this.records.size;
+    this.records.flush(st.sink, this.joined, st.rows);
+    st.rows += queued;
+  }
+
+  /** A physical line [s, e) of the block, already counted, that the kernel did not read: trimmed, skipped if empty or a comment, else the general path. */
+  private lineOf(input: Uint8Array, s: number, e: number, st: BlockState): void {
+    while (s < e && isPadding(input[s]!)) s++;
+    while (e > s && isPadding(input[e - 1]!)) e--;
+    if (s === e || input[s] === 35 /* # */) return;
+    this.general(input, s, e, st);
+  }
+
+  /** The row of the trimmed line input[s, e) by check(): a result, or an error row. */
+  private general(input: Uint8Array, s: number, e: number, st: BlockState): void {
+    const sink = st.sink;
+    const line = this.decoder.decode(input.subarray(s, e));
+    if (this.joined && st.rows > 0) sink.append(COMMA_LF);
+    st.rows++;
+    let r: CheckResult;
+    try {
+      r = this.intel.check(line);
+    } catch (err) {
+      // A snapshot found damaged on its first IPv6 line (its IPv6 index is decoded then) is not a bad line: the batch stops, exit 3.
+      if (!(err instanceof IpIntelError) || err.code === 'snapshot_corrupt') throw err;
+      const echo = line.length > ECHO_LIMIT ? `${line.slice(0, ECHO_LIMIT)}…` : line;
+      sink.putText(this.template.errorRow(echo, err.code, err.message));
+      if (!this.joined) sink.putText('\n');
+      st.invalid++;
+      if (st.firstInvalidLine === 0) {
+        st.firstInvalidLine = st.lines;
+        st.firstInvalidMessage = err.message;
+      }
+      return;
+    }
+    this.writeRow(sink, r);
   }
 
   /** Copies a row of the general path: each segment's bytes (cached per sub-object by the template), with the result's own address text. */

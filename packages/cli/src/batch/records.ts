@@ -1,6 +1,6 @@
 /**
  * The row path of dotted-decimal IPv4 lines: from the leaf's record ids
- * (`leafGeoPairsMany` of @ipintel/core/internal) straight to cached bytes.
+ * straight to cached bytes.
  *
  * A leaf is a (geo row, network row, signal set) triple, and results of
  * leaves sharing a record share that record's frozen sub-object. So every
@@ -15,12 +15,14 @@
  * are joined into one keyed by the leaf's network/signal pair (which decides
  * them all), so a full row is the address, the geo run and one pair run.
  * Rendered runs live back to back in one byte store, found by record id in
- * a typed array of (start, length): one read, then one copy.
+ * a table of (start, length) per run: one read, then one copy.
  *
- * Rows are written in groups (up to GROUP lines): all the group's index
- * lookups (lookupMany), then all its record ids (leafGeoPairsMany), then all
- * its runs' places, then the rows, so that the memory reads of independent
- * lines overlap instead of queueing (docs/design.md).
+ * The per-line work runs in the batch kernel (WebAssembly, kernel.ts): it
+ * cuts and parses the lines and queues them in groups (up to GROUP lines),
+ * then for a group does all the index lookups, all the record keys, all the
+ * runs' places, and last copies the rows together, so that the memory reads
+ * of independent lines overlap instead of queueing (docs/design.md). This
+ * module renders what the kernel finds missing, in JavaScript.
  *
  * A run missing from its cache is rendered from resultForLeaf() with the
  * template's own field renderers, so the bytes are the same as on the
@@ -32,20 +34,12 @@
  */
 import { TextDecoder, TextEncoder } from 'node:util';
 import type { CheckResult, IpIntel } from '@ipintel/core';
-import {
-  evidenceKey,
-  leafGeoPairsMany,
-  lookupMany,
-  pairCount,
-  pairRecords,
-  recordCells,
-  resultForLeaf,
-  withRoom,
-  type CellWriter,
-  type RecordCells,
-} from '@ipintel/core/internal';
+import { evidenceKey, pairCount, pairRecords, recordCells, resultForLeaf, withRoom, type CellWriter, type RecordCells } from '@ipintel/core/internal';
+import { GROUP, KEYS, RowKernel, SCAN_SLOW } from './kernel.js';
 import type { ByteSink } from './sink.js';
 import type { Group, RowTemplate } from './template.js';
+
+export { GROUP } from './kernel.js';
 
 /**
  * Which record id keys each group: 0 geo row, 1 network row, 2 signal set,
@@ -55,14 +49,9 @@ import type { Group, RowTemplate } from './template.js';
  * snapshot).
  */
 const RECORD_OF: Readonly<Record<Group, number>> = { geo: 0, network: 1, signals: 2, evidence: 3, risk: 2, attribution: -1 };
-/** The slot of a joined run (one keyed by the leaf's network/signal pair). */
+/** The slot of a joined run (one keyed by the leaf's network/signal pair; KEYS slots in all). */
 const PAIR = 4;
-/** Record keys per queued line: the slots of RECORD_OF, then the pair. */
-const KEYS = 5;
 const DAY_MS = 86_400_000;
-
-/** Lines per staged group. */
-export const GROUP = 256;
 
 /** Consecutive pieces of an IPv4 row that depend on one record (`slot`) or none (-1). */
 interface Run {
@@ -76,53 +65,53 @@ interface Run {
    * rows).
    */
   readonly cells: readonly (Uint8Array | CellWriter)[] | null;
-  /** By record id (id 0 when slot is -1): [start + 1, length] of the rendered bytes in the store; 0 = not rendered. */
-  places: Int32Array;
+  /** Records it has places for (its slot's table size; 1 when slot is -1). */
+  readonly records: number;
+  /** Its number among the kernel's runs (set once every run is known): its places are the kernel's `places[index]`. */
+  index: number;
   /** For a joined run (slot PAIR): the runs whose bytes it holds, in order; else null. */
   readonly joins: readonly Run[] | null;
 }
 
-/**
- * Address space reserved up front for a thread's rendered runs (a CSV run of
- * the world snapshot's million random lines fills ~17 MB, NDJSON ~67 MB).
- * Why reserve: a fresh allocation this large is mapped lazily (a page takes
- * memory when first written), so the reservation costs address space, not
- * RSS, where growing by doubling touched twice the bytes it kept and copied
- * them (docs/design.md, "Twelfth round"). Past it, the store doubles again.
- */
-export const RUN_RESERVE = 512 * 1024 * 1024;
-
 /** The most room one cell may ask for (a record's longest string is a few hundred bytes; this is a bound on a bug, not a limit on data). */
 export const MAX_CELL_BYTES = 1 << 26;
 
-/** The reservation a new store takes (tests shrink it to reach the doubling past it). */
-export const runStoreSizing = { reserve: RUN_RESERVE };
+/** Where a RunStore keeps its bytes: the kernel's store (kernel.ts), or a plain buffer of its own. */
+export interface StoreSpace {
+  /** The bytes (a view, made again when they grow). */
+  readonly store: Uint8Array;
+  /** Makes `store` at least `bytes` long (it may grow by more). */
+  growStore(bytes: number): void;
+}
 
-/** A buffer of the reserved size, or a small one where the system refuses that much address space. */
-function reserved(): Uint8Array {
-  try {
-    return new Uint8Array(runStoreSizing.reserve);
-  } catch {
-    return new Uint8Array(1 << 16);
+/** A StoreSpace in a buffer of its own, doubled when short (withRoom). */
+export class OwnStoreSpace implements StoreSpace {
+  store: Uint8Array;
+
+  constructor(bytes: number) {
+    this.store = new Uint8Array(bytes);
+  }
+
+  growStore(bytes: number): void {
+    if (bytes > this.store.length) this.store = withRoom(this.store, this.store.length, bytes - this.store.length);
   }
 }
 
-/** Rendered runs, back to back in one buffer (places are offsets, so growing keeps them valid). */
+/** Rendered runs, back to back in a StoreSpace (places are offsets, so growing keeps them valid). */
 export class RunStore {
-  bytes = reserved();
   used = 0;
   private readonly encoder = new TextEncoder();
-  /** `bytes` as a DataView (ByteSink.copyRange), made again when `bytes` grows. */
-  private view: DataView | null = null;
 
-  words(): DataView {
-    if (this.view === null || this.view.buffer !== this.bytes.buffer) this.view = new DataView(this.bytes.buffer);
-    return this.view;
+  constructor(private readonly space: StoreSpace) {}
+
+  /** The stored bytes (a view: read it again after anything that may grow the store). */
+  get bytes(): Uint8Array {
+    return this.space.store;
   }
 
   /** Makes room for `n` more bytes. */
   private room(n: number): void {
-    this.bytes = withRoom(this.bytes, this.used, n);
+    if (this.used + n > this.space.store.length) this.space.growStore(this.used + n);
   }
 
   /** Stores `text` as UTF-8; returns its start. */
@@ -193,7 +182,7 @@ function compileRuns(template: RowTemplate, sizes: readonly number[], cells: Rec
   let direct: (Uint8Array | CellWriter)[] | null = [];
   const close = (): void => {
     const cellsOf = direct !== null && (slot === 0 || slot === 1) ? direct : null;
-    if (parts.length > 0) pieces.push({ slot, parts, cells: cellsOf, places: new Int32Array(2 * (slot < 0 ? 1 : sizes[slot]!)), joins: null });
+    if (parts.length > 0) pieces.push({ slot, parts, cells: cellsOf, records: slot < 0 ? 1 : sizes[slot]!, index: -1, joins: null });
     slot = -1;
     parts = [];
     direct = [];
@@ -243,7 +232,7 @@ function joinPairRuns(pieces: readonly Piece[], pairs: number): Piece[] {
   let stretch: Run[] = [];
   const end = (): void => {
     if (stretch.length >= 2 && stretch.some((r) => r.slot > 0)) {
-      out.push({ slot: PAIR, parts: [], cells: null, places: new Int32Array(2 * pairs), joins: stretch });
+      out.push({ slot: PAIR, parts: [], cells: null, records: pairs, index: -1, joins: stretch });
     } else out.push(...stretch);
     stretch = [];
   };
@@ -259,39 +248,43 @@ function joinPairRuns(pieces: readonly Piece[], pairs: number): Piece[] {
   return out;
 }
 
+/** What scanning a piece of input ended on (RecordRows#scan). */
+export interface ScanStop {
+  /** SCAN_ENDED, SCAN_FULL (GROUP lines queued) or SCAN_SLOW (a line for the general path: [slowStart, slowEnd) of the piece). */
+  how: number;
+  /** Where in the piece to go on from. */
+  pos: number;
+  /** Physical lines read, counting skipped ones and the slow line. */
+  lines: number;
+  slowStart: number;
+  slowEnd: number;
+}
+
 export class RecordRows {
-  /** The group: addresses, their leaves, the lines' [start, end) in the block. */
-  private readonly addrs = new Uint32Array(GROUP);
-  private readonly leaves = new Uint32Array(GROUP);
-  private readonly starts = new Uint32Array(GROUP);
-  private readonly ends = new Uint32Array(GROUP);
-  /** The leaves' geo rows and pairs (2 per line). */
-  private readonly geoPairs = new Uint32Array(2 * GROUP);
-  /** Per queued line, its KEYS record keys (RECORD_OF, then the pair). */
-  private readonly keys = new Uint32Array(KEYS * GROUP);
+  private readonly kernel: RowKernel;
   /** Per queued line, whether its network, signal and evidence keys are filled (geo and pair always are). */
   private readonly keyed = new Uint8Array(GROUP);
-  /** Whether a run outside the joined ones needs the network, signal or evidence key of every line. */
+  /** Whether a run outside the joined ones needs the network, signal or evidence key of every line (the kernel fills them then). */
   private readonly everyKey: boolean;
   private readonly cells: RecordCells;
   /** Lines queued in the group. */
   size = 0;
+  /** A row, in order: the address, or the number of one of `runs`. */
   private readonly pieces: Piece[];
-  /** The runs of a row, in order (joined ones as one). */
+  /** The runs of a row, in order (joined ones as one): the kernel's runs 0..runs.length-1. */
   private readonly runs: Run[];
-  /** Every run, the joined ones' own runs included (the day's reset). */
+  /** Every run, the joined ones' own runs after the row's (the kernel's numbering). */
   private readonly allRuns: Run[];
-  /** Per queued line and run: where the run's bytes are in the store, and how many. */
-  private readonly at: Int32Array;
-  private readonly len: Int32Array;
-  private readonly store = new RunStore();
+  private readonly store: RunStore;
   private day = -1;
   /** Scratch of warmMissing (record ids, string ids) and of fillKeys. */
-  private readonly missing = new Uint32Array(GROUP);
+  private readonly missingIds = new Uint32Array(GROUP);
   private readonly warmIds = new Uint32Array(2 * GROUP);
   private readonly pairIds = new Uint32Array(2);
   /** What the reads ahead summed (kept so that they are not dropped). */
   warmSum = 0;
+  /** What scan() returns (one object, reused). */
+  private readonly stop: ScanStop = { how: 0, pos: 0, lines: 0, slowStart: 0, slowEnd: 0 };
 
   constructor(
     private readonly intel: IpIntel,
@@ -301,10 +294,16 @@ export class RecordRows {
     this.cells = recordCells(intel);
     this.pieces = compileRuns(template, [c.geo_records, c.network_records, c.signal_sets, 2 * c.signal_sets, pairCount(intel)], this.cells);
     this.runs = this.pieces.filter((p): p is Run => p !== 'ip');
-    this.allRuns = this.runs.flatMap((r) => [r, ...(r.joins ?? [])]);
+    this.allRuns = [...this.runs, ...this.runs.flatMap((r) => r.joins ?? [])];
+    this.allRuns.forEach((r, i) => (r.index = i));
     this.everyKey = this.runs.some((r) => r.slot >= 1 && r.slot <= 3);
-    this.at = new Int32Array(GROUP * this.runs.length);
-    this.len = new Int32Array(GROUP * this.runs.length);
+    this.kernel = new RowKernel(
+      intel,
+      this.allRuns.map((r) => ({ slot: r.slot, records: r.records })),
+      this.runs.length,
+      this.pieces.map((p) => (p === 'ip' ? -1 : p.index)),
+    );
+    this.store = new RunStore(this.kernel);
   }
 
   /** Call at the start of each block: network rows change with the UTC day. */
@@ -313,88 +312,116 @@ export class RecordRows {
     if (today === this.day) return;
     this.day = today;
     const dated = (r: Run): boolean => r.slot === 1 || (r.joins?.some(dated) ?? false);
-    for (const r of this.allRuns) if (dated(r)) r.places = new Int32Array(r.places.length);
+    for (const r of this.allRuns) if (dated(r)) this.kernel.places[r.index]!.fill(0);
   }
 
-  /** Queues the line input[s, e) holding IPv4 address `addr`; the caller flushes when `size` reaches GROUP. */
-  add(addr: number, s: number, e: number): void {
-    const j = this.size++;
-    this.addrs[j] = addr;
-    this.starts[j] = s;
-    this.ends[j] = e;
+  /** The most input the kernel reads at once: a longer block is given in pieces of whole lines. */
+  get pieceBytes(): number {
+    return this.kernel.inputBytes;
   }
 
-  /** Writes the queued lines' rows, in order (each line's bytes are in `input`). */
-  flush(sink: ByteSink, input: Uint8Array, joined: boolean, rowsBefore: number): void {
+  /**
+   * Puts `input[from, to)` (whole lines, at most pieceBytes) in the kernel's
+   * memory, for scan(); the queued lines must have been flushed (they refer
+   * to the piece before).
+   */
+  load(input: Uint8Array, from: number, to: number): void {
+    this.kernel.bytes.set(input.subarray(from, to), this.kernel.inputAt);
+  }
+
+  /**
+   * Queues the loaded piece's lines from `pos` (of `end`), until GROUP are
+   * queued, a line needs the general path, or the piece ends (ScanStop says
+   * which; the object is reused by the next call).
+   */
+  scan(pos: number, end: number): ScanStop {
+    const k = this.kernel;
+    this.size += k.fn.scan(k.inputAt, pos, end, k.queueAt, this.size, GROUP, k.statusAt);
+    const st = k.status;
+    const stop = this.stop;
+    stop.how = st[0]!;
+    stop.pos = st[1]!;
+    stop.lines = st[2]!;
+    if (stop.how === SCAN_SLOW) {
+      stop.slowStart = st[3]!;
+      stop.slowEnd = st[4]!;
+    }
+    return stop;
+  }
+
+  /** Writes the queued lines' rows, in order (`rowsBefore`: rows already in the output, for JSON's separators). */
+  flush(sink: ByteSink, joined: boolean, rowsBefore: number): void {
     const n = this.size;
     if (n === 0) return;
     this.size = 0;
-    lookupMany(this.intel, this.addrs.subarray(0, n), this.leaves);
-    this.keyLines(n);
-    const runs = this.runs;
-    const nr = runs.length;
-    // 1. The geo and network rows about to be rendered from their columns, read first in stages.
-    this.warmMissing(n);
-    // 2. Every run's place, rendering what is missing.
-    for (let j = 0; j < n; j++) {
-      for (let k = 0; k < nr; k++) {
-        const run = runs[k]!;
-        const id = this.keyOf(run, j);
-        if (run.places[2 * id] === 0) this.render(run, id, j);
-        this.at[j * nr + k] = run.places[2 * id]! - 1;
-        this.len[j * nr + k] = run.places[2 * id + 1]!;
+    const k = this.kernel;
+    const nr = this.runs.length;
+    k.fn.keys(k.queueAt, n, k.leavesAt, k.keysAt, this.everyKey ? 1 : 0);
+    this.keyed.fill(this.everyKey ? 1 : 0, 0, n);
+    // 1. Every run's place; what is missing is rendered here, its geo and network rows read first in stages.
+    const m = k.fn.places(n, k.keysAt, k.runsAt, nr, k.idsAt, k.missingAt);
+    if (m > 0) this.renderMissing(m);
+    // 2. The rows, as many as the kernel's room takes at a time.
+    for (let from = 0; from < n; ) {
+      const done = k.fn.rows(
+        k.inputAt, k.queueAt, from, n, k.piecesAt, this.pieces.length, k.runsAt, nr, k.idsAt,
+        k.storeAt, k.sinkAt, k.sinkAt + k.sinkBytes, joined ? k.sepAt : 0, rowsBefore + from === 0 ? 1 : 0, k.statusAt,
+      );
+      if (done > 0) {
+        sink.append(k.bytes.subarray(k.sinkAt, k.status[1]));
+        from += done;
+      } else {
+        // A row longer than the kernel's room (a record with strings of megabytes): copied here.
+        this.rowHere(sink, from, joined && rowsBefore + from > 0);
+        from++;
       }
     }
-    // 3. The rows.
-    const bytes = this.store.bytes;
-    const words = this.store.words();
-    for (let j = 0; j < n; j++) {
-      if (joined && rowsBefore + j > 0) sink.append(COMMA_LF);
-      let k = j * nr;
-      for (const p of this.pieces) {
-        if (p === 'ip') {
-          sink.ensure(this.ends[j]! - this.starts[j]!);
-          sink.putRange(input, this.starts[j]!, this.ends[j]!);
-        } else {
-          sink.copyRange(bytes, words, this.at[k]!, this.len[k]!);
-          k++;
-        }
+  }
+
+  /** Queued line j's row, written by this thread (rows longer than the kernel's room). */
+  private rowHere(sink: ByteSink, j: number, sep: boolean): void {
+    const k = this.kernel;
+    if (sep) sink.append(COMMA_LF);
+    for (const p of this.pieces) {
+      if (p === 'ip') sink.append(k.bytes.subarray(k.inputAt + k.queue[3 * j + 1]!, k.inputAt + k.queue[3 * j + 2]!));
+      else {
+        const places = k.places[p.index]!;
+        const id = k.ids[j * this.runs.length + p.index]!;
+        const at = places[2 * id]! - 1;
+        sink.append(k.store.subarray(at, at + places[2 * id + 1]!));
       }
     }
   }
 
   /**
-   * The record keys of the n queued lines: the geo row and pair of each
-   * (one read of its leaf's ids); the network, signal and evidence keys of
-   * each too when a run outside the joined ones needs them, else only for
-   * the lines whose joined runs are missing (fillKeys).
+   * Renders the m runs the kernel found missing (its `missing` list: line j
+   * × runs + run r), reading ahead first what the geo and network renders
+   * will read. A run missing for several lines of the group is rendered once.
    */
-  private keyLines(n: number): void {
-    const keys = this.keys;
-    const gp = this.geoPairs;
-    leafGeoPairsMany(this.intel, this.leaves, n, gp);
-    for (let j = 0; j < n; j++) {
-      keys[KEYS * j] = gp[2 * j]!;
-      keys[KEYS * j + PAIR] = gp[2 * j + 1]!;
+  private renderMissing(m: number): void {
+    const k = this.kernel;
+    const nr = this.runs.length;
+    // Lines whose joined run is missing need their network, signal and evidence keys.
+    for (let i = 0; i < m; i++) {
+      const x = k.missing[i]!;
+      if (this.runs[x % nr]!.joins !== null) this.fillKeys(Math.floor(x / nr));
     }
-    this.keyed.fill(0, 0, n);
-    if (this.everyKey) {
-      for (let j = 0; j < n; j++) this.fillKeys(j);
-      return;
-    }
-    for (const run of this.runs) {
-      if (run.joins === null) continue;
-      for (let j = 0; j < n; j++) if (run.places[2 * keys[KEYS * j + PAIR]!] === 0) this.fillKeys(j);
+    this.warmMissing(m);
+    for (let i = 0; i < m; i++) {
+      const x = k.missing[i]!;
+      const run = this.runs[x % nr]!;
+      const id = k.ids[x]!;
+      if (k.places[run.index]![2 * id] === 0) this.render(run, id, Math.floor(x / nr));
     }
   }
 
   /** Fills line j's network, signal and evidence keys from its pair, once. */
   private fillKeys(j: number): void {
     if (this.keyed[j] === 1) return;
-    pairRecords(this.intel, this.keys[KEYS * j + PAIR]!, this.pairIds);
+    const keys = this.kernel.keys;
+    pairRecords(this.intel, keys[KEYS * j + PAIR]!, this.pairIds);
     const net = this.pairIds[0]!;
     const sig = this.pairIds[1]!;
-    const keys = this.keys;
     keys[KEYS * j + 1] = net;
     keys[KEYS * j + 2] = sig;
     keys[KEYS * j + 3] = evidenceKey(sig, this.cells.routingInferred(net));
@@ -403,32 +430,32 @@ export class RecordRows {
 
   /** Queued line j's record id for `run` (0 for a run that depends on no record). */
   private keyOf(run: Run, j: number): number {
-    return run.slot < 0 ? 0 : this.keys[KEYS * j + run.slot]!;
+    return run.slot < 0 ? 0 : this.kernel.keys[KEYS * j + run.slot]!;
   }
 
   /**
    * Reads ahead what rendering the group's missing geo and network runs will
-   * read (RecordCells.warm): the runs of a row, and the runs inside joined
-   * runs for the lines whose keys are filled (those whose joined run is
-   * missing).
+   * read (RecordCells.warm): the missing runs of a row that have cell
+   * writers, and the runs with cell writers inside missing joined runs.
    */
-  private warmMissing(n: number): void {
+  private warmMissing(m: number): void {
+    const k = this.kernel;
+    const nr = this.runs.length;
     for (const run of this.runs) {
-      if (run.joins === null) this.warmRun(run, n, null);
-      else for (const sub of run.joins) this.warmRun(sub, n, run);
+      const subs = run.joins === null ? [run] : run.joins;
+      for (const sub of subs) {
+        if (sub.cells === null) continue;
+        let w = 0;
+        const places = k.places[sub.index]!;
+        for (let i = 0; i < m; i++) {
+          const x = k.missing[i]!;
+          if (x % nr !== run.index) continue;
+          const id = this.keyOf(sub, Math.floor(x / nr));
+          if (places[2 * id] === 0) this.missingIds[w++] = id;
+        }
+        if (w > 0) this.warmSum += this.cells.warm(sub.slot as 0 | 1, this.missingIds, w, this.warmIds);
+      }
     }
-  }
-
-  /** warmMissing for one run (`outer`: the joined run holding it, whose missing lines are the keyed ones). */
-  private warmRun(run: Run, n: number, outer: Run | null): void {
-    if (run.cells === null) return;
-    let m = 0;
-    for (let j = 0; j < n; j++) {
-      if (outer !== null && this.keyed[j] === 0) continue;
-      const id = this.keyOf(run, j);
-      if (run.places[2 * id] === 0) this.missing[m++] = id;
-    }
-    if (m > 0) this.warmSum += this.cells.warm(run.slot as 0 | 1, this.missing, m, this.warmIds);
   }
 
   /**
@@ -444,22 +471,25 @@ export class RecordRows {
       // Each piece first (rendering may grow the store), then the copies back to back.
       for (const sub of p.joins) {
         const subId = this.keyOf(sub, j);
-        if (sub.places[2 * subId] === 0) this.render(sub, subId, j);
+        if (this.kernel.places[sub.index]![2 * subId] === 0) this.render(sub, subId, j);
       }
       start = this.store.used;
       for (const sub of p.joins) {
         const subId = this.keyOf(sub, j);
-        this.store.copy(sub.places[2 * subId]! - 1, sub.places[2 * subId + 1]!);
+        const places = this.kernel.places[sub.index]!;
+        this.store.copy(places[2 * subId]! - 1, places[2 * subId + 1]!);
       }
     } else if (p.cells !== null) start = this.store.putCells(p.cells, id, this.day);
     else {
-      const r = resultForLeaf(this.intel, this.leaves[j]!, '0.0.0.0', 4);
+      const r = resultForLeaf(this.intel, this.kernel.leaves[j]!, '0.0.0.0', 4);
       let text = '';
       for (const part of p.parts) text += typeof part === 'string' ? part : part(r);
       start = this.store.put(text);
     }
-    p.places[2 * id] = start + 1;
-    p.places[2 * id + 1] = this.store.used - start;
+    // The store may have grown, and with it every view of the kernel's memory: read the places now.
+    const places = this.kernel.places[p.index]!;
+    places[2 * id] = start + 1;
+    places[2 * id + 1] = this.store.used - start;
   }
 }
 
