@@ -271,3 +271,400 @@ export function rows(
   store<u32>(status, <u32>p, 4);
   return j - from;
 }
+
+// ---- Rendering geo and network rows (core's snapshot/cells.ts, byte for byte) ----
+//
+// A run of geo or network fields is a program: triples of u32 [op, a, b],
+// a literal (LIT: a is its offset in the literal area, b its length) or a
+// field of the row. Each field is written as core's cell writer writes it
+// (CSV: csvCell; JSON: JSON.stringify), or not at all: render() then
+// returns NEEDS_HOST and the host renders the run with core's writers.
+// That is the case for text core would change on decoding (bytes that are
+// not valid UTF-8, a leading byte-order mark), JSON strings that need
+// escapes, and values outside what a real snapshot holds (coordinates past
+// ±1e5 degrees, days past 9999-12-31).
+
+/** Where the record columns are: set once by setRecords from a table of addresses (RECORD_CONFIG words). */
+let geoCC: usize = 0;
+let geoRegion: usize = 0;
+let geoCity: usize = 0;
+let geoTZ: usize = 0;
+let geoLat: usize = 0;
+let geoLon: usize = 0;
+let netAsn: usize = 0;
+let netOrg: usize = 0;
+let netRpki: usize = 0;
+let netDay: usize = 0;
+let netReg: usize = 0;
+let strOffsets: usize = 0;
+let strBytes: usize = 0;
+/** The literal area (programs' literals), and the tables of u16 ids' cells ([address, length + 1] per id; 0: none made yet). */
+let literals: usize = 0;
+let ccNameCells: usize = 0;
+let ccCodeCells: usize = 0;
+let tzCells: usize = 0;
+/** RPKI codes' cells, [address, length + 1] per code (256 codes). */
+let rpkiCells: usize = 0;
+
+/** setRecords' table: 19 addresses, in the order of the globals above. */
+export function setRecords(config: usize): void {
+  geoCC = load<u32>(config);
+  geoRegion = load<u32>(config, 4);
+  geoCity = load<u32>(config, 8);
+  geoTZ = load<u32>(config, 12);
+  geoLat = load<u32>(config, 16);
+  geoLon = load<u32>(config, 20);
+  netAsn = load<u32>(config, 24);
+  netOrg = load<u32>(config, 28);
+  netRpki = load<u32>(config, 32);
+  netDay = load<u32>(config, 36);
+  netReg = load<u32>(config, 40);
+  strOffsets = load<u32>(config, 44);
+  strBytes = load<u32>(config, 48);
+  literals = load<u32>(config, 52);
+  ccNameCells = load<u32>(config, 56);
+  ccCodeCells = load<u32>(config, 60);
+  tzCells = load<u32>(config, 64);
+  rpkiCells = load<u32>(config, 68);
+}
+
+/** render()'s answers other than where the run ends. */
+const NEEDS_HOST: usize = 0;
+const NO_ROOM: usize = 1;
+
+// Field ops (the host's RENDER_OPS).
+const LIT: u32 = 0;
+const GEO_COUNTRY: u32 = 1;
+const GEO_COUNTRY_CODE: u32 = 2;
+const GEO_REGION: u32 = 3;
+const GEO_CITY: u32 = 4;
+const GEO_LATITUDE: u32 = 5;
+const GEO_LONGITUDE: u32 = 6;
+const GEO_TIMEZONE: u32 = 7;
+const NET_ASN: u32 = 8;
+const NET_AS_ORG: u32 = 9;
+const NET_ANNOUNCED: u32 = 10;
+const NET_BOGON: u32 = 11;
+const NET_RPKI: u32 = 12;
+const NET_ALLOCATION_DATE: u32 = 13;
+const NET_ALLOCATION_AGE: u32 = 14;
+const NET_REGISTRATION_COUNTRY: u32 = 15;
+
+const NULL_STRING: u32 = 0xffffffff;
+const NULL_DAY: u32 = 0xffffffff;
+const NET_ANNOUNCED_BIT: u8 = 1;
+const NET_BOGON_BIT: u8 = 2;
+/** Last day (9999-12-31) whose ISO date is YYYY-MM-DD (core's clock.ts). */
+const LAST_PLAIN_DAY: u32 = 2932896;
+
+/** The end of the room of the render in progress. */
+let roomEnd: usize = 0;
+
+/** Writes ASCII text of a JavaScript-free kind: "true", "false", "null", '""'. */
+// @ts-ignore: decorator
+@inline function putWord(p: usize, w: u64, n: usize): usize {
+  if (p + 8 > roomEnd) return NO_ROOM;
+  store<u64>(p, w);
+  return p + n;
+}
+// The words, little-endian ("true", "false", "null", '""').
+const TRUE: u64 = 0x65757274;
+const FALSE: u64 = 0x65736c6166;
+const NULL: u64 = 0x6c6c756e;
+const EMPTY: u64 = 0x2222;
+
+/** The cell made for id `id` in `table` ([address, length + 1]); NEEDS_HOST while none is (the host makes it then). */
+function tableCell(table: usize, id: u32, p: usize): usize {
+  const e = table + 8 * <usize>id;
+  const n = load<u32>(e, 4);
+  if (n == 0) return NEEDS_HOST;
+  const len = <usize>(n - 1);
+  if (p + len > roomEnd) return NO_ROOM;
+  memory.copy(p, <usize>load<u32>(e), len);
+  return p + len;
+}
+
+/** v (< 2^32) in decimal. */
+function decimal(v: u32, p: usize): usize {
+  let digits: usize = 1;
+  for (let t = v; t >= 10; t /= 10) digits++;
+  if (p + digits > roomEnd) return NO_ROOM;
+  let q = p + digits;
+  do {
+    q--;
+    store<u8>(q, 48 + v % 10);
+    v /= 10;
+  } while (q > p);
+  return p + digits;
+}
+
+/**
+ * Whether bytes [s, e) decode to the same text under TextDecoder's rules
+ * as their own code points: valid UTF-8, not starting with a byte-order
+ * mark (which the decoder drops).
+ */
+function plainUtf8(s: usize, e: usize): bool {
+  if (e - s >= 3 && load<u8>(s) == 0xef && load<u8>(s, 1) == 0xbb && load<u8>(s, 2) == 0xbf) return false;
+  let i = s;
+  while (i < e) {
+    const b = <u32>load<u8>(i);
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    let n: usize;
+    let lo: u32 = 0x80;
+    let hi: u32 = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) n = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      n = 2;
+      if (b == 0xe0) lo = 0xa0;
+      else if (b == 0xed) hi = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      n = 3;
+      if (b == 0xf0) lo = 0x90;
+      else if (b == 0xf4) hi = 0x8f;
+    } else return false;
+    if (i + n >= e) return false; // fewer than n continuation bytes left
+    const c1 = <u32>load<u8>(i + 1);
+    if (c1 < lo || c1 > hi) return false;
+    for (let k: usize = 2; k <= n; k++) {
+      const c = <u32>load<u8>(i + k);
+      if (c < 0x80 || c > 0xbf) return false;
+    }
+    i += n + 1;
+  }
+  return true;
+}
+
+/** String `id`'s CSV cell (core's strCell). */
+function stringCsv(id: u32, p: usize): usize {
+  if (id == NULL_STRING) return p;
+  const s = <usize>load<u32>(strOffsets + 4 * <usize>id);
+  const e = <usize>load<u32>(strOffsets + 4 * <usize>id, 4);
+  if (s == e) return putWord(p, EMPTY, 2);
+  let quotes: usize = 0;
+  let special = false;
+  let high = false;
+  for (let i = s; i < e; i++) {
+    const b = load<u8>(strBytes + i);
+    if (b >= 0x80) high = true;
+    else if (b == 0x22) quotes++;
+    else if (b == 0x2c || b == 0x0d || b == 0x0a) special = true;
+  }
+  if (high && !plainUtf8(strBytes + s, strBytes + e)) return NEEDS_HOST;
+  const wrap = quotes > 0 || special;
+  if (p + (e - s) + quotes + (wrap ? 2 : 0) > roomEnd) return NO_ROOM;
+  if (wrap) store<u8>(p++, 0x22);
+  if (quotes == 0) {
+    memory.copy(p, strBytes + s, e - s);
+    p += e - s;
+  } else {
+    for (let i = s; i < e; i++) {
+      const b = load<u8>(strBytes + i);
+      store<u8>(p++, b);
+      if (b == 0x22) store<u8>(p++, 0x22);
+    }
+  }
+  if (wrap) store<u8>(p++, 0x22);
+  return p;
+}
+
+/** String `id`'s JSON value (core's strJson), or NEEDS_HOST for one that needs escapes. */
+function stringJson(id: u32, p: usize): usize {
+  if (id == NULL_STRING) return putWord(p, NULL, 4);
+  const s = <usize>load<u32>(strOffsets + 4 * <usize>id);
+  const e = <usize>load<u32>(strOffsets + 4 * <usize>id, 4);
+  let high = false;
+  for (let i = s; i < e; i++) {
+    const b = load<u8>(strBytes + i);
+    if (b >= 0x80) high = true;
+    else if (b < 0x20 || b == 0x22 || b == 0x5c) return NEEDS_HOST;
+  }
+  if (high && !plainUtf8(strBytes + s, strBytes + e)) return NEEDS_HOST;
+  if (p + (e - s) + 2 > roomEnd) return NO_ROOM;
+  store<u8>(p++, 0x22);
+  memory.copy(p, strBytes + s, e - s);
+  p += e - s;
+  store<u8>(p++, 0x22);
+  return p;
+}
+
+/** A stored float32 coordinate as core's coordinateText writes it (a count of 1e-4 degrees, trailing zeros dropped). */
+function coordinate(x: f32, p: usize): usize {
+  const v = <f64>x * 1e4;
+  // Math.round: the nearest integer, halves towards +infinity.
+  let r = Math.ceil(v);
+  if (r - 0.5 > v) r -= 1;
+  if (!(r > -1e9 && r < 1e9)) return NEEDS_HOST;
+  if (p + 16 > roomEnd) return NO_ROOM;
+  let m = <i32>r;
+  if (m < 0) {
+    store<u8>(p++, 0x2d);
+    m = -m;
+  }
+  const whole = <u32>m / 10000;
+  let frac = <u32>m - whole * 10000;
+  p = decimal(whole, p);
+  if (frac != 0) {
+    store<u8>(p++, 0x2e);
+    let digits: usize = 4;
+    while (frac % 10 == 0) {
+      frac /= 10;
+      digits--;
+    }
+    for (let q = p + digits - 1; q >= p; q--) {
+      store<u8>(q, 48 + frac % 10);
+      frac /= 10;
+    }
+    p += digits;
+  }
+  return p;
+}
+
+/** Day number `day` (<= LAST_PLAIN_DAY) as YYYY-MM-DD (core's isoDay). */
+function isoDay(day: u32, p: usize): usize {
+  const z = day + 719468;
+  const era = z / 146097;
+  const doe = z - era * 146097;
+  const yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const mp = (5 * doy + 2) / 153;
+  const d = doy - (153 * mp + 2) / 5 + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  store<u8>(p, 48 + y / 1000);
+  store<u8>(p, 48 + (y / 100) % 10, 1);
+  store<u8>(p, 48 + (y / 10) % 10, 2);
+  store<u8>(p, 48 + y % 10, 3);
+  store<u8>(p, 0x2d, 4);
+  store<u8>(p, 48 + m / 10, 5);
+  store<u8>(p, 48 + m % 10, 6);
+  store<u8>(p, 0x2d, 7);
+  store<u8>(p, 48 + d / 10, 8);
+  store<u8>(p, 48 + d % 10, 9);
+  return p + 10;
+}
+
+/**
+ * Writes run `prog` (nops ops) for geo or network row `row` at `out`, with
+ * room until `end`; `json` picks JSON values over CSV cells, `today` is the
+ * UTC day number (allocation_age_days). Returns where the run ends,
+ * NO_ROOM, or NEEDS_HOST (see above).
+ */
+export function render(prog: usize, nops: u32, row: u32, today: i32, json: bool, out: usize, end: usize): usize {
+  roomEnd = end;
+  let p = out;
+  const r = <usize>row;
+  for (let i: u32 = 0; i < nops; i++) {
+    const op = load<u32>(prog + 12 * <usize>i);
+    switch (op) {
+      case LIT: {
+        const len = <usize>load<u32>(prog + 12 * <usize>i, 8);
+        if (p + len > roomEnd) return NO_ROOM;
+        memory.copy(p, literals + <usize>load<u32>(prog + 12 * <usize>i, 4), len);
+        p += len;
+        break;
+      }
+      case GEO_COUNTRY:
+        p = tableCell(ccNameCells, load<u16>(geoCC + 2 * r), p);
+        break;
+      case GEO_COUNTRY_CODE:
+        p = tableCell(ccCodeCells, load<u16>(geoCC + 2 * r), p);
+        break;
+      case GEO_TIMEZONE:
+        p = tableCell(tzCells, load<u16>(geoTZ + 2 * r), p);
+        break;
+      case GEO_REGION:
+        p = json ? stringJson(load<u32>(geoRegion + 4 * r), p) : stringCsv(load<u32>(geoRegion + 4 * r), p);
+        break;
+      case GEO_CITY:
+        p = json ? stringJson(load<u32>(geoCity + 4 * r), p) : stringCsv(load<u32>(geoCity + 4 * r), p);
+        break;
+      case GEO_LATITUDE:
+        p = coordinate(load<f32>(geoLat + 4 * r), p);
+        break;
+      case GEO_LONGITUDE:
+        p = coordinate(load<f32>(geoLon + 4 * r), p);
+        break;
+      case NET_ASN:
+        p = decimal(load<u32>(netAsn + 4 * r), p);
+        break;
+      case NET_AS_ORG: {
+        const id = load<u32>(netOrg + 4 * r);
+        // A missing organisation is '' in the object: a quoted empty cell, an empty JSON string.
+        p = id == NULL_STRING ? putWord(p, EMPTY, 2) : json ? stringJson(id, p) : stringCsv(id, p);
+        break;
+      }
+      case NET_ANNOUNCED:
+      case NET_BOGON: {
+        const bit = op == NET_ANNOUNCED ? NET_ANNOUNCED_BIT : NET_BOGON_BIT;
+        p = (load<u8>(netFlags + r) & bit) != 0 ? putWord(p, TRUE, 4) : putWord(p, FALSE, 5);
+        break;
+      }
+      case NET_RPKI:
+        p = tableCell(rpkiCells, load<u8>(netRpki + r), p);
+        break;
+      case NET_ALLOCATION_DATE: {
+        const day = load<u32>(netDay + 4 * r);
+        if (day == NULL_DAY) {
+          if (json) p = putWord(p, NULL, 4);
+        } else if (day > LAST_PLAIN_DAY) return NEEDS_HOST;
+        else {
+          if (p + 12 > roomEnd) return NO_ROOM;
+          if (json) store<u8>(p++, 0x22);
+          p = isoDay(day, p);
+          if (json) store<u8>(p++, 0x22);
+        }
+        break;
+      }
+      case NET_ALLOCATION_AGE: {
+        const day = load<u32>(netDay + 4 * r);
+        if (day == NULL_DAY) {
+          if (json) p = putWord(p, NULL, 4);
+        } else {
+          const age = <i64>today - <i64>day;
+          p = decimal(age > 0 ? <u32>age : 0, p);
+        }
+        break;
+      }
+      case NET_REGISTRATION_COUNTRY:
+        p = json ? stringJson(load<u32>(netReg + 4 * r), p) : stringCsv(load<u32>(netReg + 4 * r), p);
+        break;
+      default:
+        return NEEDS_HOST;
+    }
+    if (p <= NO_ROOM) return p;
+  }
+  return p;
+}
+
+/**
+ * Reads ahead what rendering geo rows (`kind` 0) or network rows (1)
+ * rows[0, n) will read (core's RecordCells.warm): every column at each row,
+ * then each string's offsets, then its first bytes, one stage over all rows
+ * at a time, so that the rows' cache misses overlap. `ids` is scratch of 2n
+ * u32. Returns a sum of what it read, so that no read is dropped.
+ */
+export function warm(kind: u32, rows: usize, n: u32, ids: usize): u32 {
+  let t: u32 = 0;
+  for (let i: usize = 0; i < n; i++) {
+    const r = <usize>load<u32>(rows + 4 * i);
+    if (kind == 0) {
+      t += <u32>load<u16>(geoCC + 2 * r) + <u32>load<u16>(geoTZ + 2 * r) + load<u32>(geoLat + 4 * r) + load<u32>(geoLon + 4 * r);
+      store<u32>(ids + 8 * i, load<u32>(geoRegion + 4 * r));
+      store<u32>(ids + 8 * i, load<u32>(geoCity + 4 * r), 4);
+    } else {
+      t += load<u32>(netAsn + 4 * r) + <u32>load<u8>(netFlags + r) + <u32>load<u8>(netRpki + r) + load<u32>(netDay + 4 * r);
+      store<u32>(ids + 8 * i, load<u32>(netOrg + 4 * r));
+      store<u32>(ids + 8 * i, load<u32>(netReg + 4 * r), 4);
+    }
+  }
+  const m: usize = 2 * <usize>n;
+  for (let i: usize = 0; i < m; i++) {
+    const id = load<u32>(ids + 4 * i);
+    store<u32>(ids + 4 * i, id == NULL_STRING ? 0 : load<u32>(strOffsets + 4 * <usize>id));
+  }
+  for (let i: usize = 0; i < m; i++) t += load<u8>(strBytes + <usize>load<u32>(ids + 4 * i));
+  return t;
+}

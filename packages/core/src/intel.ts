@@ -13,7 +13,7 @@ import { decodeSidecar } from './explain/decode.js';
 import { Explainer } from './explain/explain.js';
 import { snapshotIdentity } from './explain/format.js';
 import { toThirdParty } from './result/thirdparty.js';
-import { checkDecoded, decodeSnapshot, type DecodedSnapshot, type Inflate } from './snapshot/decode.js';
+import { checkDecoded, decodeSnapshot, type DecodedSnapshot, type Inflate, type MainColumns } from './snapshot/decode.js';
 import { shareDecoded, type SharedSnapshot } from './shared.js';
 import { leafGeo, leafPair } from './snapshot/format.js';
 import { RangeIndex } from './snapshot/lookup.js';
@@ -91,7 +91,7 @@ export interface IntelInternals {
   /** Record fields as CSV cell bytes (snapshot/cells.ts), made on first use. */
   cells(): RecordCells;
   /** The decoded columns (the IPv6 index's only once decoded): for readers of the layout that copy them, such as the CLI's batch kernel. */
-  readonly columns: DecodedSnapshot['columns'];
+  readonly columns: MainColumns;
 }
 
 /** Largest CIDR block holding `addr` that lies inside [start, end]. */

@@ -14,7 +14,6 @@
 export {
   flatRanges,
   fromSharedTrusted,
-  indexColumns,
   leafCount,
   leafCoverage,
   leafGeoPairsMany,
@@ -26,8 +25,9 @@ export {
   pairRecords,
   recordCells,
   resultForLeaf,
+  snapshotColumns,
 } from './leaves.js';
-export type { IndexColumns } from './leaves.js';
+export type { MainColumns } from './snapshot/decode.js';
 export type { FlatRanges } from './snapshot/walk.js';
 export type { CellWriter, RecordCells } from './snapshot/cells.js';
 export {

@@ -7,7 +7,7 @@
 import { IpIntelError } from './errors.js';
 import { INTERNAL, IpIntel as Intel, type IntelInternals, type IpIntel, type LoadOptions } from './intel.js';
 import type { SharedSnapshot } from './shared.js';
-import { ARRAY_OF, trustedDecoded, type Columns } from './snapshot/decode.js';
+import { ARRAY_OF, trustedDecoded, type Columns, type MainColumns } from './snapshot/decode.js';
 import { COLUMNS, V6_COLUMNS, type ColumnName } from './snapshot/format.js';
 import { flatRanges4, flatRanges6, type FlatRanges } from './snapshot/walk.js';
 import type { RecordCells } from './snapshot/cells.js';
@@ -170,37 +170,15 @@ export function recordCells(intel: IpIntel): RecordCells {
 }
 
 /**
- * The columns a lookup reads up to a row's records, for readers that copy
- * them into memory of their own (the CLI's batch kernel, WebAssembly): the
- * IPv4 index (format 4: `v4.dir` of 2^dirBits entries and `v4.blk`, layout in
- * snapshot/format.ts), the leaves' ids (3 u16 a leaf: leafGeo / leafPair in
- * format.ts), each pair's network row and signal set, and the network rows'
- * flags (the routing bit of an evidence key). Views of the snapshot's own
- * columns, which were checked at load: read them, never write them.
+ * The snapshot's decoded columns but the IPv6 index's (names and layouts in
+ * snapshot/format.ts; the IPv4 index's table has 2^dirBits entries), for
+ * readers that copy them into memory of their own: the CLI's batch kernel
+ * (WebAssembly). Views of the snapshot's own columns, which were checked at
+ * load: read them, never write them.
  */
-export interface IndexColumns {
-  readonly dirBits: number;
-  readonly dir: Uint32Array;
-  readonly blk: Uint8Array;
-  readonly leafIds: Uint16Array;
-  readonly pairNet: Uint32Array;
-  readonly pairSig: Uint32Array;
-  readonly netFlags: Uint8Array;
-}
-
-/** The snapshot's {@link IndexColumns}. */
-export function indexColumns(intel: IpIntel): IndexColumns {
-  const c = of(intel).columns;
-  const dir = c['v4.dir'];
-  return {
-    dirBits: Math.log2(dir.length),
-    dir,
-    blk: c['v4.blk'],
-    leafIds: c['leaf.ids'],
-    pairNet: c['pair.net'],
-    pairSig: c['pair.sig'],
-    netFlags: c['net.flags'],
-  };
+export function snapshotColumns(intel: IpIntel): { readonly dirBits: number; readonly columns: MainColumns } {
+  const columns = of(intel).columns;
+  return { dirBits: Math.log2(columns['v4.dir'].length), columns };
 }
 
 /** Number of leaves (valid ids are 0..leafCount-1). */

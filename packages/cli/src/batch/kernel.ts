@@ -2,25 +2,28 @@
  * The host of the batch kernel (kernel/rows.ts, WebAssembly): its memory,
  * laid out once per thread, and typed views of it.
  *
- * The kernel does the per-line work of dotted-decimal IPv4 lines (records.ts
- * says which); this module copies what it reads into its memory (the IPv4
- * index, the leaves' ids, the pairs' records, the network rows' flags:
- * core's `indexColumns`), and gives the batch writer places in it for
- * everything the two share: the queued lines, their record keys, each run's
- * places and the store of rendered runs, the input block and the rows'
- * output. Only the store grows, at the end of the memory; growing replaces
- * the memory's buffer, so every view is made again then (`refresh`), and
- * callers read views through this object, never keep them.
+ * The kernel does the per-line work of dotted-decimal IPv4 lines and renders
+ * geo and network runs (records.ts says how they are used); this module
+ * copies what it reads into its memory (core's `snapshotColumns`: the IPv4
+ * index, the leaves' ids, the pairs' records, and with a render setup the
+ * geo and network columns and the strings), and gives the batch writer
+ * places in it for everything the two share: the queued lines, their record
+ * keys, each run's places and the store of rendered runs, the input piece
+ * and the rows' output. Only the store grows, at the end of the memory;
+ * growing replaces the memory's buffer, so every view is made again then
+ * (`refresh`), and callers read views through this object, never keep them.
  *
  * @module
  */
 import type { IpIntel } from '@ipintel/core';
-import { indexColumns } from '@ipintel/core/internal';
+import { snapshotColumns } from '@ipintel/core/internal';
 import { KERNEL_WASM } from './kernel-wasm.js';
+import { TABLE_IDS, type RenderSetup } from './render-setup.js';
 
 /** The kernel's functions (kernel/rows.ts says what each does). */
 interface KernelExports {
   setIndex(dir: number, bits: number, blk: number, ids: number, pairNet: number, pairSig: number, netFlags: number): void;
+  setRecords(config: number): void;
   leaf(addr: number): number;
   scan(input: number, pos: number, end: number, queue: number, queued: number, cap: number, status: number): number;
   keys(queue: number, n: number, leaves: number, keys: number, everyKey: number): void;
@@ -42,6 +45,8 @@ interface KernelExports {
     firstRow: number,
     status: number,
   ): number;
+  render(prog: number, nops: number, row: number, today: number, json: number, out: number, end: number): number;
+  warm(kind: number, rows: number, n: number, ids: number): number;
 }
 
 /** What this module uses of the WebAssembly API (a global of Node's since v8; TypeScript's ES2022 lib and @types/node leave it out). */
@@ -64,6 +69,9 @@ export const KEYS = 5;
 export const SCAN_ENDED = 0;
 export const SCAN_FULL = 1;
 export const SCAN_SLOW = 2;
+/** RowKernel#render's answers other than where the run ends: core's writers must render it; the store is short. */
+export const RENDER_NEEDS_HOST = -2;
+export const RENDER_NO_ROOM = -1;
 
 const PAGE = 65536;
 /** Input bytes the kernel reads at once; a longer block is cut at line ends (block.ts). Any address is far shorter. */
@@ -74,7 +82,6 @@ export const SINK_BYTES = 1024 * 1024;
  * The store's first room (a CSV run of the world snapshot's million random
  * lines fills ~17 MB, NDJSON ~67 MB); past it the memory grows, by at least
  * its size again. Room not yet written costs address space, not memory.
- * Tests shrink it to reach the growth.
  */
 export const STORE_BYTES = 64 * 1024 * 1024;
 /** The sizes a new kernel takes (tests shrink them to reach the paths past each: the store's growth, pieces, rows written in several calls). */
@@ -96,6 +103,23 @@ export interface KernelRun {
 
 const align = (n: number): number => (n + 63) & ~63;
 
+/** The record columns setRecords takes the addresses of, in its order (kernel/rows.ts). */
+const RECORD_COLUMNS = [
+  'geo.country_code',
+  'geo.region',
+  'geo.city',
+  'geo.timezone',
+  'geo.latitude',
+  'geo.longitude',
+  'net.asn',
+  'net.as_org',
+  'net.rpki',
+  'net.allocation_day',
+  'net.registration_country',
+  'str.offsets',
+  'str.bytes',
+] as const;
+
 export class RowKernel {
   readonly fn: KernelExports;
   private readonly memory: WasmMemory;
@@ -106,6 +130,9 @@ export class RowKernel {
   readonly keysAt: number;
   readonly idsAt: number;
   readonly missingAt: number;
+  /** Scratch of warm(): record ids, then string ids. */
+  readonly warmRowsAt: number;
+  readonly warmIdsAt: number;
   readonly piecesAt: number;
   readonly runsAt: number;
   readonly sepAt: number;
@@ -115,6 +142,13 @@ export class RowKernel {
   /** Room at inputAt and at sinkAt (kernelSizing when made). */
   readonly inputBytes = kernelSizing.input;
   readonly sinkBytes = kernelSizing.sink;
+  /** Per run: where its render program is and how many ops it has (0: the kernel does not render it). */
+  private readonly programAt: number[];
+  private readonly programOps: number[];
+  /** JSON values (1) or CSV cells (0) in the programs. */
+  private readonly json: number;
+  /** Where each table of cells by id is (render-setup.ts TABLE_OPS), 0 without a render setup. */
+  private readonly tablesAt: number[] = [0, 0, 0, 0];
   private readonly placesAt: number[];
   private readonly runs: readonly KernelRun[];
 
@@ -126,6 +160,7 @@ export class RowKernel {
   keys!: Uint32Array;
   ids!: Uint32Array;
   missing!: Uint32Array;
+  warmRows!: Uint32Array;
   /** Per run (in `runs` order): [start + 1, length] of each record's rendered bytes in the store, 0 while not rendered. */
   places!: Int32Array[];
   /** The store: rendered runs, from storeAt to the end of the memory. */
@@ -134,15 +169,22 @@ export class RowKernel {
   /**
    * `runs`: every run the writer caches (the first `rowRuns` of them are
    * a row's, the rest only feed joined runs); `pieces`: a row, in order:
-   * -1 for the line's address, else the number of one of the row's runs.
+   * -1 for the line's address, else the number of one of the row's runs;
+   * `render`: the programs of the runs the kernel renders (null: none).
    */
-  constructor(intel: IpIntel, runs: readonly KernelRun[], rowRuns: number, pieces: readonly number[]) {
-    const c = indexColumns(intel);
+  constructor(intel: IpIntel, runs: readonly KernelRun[], rowRuns: number, pieces: readonly number[], render: RenderSetup | null = null) {
+    const { dirBits, columns: c } = snapshotColumns(intel);
     this.runs = runs;
+    const copies: [number, ArrayBufferView][] = [];
     let at = 64; // address 0 stays unused
     const take = (n: number): number => {
       const start = at;
       at = align(at + n);
+      return start;
+    };
+    const copy = (v: ArrayBufferView, slack = 0): number => {
+      const start = take(v.byteLength + slack);
+      copies.push([start, v]);
       return start;
     };
     this.statusAt = take(32);
@@ -151,15 +193,35 @@ export class RowKernel {
     this.keysAt = take(4 * KEYS * GROUP);
     this.idsAt = take(4 * Math.max(1, rowRuns) * GROUP);
     this.missingAt = take(4 * Math.max(1, rowRuns) * GROUP);
+    this.warmRowsAt = take(4 * Math.max(1, rowRuns) * GROUP);
+    this.warmIdsAt = take(8 * Math.max(1, rowRuns) * GROUP);
     this.piecesAt = take(4 * pieces.length);
     this.runsAt = take(8 * runs.length);
     this.sepAt = take(2);
-    const dirAt = take(c.dir.byteLength);
-    const blkAt = take(c.blk.byteLength + 4);
-    const idsAt = take(c.leafIds.byteLength);
-    const pairNetAt = take(c.pairNet.byteLength);
-    const pairSigAt = take(c.pairSig.byteLength);
-    const flagsAt = take(c.netFlags.byteLength);
+    const dirAt = copy(c['v4.dir']);
+    const blkAt = copy(c['v4.blk'], 4); // a 24-bit id is read as 32 bits
+    const idsAt = copy(c['leaf.ids']);
+    const pairNetAt = copy(c['pair.net']);
+    const pairSigAt = copy(c['pair.sig']);
+    const flagsAt = copy(c['net.flags']);
+    let configAt = 0;
+    this.programAt = runs.map(() => 0);
+    this.programOps = runs.map(() => 0);
+    this.json = render?.json === true ? 1 : 0;
+    if (render !== null && render.programs.some((p) => p !== null)) {
+      const config = new Uint32Array(RECORD_COLUMNS.length + 5);
+      RECORD_COLUMNS.forEach((name, i) => (config[i] = copy(c[name])));
+      const n = RECORD_COLUMNS.length;
+      config[n] = copy(render.literals);
+      // The tables of cells by id start empty (zero pages): the host fills what the kernel asks for.
+      TABLE_IDS.forEach((ids, t) => (config[n + 1 + t] = this.tablesAt[t] = take(8 * ids)));
+      configAt = copy(config);
+      render.programs.forEach((p, i) => {
+        if (p === null || i >= runs.length) return;
+        this.programAt[i] = copy(p);
+        this.programOps[i] = p.length / 3;
+      });
+    }
     this.placesAt = runs.map((r) => take(8 * r.records));
     this.inputAt = take(this.inputBytes);
     this.sinkAt = take(this.sinkBytes);
@@ -167,12 +229,7 @@ export class RowKernel {
     this.memory = new wasm.Memory({ initial: Math.ceil((at + kernelSizing.store) / PAGE) });
     this.refresh();
     const b = this.bytes;
-    b.set(new Uint8Array(c.dir.buffer, c.dir.byteOffset, c.dir.byteLength), dirAt);
-    b.set(c.blk, blkAt);
-    b.set(new Uint8Array(c.leafIds.buffer, c.leafIds.byteOffset, c.leafIds.byteLength), idsAt);
-    b.set(new Uint8Array(c.pairNet.buffer, c.pairNet.byteOffset, c.pairNet.byteLength), pairNetAt);
-    b.set(new Uint8Array(c.pairSig.buffer, c.pairSig.byteOffset, c.pairSig.byteLength), pairSigAt);
-    b.set(c.netFlags, flagsAt);
+    for (const [to, v] of copies) b.set(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), to);
     const words = new Int32Array(this.memory.buffer);
     runs.forEach((r, i) => {
       words[this.runsAt / 4 + 2 * i] = r.slot;
@@ -183,7 +240,8 @@ export class RowKernel {
     b[this.sepAt + 1] = 10; // LF
     const instance = new wasm.Instance(kernelModule(), { env: { memory: this.memory } });
     this.fn = instance.exports as unknown as KernelExports;
-    this.fn.setIndex(dirAt, c.dirBits, blkAt, idsAt, pairNetAt, pairSigAt, flagsAt);
+    this.fn.setIndex(dirAt, dirBits, blkAt, idsAt, pairNetAt, pairSigAt, flagsAt);
+    if (configAt !== 0) this.fn.setRecords(configAt);
   }
 
   /** Makes every view again (after the memory grew). */
@@ -195,7 +253,8 @@ export class RowKernel {
     this.leaves = new Uint32Array(buf, this.leavesAt, GROUP);
     this.keys = new Uint32Array(buf, this.keysAt, KEYS * GROUP);
     this.ids = new Uint32Array(buf, this.idsAt, (this.missingAt - this.idsAt) / 4);
-    this.missing = new Uint32Array(buf, this.missingAt, (this.piecesAt - this.missingAt) / 4);
+    this.missing = new Uint32Array(buf, this.missingAt, (this.warmRowsAt - this.missingAt) / 4);
+    this.warmRows = new Uint32Array(buf, this.warmRowsAt, (this.warmIdsAt - this.warmRowsAt) / 4);
     this.places = this.runs.map((r, i) => new Int32Array(buf, this.placesAt[i], 2 * r.records));
     this.store = new Uint8Array(buf, this.storeAt);
   }
@@ -210,6 +269,43 @@ export class RowKernel {
     const want = Math.max(this.storeAt + bytes, 2 * now);
     this.memory.grow(Math.ceil((want - now) / PAGE));
     this.refresh();
+  }
+
+  /** Whether the kernel renders run `r` itself (it has a program). */
+  renders(r: number): boolean {
+    return this.programOps[r]! > 0;
+  }
+
+  /** Run r's program ([op, a, b] triples; empty when the kernel does not render it). */
+  program(r: number): Uint32Array {
+    return new Uint32Array(this.memory.buffer, this.programAt[r], 3 * this.programOps[r]!);
+  }
+
+  /** Whether table t (render-setup.ts TABLE_OPS) has the cell of `id`. */
+  hasCell(t: number, id: number): boolean {
+    return new Int32Array(this.memory.buffer, this.tablesAt[t]! + 8 * id, 2)[1] !== 0;
+  }
+
+  /** Gives table t the cell of `id`: `length` bytes at store offset `at`. */
+  setCell(t: number, id: number, at: number, length: number): void {
+    const e = new Int32Array(this.memory.buffer, this.tablesAt[t]! + 8 * id, 2);
+    e[0] = this.storeAt + at;
+    e[1] = length + 1;
+  }
+
+  /**
+   * Renders run `r` for record `row` into the store from offset `from`:
+   * where it ends (a store offset), or RENDER_NO_ROOM, or RENDER_NEEDS_HOST.
+   */
+  render(r: number, row: number, today: number, from: number): number {
+    const end = this.fn.render(this.programAt[r]!, this.programOps[r]!, row, today, this.json, this.storeAt + from, this.storeAt + this.store.length);
+    // The kernel answers 0 (needs the host) or 1 (no room), else an address, which is past both.
+    return end === 0 ? RENDER_NEEDS_HOST : end === 1 ? RENDER_NO_ROOM : end - this.storeAt;
+  }
+
+  /** Reads ahead what rendering `n` geo rows (kind 0) or network rows (1), listed in warmRows, will read. */
+  warm(kind: 0 | 1, n: number): number {
+    return this.fn.warm(kind, this.warmRowsAt, n, this.warmIdsAt);
   }
 
   /** Bytes of the memory (for tests and figures). */

@@ -34,8 +34,9 @@
  */
 import { TextDecoder, TextEncoder } from 'node:util';
 import type { CheckResult, IpIntel } from '@ipintel/core';
-import { evidenceKey, pairCount, pairRecords, recordCells, resultForLeaf, withRoom, type CellWriter, type RecordCells } from '@ipintel/core/internal';
-import { GROUP, KEYS, RowKernel, SCAN_SLOW } from './kernel.js';
+import { evidenceKey, pairCount, pairRecords, recordCells, resultForLeaf, snapshotColumns, withRoom, type CellWriter, type RecordCells } from '@ipintel/core/internal';
+import { GROUP, KEYS, RENDER_NEEDS_HOST, RENDER_NO_ROOM, RowKernel, SCAN_SLOW } from './kernel.js';
+import { renderSetup, TABLE_OPS, type RenderSetup } from './render-setup.js';
 import type { ByteSink } from './sink.js';
 import type { Group, RowTemplate } from './template.js';
 
@@ -65,6 +66,8 @@ interface Run {
    * rows).
    */
   readonly cells: readonly (Uint8Array | CellWriter)[] | null;
+  /** The same parts with each writer's column name (`geo.city`): what the kernel's renderer is told (render-setup.ts); null with `cells`. */
+  readonly fields: readonly (Uint8Array | string)[] | null;
   /** Records it has places for (its slot's table size; 1 when slot is -1). */
   readonly records: number;
   /** Its number among the kernel's runs (set once every run is known): its places are the kernel's `places[index]`. */
@@ -110,8 +113,15 @@ export class RunStore {
   }
 
   /** Makes room for `n` more bytes. */
-  private room(n: number): void {
+  room(n: number): void {
     if (this.used + n > this.space.store.length) this.space.growStore(this.used + n);
+  }
+
+  /** Takes the bytes written past `used` by someone else (the kernel's renderer), up to `end`; returns where they start. */
+  claim(end: number): number {
+    const start = this.used;
+    this.used = end;
+    return start;
   }
 
   /** Stores `text` as UTF-8; returns its start. */
@@ -180,16 +190,22 @@ function compileRuns(template: RowTemplate, sizes: readonly number[], cells: Rec
   let slot = -1;
   let parts: (string | ((r: CheckResult) => string))[] = [];
   let direct: (Uint8Array | CellWriter)[] | null = [];
+  let named: (Uint8Array | string)[] = [];
   const close = (): void => {
     const cellsOf = direct !== null && (slot === 0 || slot === 1) ? direct : null;
-    if (parts.length > 0) pieces.push({ slot, parts, cells: cellsOf, records: slot < 0 ? 1 : sizes[slot]!, index: -1, joins: null });
+    if (parts.length > 0) pieces.push({ slot, parts, cells: cellsOf, fields: cellsOf === null ? null : named, records: slot < 0 ? 1 : sizes[slot]!, index: -1, joins: null });
     slot = -1;
     parts = [];
     direct = [];
+    named = [];
+  };
+  const bytes = (b: Uint8Array): void => {
+    direct?.push(b);
+    named.push(b);
   };
   const literal = (text: string): void => {
     parts.push(text);
-    if (text !== '') direct?.push(encoder.encode(text));
+    if (text !== '') bytes(encoder.encode(text));
   };
   for (const seg of template.segments) {
     if (seg.kind === 'ip') {
@@ -204,12 +220,15 @@ function compileRuns(template: RowTemplate, sizes: readonly number[], cells: Rec
       parts.push(seg.text);
       for (const item of seg.layout ?? [null]) {
         if (typeof item === 'string') {
-          if (item !== '') direct?.push(encoder.encode(item));
+          if (item !== '') bytes(encoder.encode(item));
           continue;
         }
         const w = item === null ? null : cellWriter(cells, item.column, template.output === 'csv' ? 'csv' : 'json');
         if (w === null) direct = null;
-        else direct?.push(w);
+        else {
+          direct?.push(w);
+          named.push(item!.column);
+        }
       }
     }
   }
@@ -232,7 +251,7 @@ function joinPairRuns(pieces: readonly Piece[], pairs: number): Piece[] {
   let stretch: Run[] = [];
   const end = (): void => {
     if (stretch.length >= 2 && stretch.some((r) => r.slot > 0)) {
-      out.push({ slot: PAIR, parts: [], cells: null, records: pairs, index: -1, joins: stretch });
+      out.push({ slot: PAIR, parts: [], cells: null, fields: null, records: pairs, index: -1, joins: stretch });
     } else out.push(...stretch);
     stretch = [];
   };
@@ -276,10 +295,10 @@ export class RecordRows {
   /** Every run, the joined ones' own runs after the row's (the kernel's numbering). */
   private readonly allRuns: Run[];
   private readonly store: RunStore;
+  /** How the kernel renders geo and network runs (render-setup.ts). */
+  private readonly setup: RenderSetup;
   private day = -1;
-  /** Scratch of warmMissing (record ids, string ids) and of fillKeys. */
-  private readonly missingIds = new Uint32Array(GROUP);
-  private readonly warmIds = new Uint32Array(2 * GROUP);
+  /** Scratch of fillKeys. */
   private readonly pairIds = new Uint32Array(2);
   /** What the reads ahead summed (kept so that they are not dropped). */
   warmSum = 0;
@@ -297,11 +316,13 @@ export class RecordRows {
     this.allRuns = [...this.runs, ...this.runs.flatMap((r) => r.joins ?? [])];
     this.allRuns.forEach((r, i) => (r.index = i));
     this.everyKey = this.runs.some((r) => r.slot >= 1 && r.slot <= 3);
+    this.setup = renderSetup(this.allRuns, snapshotColumns(intel).columns, this.cells, template.output === 'csv' ? 'csv' : 'json');
     this.kernel = new RowKernel(
       intel,
       this.allRuns.map((r) => ({ slot: r.slot, records: r.records })),
       this.runs.length,
       this.pieces.map((p) => (p === 'ip' ? -1 : p.index)),
+      this.setup,
     );
     this.store = new RunStore(this.kernel);
   }
@@ -415,6 +436,45 @@ export class RecordRows {
     }
   }
 
+  /** Renders run `p` of geo or network row `id` (its `cells`): by the kernel where it can, else by core's writers. */
+  private renderCells(p: Run, cells: readonly (Uint8Array | CellWriter)[], id: number): number {
+    const k = this.kernel;
+    if (k.renders(p.index)) {
+      for (let more = 4096; ; ) {
+        const end = k.render(p.index, id, this.day, this.store.used);
+        if (end >= 0) return this.store.claim(end);
+        if (end === RENDER_NO_ROOM) {
+          if (more > MAX_CELL_BYTES) throw new Error(`a run of record ${id} asked for more than ${MAX_CELL_BYTES} bytes of room`);
+          this.store.room(more);
+          more *= 2;
+        } else if (end === RENDER_NEEDS_HOST && !this.makeCells(p.index, id)) break;
+      }
+    }
+    return this.store.putCells(cells, id, this.day);
+  }
+
+  /**
+   * Makes the cells run r reads by id from the kernel's tables at row `row`
+   * that are not made yet (core's writers, into the store); false when none
+   * was missing (then the run itself needs core's writers).
+   */
+  private makeCells(r: number, row: number): boolean {
+    const k = this.kernel;
+    const prog = k.program(r);
+    let made = false;
+    for (let i = 0; i < prog.length; i += 3) {
+      const t = (TABLE_OPS as readonly number[]).indexOf(prog[i]!);
+      if (t < 0) continue;
+      const id = this.setup.tableId[t]!(row);
+      const write = this.setup.tableWriter[t];
+      if (write === null || write === undefined || k.hasCell(t, id)) continue;
+      const start = this.store.putCells([write], row, this.day);
+      k.setCell(t, id, start, this.store.used - start);
+      made = true;
+    }
+    return made;
+  }
+
   /** Fills line j's network, signal and evidence keys from its pair, once. */
   private fillKeys(j: number): void {
     if (this.keyed[j] === 1) return;
@@ -435,8 +495,8 @@ export class RecordRows {
 
   /**
    * Reads ahead what rendering the group's missing geo and network runs will
-   * read (RecordCells.warm): the missing runs of a row that have cell
-   * writers, and the runs with cell writers inside missing joined runs.
+   * read (the kernel's warm, over its copy of the columns): the missing runs
+   * of a row that the kernel renders, and those inside missing joined runs.
    */
   private warmMissing(m: number): void {
     const k = this.kernel;
@@ -444,16 +504,17 @@ export class RecordRows {
     for (const run of this.runs) {
       const subs = run.joins === null ? [run] : run.joins;
       for (const sub of subs) {
-        if (sub.cells === null) continue;
+        if (!k.renders(sub.index)) continue;
         let w = 0;
         const places = k.places[sub.index]!;
+        const rows = k.warmRows;
         for (let i = 0; i < m; i++) {
           const x = k.missing[i]!;
           if (x % nr !== run.index) continue;
           const id = this.keyOf(sub, Math.floor(x / nr));
-          if (places[2 * id] === 0) this.missingIds[w++] = id;
+          if (places[2 * id] === 0) rows[w++] = id;
         }
-        if (w > 0) this.warmSum += this.cells.warm(sub.slot as 0 | 1, this.missingIds, w, this.warmIds);
+        if (w > 0) this.warmSum += k.warm(sub.slot as 0 | 1, w);
       }
     }
   }
@@ -479,7 +540,7 @@ export class RecordRows {
         const places = this.kernel.places[sub.index]!;
         this.store.copy(places[2 * subId]! - 1, places[2 * subId + 1]!);
       }
-    } else if (p.cells !== null) start = this.store.putCells(p.cells, id, this.day);
+    } else if (p.cells !== null) start = this.renderCells(p, p.cells, id);
     else {
       const r = resultForLeaf(this.intel, this.kernel.leaves[j]!, '0.0.0.0', 4);
       let text = '';
