@@ -1,5 +1,11 @@
 // AssemblyScript (compiled to WebAssembly by packages/cli/scripts/build-kernel.mjs).
 //
+// The memory is shared between a batch's threads (one instance of this
+// module each): the snapshot's columns, the runs' places and the store of
+// rendered runs are read by all; places and table cells are published by
+// the thread that renders them, so they are read here with atomic loads.
+// Each thread has regions of its own (queue, keys, input, output).
+//
 // The per-line work of `ipintel batch` for dotted-decimal IPv4 lines: cutting
 // and parsing lines, the index lookups, the leaves' record ids, finding each
 // row's rendered runs, and copying the rows together. The host (kernel.ts in
@@ -166,6 +172,23 @@ export function scan(input: usize, pos: u32, end: u32, queue: usize, queued: u32
 const KEYS: usize = 5;
 
 /**
+ * The runs table: RUN bytes a run, [slot (i32: its KEYS slot, -1 for none),
+ * its places (2 i32 per record: [start + 1 from the store's base, length],
+ * 0 while not rendered), kind, a, b]: kind CELLS has a program at a of b
+ * ops (rendered by render()), JOINED the numbers of its b runs at a (u32
+ * each: its bytes are theirs, back to back), TEXT is rendered by the host.
+ */
+const RUN: usize = 32;
+const TEXT: u32 = 0;
+const CELLS: u32 = 1;
+const JOINED: u32 = 2;
+
+// @ts-ignore: decorator
+@inline function runPlaces(runs: usize, r: u32): usize {
+  return <usize>load<u32>(runs + RUN * <usize>r, 4);
+}
+
+/**
  * The record keys of the n queued lines, into `keys` (KEYS u32 a line): the
  * leaf's geo row and pair, and with `everyKey` its network row, signal set
  * and evidence key too (2 × signal set + 1 when the network's routing is
@@ -197,21 +220,20 @@ export function keys(queue: usize, n: u32, leaves: usize, out: usize, everyKey: 
 }
 
 /**
- * Each queued line's record id for each of `nr` runs (run r: its key slot
- * at runs + 8r, -1 for none, and its places at runs + 8r + 4: 2 i32 per id,
- * [start + 1, length] in the store, 0 while not rendered) into ids[j × nr +
- * r]; the (j × nr + r) of those not rendered yet into `missing`. Returns how
- * many are missing.
+ * Each queued line's record id for each of the row's `nr` runs (the first
+ * nr of the runs table) into ids[j × nr + r]; the (j × nr + r) of those not
+ * rendered yet into `missing`. Returns how many are missing.
  */
 export function places(n: u32, keysAt: usize, runs: usize, nr: u32, ids: usize, missing: usize): u32 {
   let m: u32 = 0;
   for (let j: u32 = 0; j < n; j++) {
     for (let r: u32 = 0; r < nr; r++) {
-      const slot = load<i32>(runs + 8 * <usize>r);
+      const slot = load<i32>(runs + RUN * <usize>r);
       const id = slot < 0 ? 0 : load<u32>(keysAt + 4 * (KEYS * <usize>j + <usize>slot));
       const x = j * nr + r;
       store<u32>(ids + 4 * <usize>x, id);
-      if (load<i32>(<usize>load<u32>(runs + 8 * <usize>r, 4) + 8 * <usize>id) == 0) {
+      // Atomic: another thread may publish the place (its length first, then its start).
+      if (atomic.load<i32>(runPlaces(runs, r) + 8 * <usize>id) == 0) {
         store<u32>(missing + 4 * <usize>m, x);
         m++;
       }
@@ -246,7 +268,7 @@ export function rows(
       if (r < 0) len += addrLen;
       else {
         const id = <usize>load<u32>(ids + 4 * <usize>(j * nr + <u32>r));
-        len += <usize>load<i32>(<usize>load<u32>(runs + 8 * <usize>r, 4) + 8 * id, 4);
+        len += <usize>load<i32>(runPlaces(runs, <u32>r) + 8 * id, 4);
       }
     }
     if (p + len > sinkEnd) break;
@@ -261,7 +283,7 @@ export function rows(
         p += addrLen;
       } else {
         const id = <usize>load<u32>(ids + 4 * <usize>(j * nr + <u32>r));
-        const place = <usize>load<u32>(runs + 8 * <usize>r, 4) + 8 * id;
+        const place = runPlaces(runs, <u32>r) + 8 * id;
         const runLen = <usize>load<i32>(place, 4);
         memory.copy(p, storeAt + <usize>(load<i32>(place) - 1), runLen);
         p += runLen;
@@ -376,7 +398,8 @@ const EMPTY: u64 = 0x2222;
 /** The cell made for id `id` in `table` ([address, length + 1]); NEEDS_HOST while none is (the host makes it then). */
 function tableCell(table: usize, id: u32, p: usize): usize {
   const e = table + 8 * <usize>id;
-  const n = load<u32>(e, 4);
+  // Atomic: another thread may publish the cell (its address first, then its length).
+  const n = atomic.load<u32>(e, 4);
   if (n == 0) return NEEDS_HOST;
   const len = <usize>(n - 1);
   if (p + len > roomEnd) return NO_ROOM;
@@ -667,4 +690,130 @@ export function warm(kind: u32, rows: usize, n: u32, ids: usize): u32 {
   }
   for (let i: usize = 0; i < m; i++) t += load<u8>(strBytes + <usize>load<u32>(ids + 4 * i));
   return t;
+}
+
+// ---- Filling what places() found missing ----
+
+/** fill()'s answers in status[0]: every entry done (or left for the host), or the chunk is short. */
+const FILLED: u32 = 0;
+const FILL_NO_ROOM: u32 = 1;
+
+/** The key of queued line j for `slot` (-1: 0), computing the network row, signal set and evidence key from the pair when asked. */
+function keyOf(keysAt: usize, j: usize, slot: i32): u32 {
+  if (slot < 0) return 0;
+  const k = keysAt + 4 * KEYS * j;
+  if (slot >= 1 && slot <= 3) {
+    const pair = <usize>load<u32>(k, 16);
+    const net = load<u32>(pairNet + 4 * pair);
+    const sig = load<u32>(pairSig + 4 * pair);
+    store<u32>(k, net, 4);
+    store<u32>(k, sig, 8);
+    store<u32>(k, 2 * sig + ((load<u8>(netFlags + <usize>net) & ROUTING_INFERRED) != 0 ? 1 : 0), 12);
+  }
+  return load<u32>(k + 4 * <usize>slot);
+}
+
+/** Publishes a place: the length, then (atomically, for the other threads) the start. */
+// @ts-ignore: decorator
+@inline function publish(place: usize, start: usize, storeAt: usize, len: usize): void {
+  store<i32>(place, <i32>len, 4);
+  atomic.store<i32>(place, <i32>(start - storeAt + 1));
+}
+
+/** Where fill() writes, and up to where (set per call). */
+let fillPos: usize = 0;
+let fillEnd: usize = 0;
+
+/**
+ * Renders cells run r (kind CELLS) for record `id` at fillPos and publishes
+ * it: 1 done, 0 left for the host (NEEDS_HOST), -1 no room.
+ */
+function fillCells(run: usize, id: u32, today: i32, json: bool, storeAt: usize): i32 {
+  const e = render(<usize>load<u32>(run, 12), load<u32>(run, 16), id, today, json, fillPos, fillEnd);
+  if (e == NEEDS_HOST) return 0;
+  if (e == NO_ROOM) return -1;
+  publish(runPlaces(run, 0) + 8 * <usize>id, fillPos, storeAt, e - fillPos);
+  fillPos = e;
+  return 1;
+}
+
+/**
+ * Renders what places() found missing (`missing`[from, m): j × nr + r),
+ * in this thread's chunk of the store from `pos` to `end`: cells runs by
+ * render(), joined runs by copying their runs' bytes (rendering the cells
+ * ones missing). Entries it cannot do (text runs, joined runs with a text
+ * run not rendered yet, what render() leaves to the host) are moved to the
+ * front of the list, after [0, from). A place rendered meanwhile (by another
+ * thread, or for another line) is skipped. Returns the end of that front
+ * part; status gets [FILLED or FILL_NO_ROOM, where the chunk's bytes end,
+ * the end of the list]: with FILL_NO_ROOM, the entries not done yet follow
+ * the front part, for a call with a new chunk.
+ */
+export function fill(
+  keysAt: usize, runs: usize, nr: u32, ids: usize, missing: usize, from: u32, m: u32,
+  storeAt: usize, pos: usize, end: usize, today: i32, json: bool, status: usize,
+): u32 {
+  fillPos = pos;
+  fillEnd = end;
+  let left = from;
+  let how = FILLED;
+  let i = from;
+  for (; i < m; i++) {
+    const x = load<u32>(missing + 4 * <usize>i);
+    const j = <usize>(x / nr);
+    const r = x % nr;
+    const run = runs + RUN * <usize>r;
+    const id = load<u32>(ids + 4 * <usize>x);
+    const place = runPlaces(runs, r) + 8 * <usize>id;
+    if (atomic.load<i32>(place) != 0) continue;
+    const kind = load<u32>(run, 8);
+    let done: i32 = 0;
+    if (kind == CELLS) done = fillCells(run, id, today, json, storeAt);
+    else if (kind == JOINED) {
+      const subs = <usize>load<u32>(run, 12);
+      const count = load<u32>(run, 16);
+      // Its runs first: each rendered, or renderable here.
+      let total: usize = 0;
+      done = 1;
+      for (let s: u32 = 0; s < count && done == 1; s++) {
+        const sub = runs + RUN * <usize>load<u32>(subs + 4 * <usize>s);
+        const subId = keyOf(keysAt, j, load<i32>(sub));
+        const sp = runPlaces(sub, 0) + 8 * <usize>subId;
+        if (atomic.load<i32>(sp) == 0) done = load<u32>(sub, 8) == CELLS ? fillCells(sub, subId, today, json, storeAt) : 0;
+        if (done == 1) total += <usize>load<i32>(sp, 4);
+      }
+      if (done == 1) {
+        if (fillPos + total > fillEnd) done = -1;
+        else {
+          const start = fillPos;
+          for (let s: u32 = 0; s < count; s++) {
+            const sub = runs + RUN * <usize>load<u32>(subs + 4 * <usize>s);
+            const sp = runPlaces(sub, 0) + 8 * <usize>keyOf(keysAt, j, load<i32>(sub));
+            const len = <usize>load<i32>(sp, 4);
+            memory.copy(fillPos, storeAt + <usize>(load<i32>(sp) - 1), len);
+            fillPos += len;
+          }
+          publish(place, start, storeAt, total);
+        }
+      }
+    }
+    if (done == -1) {
+      how = FILL_NO_ROOM;
+      break;
+    }
+    if (done == 0) {
+      store<u32>(missing + 4 * <usize>left, x);
+      left++;
+    }
+  }
+  // With no room: the entries not done yet follow the front part.
+  let endOfList = left;
+  for (; i < m && how == FILL_NO_ROOM; i++) {
+    store<u32>(missing + 4 * <usize>endOfList, load<u32>(missing + 4 * <usize>i));
+    endOfList++;
+  }
+  store<u32>(status, how);
+  store<u32>(status, <u32>fillPos, 4);
+  store<u32>(status, endOfList, 8);
+  return left;
 }

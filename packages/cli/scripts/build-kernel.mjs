@@ -33,7 +33,8 @@ export async function compileKernel() {
       '-O3', '--noAssert',
       '--runtime', 'stub',
       // The host lays out the memory and passes every address: no data segments, no allocator.
-      '--importMemory', '--noExportMemory', '--initialMemory', '1',
+      // The memory is shared by the batch's threads (at most 2 GB: places are i32 offsets).
+      '--importMemory', '--noExportMemory', '--initialMemory', '1', '--sharedMemory', '--maximumMemory', '32768', '--enable', 'threads',
       '--use', 'abort=',
     ],
     {

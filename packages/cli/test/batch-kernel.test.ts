@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { openSync, parseIPv4Bytes, type IpIntel } from '@ipintel/core';
 import { flattenPrefixes, type PrefixEntry } from '@ipintel/core/writer';
 import { flatRanges, leafOfIPv4 } from '@ipintel/core/internal';
-import { GROUP, RowKernel, SCAN_ENDED, SCAN_FULL, SCAN_SLOW } from '../src/batch/kernel.js';
+import { createKernelSpace, GROUP, RowKernel, SCAN_ENDED, SCAN_FULL, SCAN_SLOW } from '../src/batch/kernel.js';
 import { prng, syntheticModel, trickyModel, writeSnapshot } from './snapshots.js';
 
 const RUNS = Number(process.env['FC_RUNS'] ?? 300);
@@ -36,6 +36,9 @@ function denseModel(): ReturnType<typeof trickyModel> {
   return { ...base, v4: flattenPrefixes(4, p4, 0) };
 }
 
+/** A kernel over a space of its own with no rows (the index and the scanner are all these tests read). */
+const bareKernel = (intel: IpIntel): RowKernel => new RowKernel(createKernelSpace(intel, { runs: [], rowRuns: 0, pieces: [], render: null }, 1), 0);
+
 describe('the batch kernel', () => {
   it('is what kernel/rows.ts compiles to (scripts/build-kernel.mjs --check)', () => {
     const script = fileURLToPath(new URL('../scripts/build-kernel.mjs', import.meta.url));
@@ -51,7 +54,7 @@ describe('the batch kernel', () => {
     ];
     it.each(snapshots)('%s: every range start, the address before it, and random addresses', (_name, make) => {
       const intel = make();
-      const kernel = new RowKernel(intel, [], 0, []);
+      const kernel = bareKernel(intel);
       const ranges = flatRanges(intel, 4);
       expect(ranges.starts.length).toBeGreaterThan(3);
       const same = (a: number): void => {
@@ -70,7 +73,7 @@ describe('the batch kernel', () => {
   describe('scan(): lines cut, trimmed and parsed as the batch has always done it', () => {
     let kernel: RowKernel;
     beforeAll(() => {
-      kernel = new RowKernel(openSync(writeSnapshot(trickyModel())), [], 0, []);
+      kernel = bareKernel(openSync(writeSnapshot(trickyModel())));
     });
 
     type Event = { ip: number; s: number; e: number } | { slow: [number, number] };
@@ -98,7 +101,7 @@ describe('the batch kernel', () => {
 
     /** The kernel's scan over the whole input, flushing its queue whenever it is full. */
     function scanned(b: Uint8Array): { events: Event[]; lines: number } {
-      kernel.bytes.set(b, kernel.inputAt);
+      kernel.view().set(b, kernel.inputAt);
       const events: Event[] = [];
       let lines = 0;
       let queued = 0;

@@ -15,7 +15,7 @@ import { loadSnapshot, type IpIntel } from '@ipintel/core';
 import { encodeSnapshot, type GeoRow, type NetworkRow } from '@ipintel/core/writer';
 import { recordCells, snapshotColumns, type MainColumns } from '@ipintel/core/internal';
 import { onOneUtcDay } from '@ipintel/testkit';
-import { RENDER_NEEDS_HOST, RENDER_NO_ROOM, RowKernel } from '../src/batch/kernel.js';
+import { createKernelSpace, RENDER_NEEDS_HOST, RENDER_NO_ROOM, RowKernel } from '../src/batch/kernel.js';
 import { renderSetup, TABLE_OPS, RENDER_OPS } from '../src/batch/render-setup.js';
 import { GEO, NETWORK } from '../src/batch/columns.js';
 import { prng, syntheticModel, trickyModel } from './snapshots.js';
@@ -168,31 +168,27 @@ describe('the kernel renderer', () => {
         const as = json ? 'json' : 'csv';
         const runs = FIELDS.map((f) => ({ fields: [f] }));
         const setup = renderSetup(runs, c, cells, as);
-        const kernel = new RowKernel(
-          intel,
-          FIELDS.map((f) => ({ slot: f.startsWith('geo.') ? 0 : 1, records: 1 })),
-          0,
-          [],
-          setup,
-        );
+        const runsOf = FIELDS.map((f) => ({ slot: f.startsWith('geo.') ? 0 : 1, records: 1, joins: null }));
+        const kernel = new RowKernel(createKernelSpace(intel, { runs: runsOf, rowRuns: 0, pieces: [], render: setup }, 1), 0);
         const out = new Uint8Array(1 << 16);
-        /** Where the next table cell goes in the store (rows render at 0..4095). */
-        let cellAt = 4096;
+        // A chunk of the store: rows render at its start, table cells go after 4096.
+        const chunk = kernel.claim(1 << 20);
+        let cellAt = chunk + 4096;
         FIELDS.forEach((field, r) => {
           const [group, name] = field.split('.') as ['geo' | 'network', string];
           const write = group === 'geo' ? cells.geo(name as never, as)! : cells.network(name as never, as)!;
           const rows = group === 'geo' ? c['geo.latitude'].length : c['net.asn'].length;
           for (let row = 0; row < rows; row++) {
             const want = Buffer.from(out.subarray(0, write(row, today, out, 0))).toString('latin1');
-            let end = kernel.render(r, row, today, 0);
+            let end = kernel.render(r, row, today, chunk, chunk + 4096);
             if (end === RENDER_NEEDS_HOST) {
               // A table's cell not made yet: made as records.ts makes it (core's writer), then rendered again.
               const t = (TABLE_OPS as readonly number[]).indexOf(RENDER_OPS[field]!);
               if (t >= 0 && !kernel.hasCell(t, setup.tableId[t]!(row))) {
-                const n = setup.tableWriter[t]!(row, today, kernel.store, cellAt);
+                const n = setup.tableWriter[t]!(row, today, kernel.view(), cellAt);
                 kernel.setCell(t, setup.tableId[t]!(row), cellAt, n - cellAt);
                 cellAt = n;
-                end = kernel.render(r, row, today, 0);
+                end = kernel.render(r, row, today, chunk, chunk + 4096);
               }
             }
             expect(end).not.toBe(RENDER_NO_ROOM);
@@ -200,7 +196,7 @@ describe('the kernel renderer', () => {
               if (plain(c, field, row, json)) expect.fail(`${field} of row ${row} (${as}) is plain, yet left to core: ${JSON.stringify(want)}`);
               continue;
             }
-            const got = Buffer.from(kernel.store.subarray(0, end)).toString('latin1');
+            const got = Buffer.from(kernel.view().subarray(chunk, end)).toString('latin1');
             if (got !== want) expect(got, `${field} of row ${row} (${as})`).toBe(want);
           }
         });

@@ -1,29 +1,42 @@
 /**
- * The batch writer's byte sink: copyRange copies any range of any source
- * exactly, whatever the offsets (its short pieces go in unaligned 4-byte
- * words, its long ones with TypedArray#set), and growing keeps what was written.
+ * The batch writer's byte sink: whatever is appended, in whatever pieces,
+ * comes out in order across growth, from a buffer of its own or from a
+ * region of the kernel's memory (which growing leaves: kernelAt -1).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ByteSink } from '../src/batch/sink.js';
 
-describe('ByteSink.copyRange', () => {
-  it('writes exactly the bytes of every copied range, in order, across growth', () => {
+describe('ByteSink', () => {
+  it('keeps every appended byte and text, in order, across growth', () => {
     fc.assert(
       fc.property(
-        fc.uint8Array({ minLength: 1, maxLength: 600 }),
-        fc.array(fc.tuple(fc.nat(), fc.nat({ max: 300 })), { maxLength: 40 }),
+        fc.array(fc.oneof(fc.uint8Array({ maxLength: 300 }), fc.string({ maxLength: 80 })), { maxLength: 40 }),
         fc.integer({ min: 1, max: 64 }),
-        (src, cuts, first) => {
-          const words = new DataView(src.buffer, src.byteOffset, src.byteLength);
-          const sink = new ByteSink(new Uint8Array(first));
+        fc.boolean(),
+        (pieces, first, region) => {
+          const sink = new ByteSink(region ? new Uint8Array(new SharedArrayBuffer(first)) : new Uint8Array(first), region ? 4096 : -1);
           const want: number[] = [];
-          for (const [a, len] of cuts) {
-            const at = a % src.length;
-            const n = Math.min(len, src.length - at);
-            sink.copyRange(src, words, at, n);
-            want.push(...src.subarray(at, at + n));
+          for (const p of pieces) {
+            if (typeof p === 'string') {
+              sink.putText(p);
+              want.push(...new TextEncoder().encode(p));
+            } else {
+              sink.append(p);
+              want.push(...p);
+            }
           }
+          expect([...sink.view()]).toEqual(want);
+          // In the region only while it never grew; byte pieces that fit never make it grow.
+          if (!region) expect(sink.kernelAt).toBe(-1);
+          if (sink.kernelAt !== -1) expect(sink.buf.buffer).toBeInstanceOf(SharedArrayBuffer);
+          if (region && pieces.every((p) => typeof p !== 'string') && want.length <= first) expect(sink.kernelAt).toBe(4096);
+          // Leaving the region keeps what was written, in a buffer of its own with room for more.
+          const length = sink.buf.length;
+          sink.leave();
+          expect(sink.kernelAt).toBe(-1);
+          expect(sink.buf.length).toBeGreaterThan(length);
+          expect(sink.buf.buffer).toBeInstanceOf(ArrayBuffer);
           expect([...sink.view()]).toEqual(want);
         },
       ),

@@ -1,9 +1,9 @@
 /**
  * How many threads `ipintel batch` starts with (run.ts, `threadsAtStart` and
  * `autoThreads`): `--jobs N` is N whatever the input; `auto` is one thread
- * for an input of unknown size or under the threshold, and on a machine
- * with two cores or fewer, where a second thread measured slower than one
- * (docs/design.md, "Fifteenth round"); every core otherwise.
+ * for an input of unknown size or under the threshold, every core otherwise
+ * (two cores too, since the threads share one memory: docs/design.md,
+ * "Nineteenth round").
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -23,20 +23,20 @@ describe('batch threads at start', () => {
     );
   });
 
-  it('auto runs every core for a large input on more than two cores, else one thread', () => {
+  it('auto runs every core for a large input, else one thread', () => {
     fc.assert(
       fc.property(size, fc.nat({ max: 2 ** 40 }), cores, (bytes, autoBytes, c) => {
         const large = bytes !== null && bytes >= autoBytes;
         const threads = threadsAtStart('auto', bytes, autoBytes, c);
-        expect(threads).toBe(large && c > 2 ? c : 1);
+        expect(threads).toBe(large ? c : 1);
         expect(threads).toBeGreaterThanOrEqual(1);
         expect(threads).toBeLessThanOrEqual(c);
       }),
     );
   });
 
-  it('draws the line at three cores and at the threshold itself', () => {
-    expect([1, 2, 3, 4, 16].map(autoThreads)).toEqual([1, 1, 3, 4, 16]);
+  it('takes every core, and draws the line at the threshold itself', () => {
+    expect([1, 2, 3, 4, 16].map(autoThreads)).toEqual([1, 2, 3, 4, 16]);
     expect(threadsAtStart('auto', AUTO_PARALLEL_BYTES, AUTO_PARALLEL_BYTES, 4)).toBe(4);
     expect(threadsAtStart('auto', AUTO_PARALLEL_BYTES - 1, AUTO_PARALLEL_BYTES, 4)).toBe(1);
     expect(threadsAtStart('auto', null, AUTO_PARALLEL_BYTES, 4)).toBe(1);

@@ -324,7 +324,7 @@ describe('ipintel batch: workers and progress', () => {
     expect(c.stderr()).toMatch(/snapshot is corrupt/);
   });
 
-  it('auto mode switches to workers mid-stream once the input is large (more than two cores), keeping order', async () => {
+  it('auto mode switches to workers mid-stream once the input is large (on two cores and more), keeping order', async () => {
     batchHooks.workerUrl = new URL(`file://${(await ensureBundle()).worker}`);
     batchHooks.awaitWorkers = true; // blocks reach the workers however small the input
     const input = randomIps(20_000, 5).join('\n');
@@ -337,17 +337,14 @@ describe('ipintel batch: workers and progress', () => {
         const one = await batch(input, ['--jobs', '1', '--output', 'csv']);
         batchHooks.blockBytes = 1024;
         batchHooks.autoParallelBytes = 8192;
-        // Auto plans for the machine's cores: on four it goes parallel, on two it stays on one thread.
-        setups.mockClear();
-        batchHooks.cores = 4;
-        const auto = await batch(input, ['--output', 'csv']);
-        expect(auto.out === one.out).toBe(true);
-        expect(setups).toHaveBeenCalledTimes(1);
-        setups.mockClear();
-        batchHooks.cores = 2;
-        const onTwo = await batch(input, ['--output', 'csv']);
-        expect(onTwo.out === one.out).toBe(true);
-        expect(setups).not.toHaveBeenCalled();
+        // Auto plans for the machine's cores: on four and on two it goes parallel, on one it stays on one thread.
+        for (const [cores, pools] of [[4, 1], [2, 1], [1, 0]] as const) {
+          setups.mockClear();
+          batchHooks.cores = cores;
+          const auto = await batch(input, ['--output', 'csv']);
+          expect(auto.out === one.out, `${cores} cores`).toBe(true);
+          expect(setups, `${cores} cores`).toHaveBeenCalledTimes(pools);
+        }
       });
     } finally {
       setups.mockRestore();
@@ -488,26 +485,41 @@ describe('the record-id path of IPv4 lines', () => {
     });
   });
 
-  it('writes the same bytes whatever room the kernel has for input and rows (pieces of a block, rows over several calls, a row longer than the room)', async () => {
+  it('writes the same bytes whatever room the kernel has (pieces of a block, rows over several calls, a row longer than the room, small store chunks, output regions outgrown)', async () => {
     const { BlockProcessor } = await import('../src/batch/block.js');
     const { RowTemplate } = await import('../src/batch/template.js');
-    const { kernelSizing, INPUT_BYTES, SINK_BYTES } = await import('../src/batch/kernel.js');
+    const { kernelSizing } = await import('../src/batch/kernel.js');
     // Short lines, padded ones, comments, IPv6, a bad line and one longer than any small piece.
     const lines = [...randomIps(3000, 31), ' 8.8.8.8 ', '# x', '2001:db8::1', 'nope', `${' '.repeat(300)}1.2.3.4`, 'x'.repeat(500), '1.1.1.1'];
     const input = new TextEncoder().encode(lines.join('\n'));
+    const sizes = { ...kernelSizing };
     await onOneUtcDay(() => {
       for (const layout of [{ format: 'native', output: 'csv' }, { format: 'native', output: 'json' }] as const) {
         const roomy = new BlockProcessor(intel, new RowTemplate(layout)).process(input);
-        for (const [inputBytes, sinkBytes] of [[64, SINK_BYTES], [INPUT_BYTES, 1000], [INPUT_BYTES, 64], [100, 200]] as const) {
-          kernelSizing.input = inputBytes;
-          kernelSizing.sink = sinkBytes;
+        const tight = [
+          { input: 64 },
+          { sink: 1000 },
+          { sink: 64 },
+          { input: 100, sink: 200 },
+          { chunk: 64 },
+          { chunk: 300, store: 1000 },
+          { out: 100_000 },
+          { out: 64, chunk: 128, sink: 100 },
+        ];
+        for (const t of tight) {
+          Object.assign(kernelSizing, t);
           try {
-            const tight = new BlockProcessor(intel, new RowTemplate(layout)).process(input);
-            expect(Buffer.from(tight.bytes).toString(), `${layout.output} ${inputBytes} ${sinkBytes}`).toBe(Buffer.from(roomy.bytes).toString());
-            expect({ ...tight, bytes: 0 }).toEqual({ ...roomy, bytes: 0 });
+            const p = new BlockProcessor(intel, new RowTemplate(layout));
+            // Into an output region of the kernel's memory (which small ones outgrow), and into a buffer of its own.
+            for (const region of [0, -1]) {
+              const out = p.process(input, undefined, undefined, region);
+              const label = `${layout.output} ${JSON.stringify(t)} region ${region}`;
+              expect(Buffer.from(out.bytes).toString(), label).toBe(Buffer.from(roomy.bytes).toString());
+              expect({ ...out, bytes: 0, region: 0 }, label).toEqual({ ...roomy, bytes: 0, region: 0 });
+              if (region >= 0) expect(out.region === region, label).toBe(out.bytes.length <= kernelSizing.out);
+            }
           } finally {
-            kernelSizing.input = INPUT_BYTES;
-            kernelSizing.sink = SINK_BYTES;
+            Object.assign(kernelSizing, sizes);
           }
         }
       }
@@ -539,6 +551,81 @@ describe('the record-id path of IPv4 lines', () => {
         // The network cells and values of IPv4 rows take the day from the batch's own clock (faked here).
         expect(next).not.toBe(first);
       }
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('on two threads, rows of blocks handed out after midnight UTC carry the new day, and no row after them the old one', async () => {
+    const { BlockProcessor } = await import('../src/batch/block.js');
+    const { RowTemplate } = await import('../src/batch/template.js');
+    const { rowsSpace } = await import('../src/batch/records.js');
+    const { runBatch: run } = await import('../src/batch/run.js');
+    const render = { format: 'native', output: 'csv', fields: ['ip', 'network.allocation_age_days', 'network.as_org', 'geo.country'] } as const;
+    const template = new RowTemplate(render);
+    const space = rowsSpace(intel, template, 2);
+    const day = Date.parse('2026-11-23T23:59:58.000Z');
+    const ips = [...randomIps(4000, 41), ...randomIps(4000, 43)];
+    // Each address's row on the day before midnight and on the day after, from a processor of its own.
+    const rowsOn = (d: number): string[] => {
+      const text = Buffer.from(new BlockProcessor(intel, template).process(new TextEncoder().encode(ips.join('\n')), undefined, Math.floor(d / 86_400_000)).bytes).toString();
+      return text.split('\n').slice(0, -1);
+    };
+    const [old, next] = [rowsOn(day), rowsOn(day + 4000)];
+    expect(old).not.toEqual(next);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(day);
+      async function* input(): AsyncGenerator<string> {
+        yield `${ips.slice(0, 4000).join('\n')}\n`;
+        // Midnight passes while the first half is in hand.
+        vi.setSystemTime(day + 4000);
+        yield `${ips.slice(4000).join('\n')}\n`;
+      }
+      const out = new PassThrough();
+      const chunks: Buffer[] = [];
+      out.on('data', (c: Buffer) => chunks.push(c));
+      // A worker that takes its time over each block, so that blocks of the old day are still in its hands when
+      // midnight passes: the run must wait for them before it drops the shared places (else they would fill them
+      // again with rows of the old day).
+      const slow = join(mkdtempSync(join(tmpdir(), 'ipintel-slow-worker-')), 'slow-worker.mjs');
+      writeFileSync(
+        slow,
+        [
+          "import { parentPort } from 'node:worker_threads';",
+          'const on = parentPort.on.bind(parentPort);',
+          "parentPort.on = (ev, h) => on(ev, ev === 'message' ? (m) => (m.type === 'work' ? setTimeout(() => h(m), 25) : h(m)) : h);",
+          `await import(${JSON.stringify(`file://${(await ensureBundle()).worker}`)});`,
+        ].join('\n'),
+      );
+      const summary = await run({
+        input: input(),
+        totalBytes: null,
+        out,
+        err: new PassThrough(),
+        output: 'csv',
+        header: template.header(),
+        processor: new BlockProcessor(intel, template, space, 0),
+        config: { snapshotPath: snap, render },
+        space,
+        jobs: 2,
+        awaitWorkers: true,
+        progress: false,
+        workerUrl: new URL(`file://${slow}`),
+        blockBytes: 2048,
+      });
+      expect(summary.jobs).toBe(2);
+      const rows = Buffer.concat(chunks).toString().split('\n').slice(1, -1);
+      expect(rows.length).toBe(ips.length);
+      // Every row is the old day's or the new day's; once one is the new day's (and differs), none after it is the old day's.
+      let switched = -1;
+      rows.forEach((row, i) => {
+        expect([old[i], next[i]]).toContain(row);
+        if (row !== old[i] && switched < 0) switched = i;
+        if (switched >= 0 && old[i] !== next[i]) expect(row, `row ${i} after the switch at ${switched}`).toBe(next[i]);
+      });
+      expect(switched).toBeGreaterThan(0);
+      expect(switched).toBeLessThan(4100);
     } finally {
       vi.useRealTimers();
     }

@@ -14,7 +14,7 @@ import { Explainer } from './explain/explain.js';
 import { snapshotIdentity } from './explain/format.js';
 import { toThirdParty } from './result/thirdparty.js';
 import { checkDecoded, decodeSnapshot, type DecodedSnapshot, type Inflate, type MainColumns } from './snapshot/decode.js';
-import { shareDecoded, type SharedSnapshot } from './shared.js';
+import { shareDecoded, type SharedAlloc, type SharedSnapshot } from './shared.js';
 import { leafGeo, leafPair } from './snapshot/format.js';
 import { RangeIndex } from './snapshot/lookup.js';
 import type { V4Index } from './snapshot/v4-index.js';
@@ -92,6 +92,8 @@ export interface IntelInternals {
   cells(): RecordCells;
   /** The decoded columns (the IPv6 index's only once decoded): for readers of the layout that copy them, such as the CLI's batch kernel. */
   readonly columns: MainColumns;
+  /** share() with each column copied into memory from `alloc` (not kept: each call copies). */
+  shareInto(alloc: SharedAlloc): SharedSnapshot;
 }
 
 /** Largest CIDR block holding `addr` that lies inside [start, end]. */
@@ -197,6 +199,7 @@ export class IpIntel {
       assemble: (leaf, ip, version) => this.assemble(leaf, ip, version),
       cells: () => (cells ??= new RecordCells(decoded, this.tables)),
       columns: c,
+      shareInto: (alloc) => shareDecoded(decoded, () => this.index.v6.columns, alloc),
     };
     this[INTERNAL] = internals;
   }

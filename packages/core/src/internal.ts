@@ -25,8 +25,10 @@ export {
   pairRecords,
   recordCells,
   resultForLeaf,
+  shareInto,
   snapshotColumns,
 } from './leaves.js';
+export type { SharedAlloc } from './shared.js';
 export type { MainColumns } from './snapshot/decode.js';
 export type { FlatRanges } from './snapshot/walk.js';
 export type { CellWriter, RecordCells } from './snapshot/cells.js';

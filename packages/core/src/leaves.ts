@@ -6,7 +6,7 @@
  */
 import { IpIntelError } from './errors.js';
 import { INTERNAL, IpIntel as Intel, type IntelInternals, type IpIntel, type LoadOptions } from './intel.js';
-import type { SharedSnapshot } from './shared.js';
+import type { SharedAlloc, SharedSnapshot } from './shared.js';
 import { ARRAY_OF, trustedDecoded, type Columns, type MainColumns } from './snapshot/decode.js';
 import { COLUMNS, V6_COLUMNS, type ColumnName } from './snapshot/format.js';
 import { flatRanges4, flatRanges6, type FlatRanges } from './snapshot/walk.js';
@@ -179,6 +179,17 @@ export function recordCells(intel: IpIntel): RecordCells {
 export function snapshotColumns(intel: IpIntel): { readonly dirBits: number; readonly columns: MainColumns } {
   const columns = of(intel).columns;
   return { dirBits: Math.log2(columns['v4.dir'].length), columns };
+}
+
+/**
+ * `intel.share()`, with each column copied into memory that `alloc` gives
+ * (`byteLength` bytes of a SharedArrayBuffer, at a multiple of 8): the CLI's
+ * batch puts them in the WebAssembly memory its threads and kernel share, so
+ * that one copy serves both. Open the result with fromShared or, in this
+ * process, fromSharedTrusted. Each call copies; share() keeps its own.
+ */
+export function shareInto(intel: IpIntel, alloc: SharedAlloc): SharedSnapshot {
+  return of(intel).shareInto(alloc);
 }
 
 /** Number of leaves (valid ids are 0..leafCount-1). */

@@ -35,11 +35,28 @@ export interface SharedSnapshot {
   readonly v6Stored?: Readonly<Record<string, Uint8Array>>;
 }
 
-/** A view of the same type over a SharedArrayBuffer copy of `col`'s bytes. */
-function sharedCopy(col: ArrayBufferView, Typed: new (b: SharedArrayBuffer) => ArrayBufferView): ArrayBufferView {
-  const sab = new SharedArrayBuffer(col.byteLength);
-  new Uint8Array(sab).set(new Uint8Array(col.buffer, col.byteOffset, col.byteLength));
-  return new Typed(sab);
+/**
+ * Where a shared copy of a column goes: `byteLength` bytes of shared memory,
+ * as a Uint8Array whose byteOffset is a multiple of 8 (a view of a
+ * SharedArrayBuffer of its own by default; the CLI's batch places them in
+ * the WebAssembly memory its threads share).
+ */
+export type SharedAlloc = (byteLength: number) => Uint8Array;
+
+/** A SharedArrayBuffer of its own for each column. */
+const ownBuffer: SharedAlloc = (n) => new Uint8Array(new SharedArrayBuffer(n));
+
+type Typed = new (b: ArrayBufferLike, byteOffset: number, length: number) => ArrayBufferView;
+
+/** A view of the same type over a copy of `col`'s bytes in memory from `alloc`. */
+function sharedCopy(col: ArrayBufferView, T: Typed, alloc: SharedAlloc): ArrayBufferView {
+  const to = alloc(col.byteLength);
+  if (!(to.buffer instanceof SharedArrayBuffer) || to.byteLength !== col.byteLength || to.byteOffset % 8 !== 0) {
+    throw new RangeError('a shared column must be given shared memory of its size, at a multiple of 8 bytes');
+  }
+  to.set(new Uint8Array(col.buffer, col.byteOffset, col.byteLength));
+  const size = (T as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
+  return new T(to.buffer, to.byteOffset, col.byteLength / size);
 }
 
 /**
@@ -48,19 +65,19 @@ function sharedCopy(col: ArrayBufferView, Typed: new (b: SharedArrayBuffer) => A
  * `v6()` (which throws the snapshot's `snapshot_corrupt` when they were
  * refused).
  */
-export function shareDecoded(decoded: DecodedSnapshot, v6: () => V6Columns): SharedSnapshot {
+export function shareDecoded(decoded: DecodedSnapshot, v6: () => V6Columns, alloc: SharedAlloc = ownBuffer): SharedSnapshot {
   const stored = decoded.v6Stored();
   const all = (stored === null ? { ...decoded.columns, ...v6() } : decoded.columns) as Partial<Columns>;
   const columns: Record<string, ArrayBufferView> = {};
   for (const name of Object.keys(COLUMNS) as ColumnName[]) {
     const col = all[name];
     // The declared element type, not col.constructor: a column inflated by Node's zlib is a Buffer.
-    if (col !== undefined) columns[name] = sharedCopy(col, ARRAY_OF[COLUMNS[name]]);
+    if (col !== undefined) columns[name] = sharedCopy(col, ARRAY_OF[COLUMNS[name]], alloc);
   }
   const counted = decoded.ranges4Known();
   const base = { meta: decoded.meta, columns: Object.freeze(columns), ...(counted === undefined ? {} : { ranges4: counted }) };
   if (stored === null) return Object.freeze(base);
   const v6Stored: Record<string, Uint8Array> = {};
-  for (const [name, blob] of stored) v6Stored[name] = sharedCopy(blob, Uint8Array) as Uint8Array;
+  for (const [name, blob] of stored) v6Stored[name] = sharedCopy(blob, Uint8Array, alloc) as Uint8Array;
   return Object.freeze({ ...base, v6Stored: Object.freeze(v6Stored) });
 }

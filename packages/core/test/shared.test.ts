@@ -34,6 +34,35 @@ describe('sharing a snapshot between threads', () => {
     expect(() => fromSharedTrusted({ ...shared, columns: { ...shared.columns, 'v4.dir': new Uint8Array(4) } })).toThrow(/share\(\)/);
   });
 
+  it('shareInto (internal) copies every column into the memory it is given, and those views answer the same', async () => {
+    const { shareInto, fromSharedTrusted } = await import('../src/internal.js');
+    const { fflateInflate } = await import('../src/inflate-fflate.js');
+    // One SharedArrayBuffer for every column, handed out at multiples of 8 (as the CLI's batch kernel lays its memory out).
+    const sab = new SharedArrayBuffer(1 << 24);
+    let at = 8;
+    const given: [number, number][] = [];
+    const shared = shareInto(intel, (n) => {
+      const view = new Uint8Array(sab, at, n);
+      given.push([at, n]);
+      at = (at + n + 7) & ~7;
+      return view;
+    });
+    const views = [...Object.values(shared.columns), ...Object.values(shared.v6Stored ?? {})];
+    expect(views.length).toBe(given.length);
+    expect(views.every((v) => v.buffer === sab)).toBe(true);
+    // Each column its own bytes: no two overlap.
+    const spans = views.map((v) => [v.byteOffset, v.byteOffset + v.byteLength] as const).sort((a, b) => a[0] - b[0]);
+    spans.forEach((s, i) => i === 0 || expect(s[0]).toBeGreaterThanOrEqual(spans[i - 1]![1]));
+    for (const open of [() => fromShared(shared, { now: stoppedClock }), () => fromSharedTrusted(shared, { inflate: fflateInflate, now: stoppedClock })]) {
+      const copy = open();
+      for (const ip of ['8.8.8.8', '8.8.9.1', '2001:4860::1', '::1']) expect(copy.check(ip)).toEqual(intel.check(ip));
+    }
+    // Memory of the wrong kind, size or place is refused.
+    expect(() => shareInto(intel, (n) => new Uint8Array(n))).toThrow(RangeError);
+    expect(() => shareInto(intel, (n) => new Uint8Array(new SharedArrayBuffer(n + 1)))).toThrow(RangeError);
+    expect(() => shareInto(intel, (n) => new Uint8Array(new SharedArrayBuffer(n + 4), 4, n))).toThrow(RangeError);
+  });
+
   it('crosses a worker thread without copying the columns', async () => {
     // workerData is structured-cloned: SharedArrayBuffer-backed columns arrive as views of the same memory.
     const shared = intel.share();

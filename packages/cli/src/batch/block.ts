@@ -29,7 +29,7 @@
 import { TextDecoder } from 'node:util';
 import { IpIntelError, type CheckResult, type IpIntel } from '@ipintel/core';
 import { isPadding } from '../address-text.js';
-import { SCAN_FULL, SCAN_SLOW } from './kernel.js';
+import { SCAN_FULL, SCAN_SLOW, type KernelSpace } from './kernel.js';
 import { RecordRows } from './records.js';
 import { ByteSink } from './sink.js';
 import type { RowTemplate } from './template.js';
@@ -53,6 +53,8 @@ export interface BlockStats {
 export interface BlockOutput extends BlockStats {
   /** Rows: each followed by LF (ndjson, csv) or joined by ",\n" with no trailer (json). */
   readonly bytes: Uint8Array;
+  /** The output region of the kernel's memory the bytes are in (kernel.ts), or -1 when they are in a buffer of their own. */
+  readonly region: number;
 }
 
 const COMMA_LF = new Uint8Array([44, 10]);
@@ -79,23 +81,36 @@ export class BlockProcessor {
   /** The record-id path of dotted-decimal IPv4 lines (records.ts). */
   private readonly records: RecordRows;
 
-  constructor(intel: IpIntel, template: RowTemplate) {
+  /**
+   * The processor of thread `thread` of `space` (kernel.ts: the memory a
+   * run's threads share, laid out for this template by rowsSpace); without
+   * one, a space of its own for one thread.
+   */
+  constructor(intel: IpIntel, template: RowTemplate, space?: Pick<KernelSpace, 'memory' | 'layout'>, thread = 0) {
     this.intel = intel;
     this.template = template;
     this.joined = template.output === 'json';
-    this.records = new RecordRows(intel, template);
+    this.records = new RecordRows(intel, template, space, thread);
   }
 
   /**
    * Processes one block. `reuse` is a spare output buffer (from a block
    * already written) to write into instead of allocating: big fresh buffers
-   * cost page faults and GC, recycled ones cost nothing.
+   * cost page faults and GC, recycled ones cost nothing. `day`: the UTC day
+   * the block's rows are for (default today; a run on several threads gives
+   * every block the day it set the shared places for, records.ts).
+   * `region`: an output region of the kernel's memory to write the rows into
+   * (kernel.ts; `reuse` is not used then); the result says whether they
+   * stayed there.
    */
-  process(input: Uint8Array, reuse?: Uint8Array): BlockOutput {
+  process(input: Uint8Array, reuse?: Uint8Array, day?: number, region = -1): BlockOutput {
     const records = this.records;
-    records.startBlock();
+    records.startBlock(day);
     const want = Math.max(65536, Math.ceil(input.length * this.ratio * 1.25));
-    const sink = new ByteSink(reuse !== undefined && reuse.length >= want / 2 ? reuse : new Uint8Array(want));
+    const sink =
+      region >= 0
+        ? new ByteSink(this.records.region(region), this.records.regionAt(region))
+        : new ByteSink(reuse !== undefined && reuse.length >= want / 2 ? reuse : new Uint8Array(want));
     const n = input.length;
     const st: BlockState = { sink, lines: 0, rows: 0, invalid: 0, firstInvalidLine: 0, firstInvalidMessage: '' };
     for (let base = 0; base < n; ) {
@@ -131,7 +146,12 @@ export class BlockProcessor {
     }
     this.ratio = n > 0 ? Math.max(1, sink.pos / n) : this.ratio;
     const { lines, rows, invalid, firstInvalidLine, firstInvalidMessage } = st;
-    return { bytes: sink.view(), lines, rows, invalid, firstInvalidLine, firstInvalidMessage };
+    return { bytes: sink.view(), region: sink.kernelAt >= 0 ? region : -1, lines, rows, invalid, firstInvalidLine, firstInvalidMessage };
+  }
+
+  /** Drops the shared places made for another day and marks them made for `day` (only while no thread has a block in hand: records.ts). */
+  resetDay(day: number): void {
+    this.records.resetDay(day);
   }
 
   /** Writes the rows of the lines the kernel queued. */

@@ -5,10 +5,12 @@
  *
  * @module
  */
-import { nodeInflate, openSync, type SharedSnapshot } from '@ipintel/core';
+import { nodeInflate, openSync } from '@ipintel/core';
 import { fromSharedTrusted } from '@ipintel/core/internal';
 import { BlockProcessor, type BlockOutput } from './block.js';
+import type { KernelSpace } from './kernel.js';
 import type { BufferPool } from './buffers.js';
+import type { OutputRegions } from './regions.js';
 import { RowTemplate, type RenderOptions } from './template.js';
 
 export type BlockResult = BlockOutput;
@@ -17,9 +19,10 @@ export interface Executor {
   /**
    * Processes one block (a view at offset 0 of its own buffer, which goes
    * back to the input pool once read) into a buffer from the output pool, if
-   * one is free; results may settle out of order, the caller reorders.
+   * one is free, with rows for UTC day `day`; results may settle out of
+   * order, the caller reorders.
    */
-  run(block: Uint8Array): Promise<BlockResult>;
+  run(block: Uint8Array, day: number): Promise<BlockResult>;
   /** How many blocks it works on at once (the caller keeps three times that in flight). */
   readonly parallelism: number;
   close(): Promise<void>;
@@ -30,16 +33,21 @@ export interface ProcessorConfig {
   readonly snapshotPath: string;
   readonly render: RenderOptions;
   /**
-   * The main thread's snapshot in shared memory: workers use it instead of
-   * loading their own copy, and do not check it again (the main thread did).
+   * The memory the run's threads share (kernel.ts), with the main thread's
+   * snapshot in it: workers open that snapshot instead of loading their own
+   * copy, and do not check it again (the main thread did).
    */
-  readonly shared?: SharedSnapshot;
+  readonly space?: Pick<KernelSpace, 'memory' | 'layout' | 'shared'>;
+  /** This thread's number in the space (the main thread is 0). */
+  readonly thread?: number;
 }
 
 export function createProcessor(config: ProcessorConfig): BlockProcessor {
+  const template = new RowTemplate(config.render);
+  const space = config.space;
+  if (space === undefined) return new BlockProcessor(openSync(config.snapshotPath), template);
   // The IPv6 index may come as stored (not decoded by the main thread): this thread decodes it on its first IPv6 line.
-  const intel = config.shared !== undefined ? fromSharedTrusted(config.shared, { inflate: nodeInflate }) : openSync(config.snapshotPath);
-  return new BlockProcessor(intel, new RowTemplate(config.render));
+  return new BlockProcessor(fromSharedTrusted(space.shared, { inflate: nodeInflate }), template, space, config.thread ?? 0);
 }
 
 /** Runs blocks in the calling thread. */
@@ -50,15 +58,21 @@ export class LocalExecutor implements Executor {
     private readonly processor: BlockProcessor,
     private readonly inputs: BufferPool,
     private readonly outputs: BufferPool,
+    /** The shared memory's output regions, when the processor writes into them (run.ts). */
+    private readonly regions?: OutputRegions,
   ) {}
 
-  run(block: Uint8Array): Promise<BlockResult> {
-    const spare = this.outputs.takeAny();
+  run(block: Uint8Array, day: number): Promise<BlockResult> {
+    const region = this.regions?.take() ?? -1;
+    const spare = region < 0 ? this.outputs.takeAny() : undefined;
     try {
-      const result = this.processor.process(block, spare === undefined ? undefined : new Uint8Array(spare));
+      const result = this.processor.process(block, spare === undefined ? undefined : new Uint8Array(spare), day, region);
+      // Rows that outgrew their region are in a buffer of their own: the region is free again.
+      if (result.region !== region) this.regions?.give(region);
       this.inputs.give(block.buffer as ArrayBuffer);
       return Promise.resolve(result);
     } catch (e) {
+      this.regions?.give(region);
       return Promise.reject(e);
     }
   }

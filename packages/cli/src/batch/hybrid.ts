@@ -25,10 +25,10 @@ export class HybridExecutor implements Executor {
     this.parallelism = pool.parallelism + 1;
   }
 
-  run(block: Uint8Array): Promise<BlockResult> {
+  run(block: Uint8Array, day: number): Promise<BlockResult> {
     // A failed pool takes the block, to refuse it with the failure (the run stops, as before).
     const toPool = this.pool.failed !== undefined || this.pool.inFlight < 2 * this.pool.ready;
-    return toPool ? this.pool.run(block) : this.local.run(block);
+    return toPool ? this.pool.run(block, day) : this.local.run(block, day);
   }
 
   close(): Promise<void> {

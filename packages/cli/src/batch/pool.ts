@@ -21,6 +21,7 @@ import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { CliError, EXIT_INTERNAL } from '../errors.js';
 import type { BufferPool } from './buffers.js';
+import type { OutputRegions } from './regions.js';
 import type { BlockResult, Executor, ProcessorConfig } from './executor.js';
 
 /** Main -> worker, first: what the worker builds its processor from. */
@@ -34,6 +35,10 @@ export interface WorkRequest {
   readonly type: 'work';
   readonly id: number;
   readonly block: Uint8Array;
+  /** The UTC day of the block's rows. */
+  readonly day: number;
+  /** The output region of the shared memory to write the rows into, or -1. */
+  readonly region: number;
   /** A written output buffer to reuse (transferred back), if one is free. */
   readonly spare?: ArrayBuffer;
 }
@@ -53,6 +58,8 @@ interface Pending {
   reject(e: unknown): void;
   /** Index of the worker doing it. */
   worker: number;
+  /** The output region lent to it, or -1. */
+  region: number;
 }
 
 /**
@@ -76,7 +83,7 @@ export class WorkerPool implements Executor {
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
   private failure: Error | undefined = undefined;
-  private buffers: { readonly inputs: BufferPool; readonly outputs: BufferPool } | undefined = undefined;
+  private buffers: { readonly inputs: BufferPool; readonly outputs: BufferPool; readonly regions: OutputRegions | undefined } | undefined = undefined;
   /** Settled when every worker is ready, or with the pool's failure. */
   private readonly allReady: Promise<void>;
   private settleReady: (e?: Error) => void = () => undefined;
@@ -105,11 +112,15 @@ export class WorkerPool implements Executor {
     }
   }
 
-  /** Hands every worker its processor's config and the buffer pools blocks circulate through (once). */
-  setup(config: ProcessorConfig, inputs: BufferPool, outputs: BufferPool): void {
+  /**
+   * Hands every worker its processor's config (worker i is thread i + 1 of
+   * the config's space: the main thread is 0) and the buffer pools blocks
+   * circulate through (once).
+   */
+  setup(config: ProcessorConfig, inputs: BufferPool, outputs: BufferPool, regions?: OutputRegions): void {
     if (this.buffers !== undefined) throw new Error('WorkerPool.setup called twice');
-    this.buffers = { inputs, outputs };
-    for (const w of this.workers) w.postMessage({ type: 'setup', config } satisfies WorkSetup);
+    this.buffers = { inputs, outputs, regions };
+    this.workers.forEach((w, i) => w.postMessage({ type: 'setup', config: { ...config, thread: i + 1 } } satisfies WorkSetup));
   }
 
   /** Workers that have built their processor. */
@@ -127,7 +138,7 @@ export class WorkerPool implements Executor {
     return this.failure;
   }
 
-  run(block: Uint8Array): Promise<BlockResult> {
+  run(block: Uint8Array, day: number): Promise<BlockResult> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     const buffers = this.buffers;
     if (buffers === undefined) throw new Error('WorkerPool.run before setup');
@@ -142,9 +153,10 @@ export class WorkerPool implements Executor {
     const worker = this.workers[k]!;
     this.queued[k]!++;
     return new Promise<BlockResult>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, worker: k });
-      const spare = buffers.outputs.takeAny();
-      const req: WorkRequest = spare === undefined ? { type: 'work', id, block } : { type: 'work', id, block, spare };
+      const region = buffers.regions?.take() ?? -1;
+      this.pending.set(id, { resolve, reject, worker: k, region });
+      const spare = region < 0 ? buffers.outputs.takeAny() : undefined;
+      const req: WorkRequest = spare === undefined ? { type: 'work', id, block, day, region } : { type: 'work', id, block, day, region, spare };
       worker.postMessage(req, spare === undefined ? [block.buffer as ArrayBuffer] : [block.buffer as ArrayBuffer, spare]);
     });
   }
@@ -181,6 +193,8 @@ export class WorkerPool implements Executor {
     this.pending.delete(m.id);
     this.queued[p.worker]!--;
     this.buffers?.inputs.give(m.input);
+    // Rows that outgrew their region came in a buffer of their own: the region is free again.
+    if (m.result.region !== p.region) this.buffers?.regions?.give(p.region);
     p.resolve(m.result);
   }
 
@@ -192,6 +206,7 @@ export class WorkerPool implements Executor {
       p.reject(this.failure);
       this.pending.delete(k);
       this.queued[p.worker]!--;
+      this.buffers?.regions?.give(p.region);
     }
   }
 

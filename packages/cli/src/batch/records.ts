@@ -21,22 +21,27 @@
  * cuts and parses the lines and queues them in groups (up to GROUP lines),
  * then for a group does all the index lookups, all the record keys, all the
  * runs' places, and last copies the rows together, so that the memory reads
- * of independent lines overlap instead of queueing (docs/design.md). This
- * module renders what the kernel finds missing, in JavaScript.
+ * of independent lines overlap instead of queueing (docs/design.md). It
+ * renders geo and network runs too; this module renders the rest of what
+ * it finds missing, in JavaScript. The places and the store are shared by
+ * a batch's threads (kernel.ts): a run one thread renders, the others copy.
  *
  * A run missing from its cache is rendered from resultForLeaf() with the
  * template's own field renderers, so the bytes are the same as on the
  * general path. Runs that hold network fields carry `allocation_age_days`,
- * so their caches are dropped when the UTC day changes (checked once per
- * block).
+ * so their places are dropped when the UTC day changes (resetDay: by the
+ * one thread of a single-thread run at the start of a block of a new day;
+ * in a run on several threads, by the main thread, while no block is in
+ * hand anywhere).
  *
  * @module
  */
 import { TextDecoder, TextEncoder } from 'node:util';
 import type { CheckResult, IpIntel } from '@ipintel/core';
-import { evidenceKey, pairCount, pairRecords, recordCells, resultForLeaf, snapshotColumns, withRoom, type CellWriter, type RecordCells } from '@ipintel/core/internal';
-import { GROUP, KEYS, RENDER_NEEDS_HOST, RENDER_NO_ROOM, RowKernel, SCAN_SLOW } from './kernel.js';
+import { evidenceKey, pairCount, pairRecords, recordCells, resultForLeaf, snapshotColumns, type CellWriter, type RecordCells } from '@ipintel/core/internal';
+import { createKernelSpace, FILL_NO_ROOM, GROUP, KEYS, regionView, RENDER_NEEDS_HOST, RENDER_NO_ROOM, RowKernel, SCAN_SLOW, type KernelSpace, type RowShape } from './kernel.js';
 import { renderSetup, TABLE_OPS, type RenderSetup } from './render-setup.js';
+import { MAX_CELL_BYTES, RunStore } from './run-store.js';
 import type { ByteSink } from './sink.js';
 import type { Group, RowTemplate } from './template.js';
 
@@ -53,6 +58,11 @@ const RECORD_OF: Readonly<Record<Group, number>> = { geo: 0, network: 1, signals
 /** The slot of a joined run (one keyed by the leaf's network/signal pair; KEYS slots in all). */
 const PAIR = 4;
 const DAY_MS = 86_400_000;
+
+/** Today's UTC day number, from the batch's own clock. */
+export function utcDay(): number {
+  return Math.floor(Date.now() / DAY_MS);
+}
 
 /** Consecutive pieces of an IPv4 row that depend on one record (`slot`) or none (-1). */
 interface Run {
@@ -74,97 +84,6 @@ interface Run {
   index: number;
   /** For a joined run (slot PAIR): the runs whose bytes it holds, in order; else null. */
   readonly joins: readonly Run[] | null;
-}
-
-/** The most room one cell may ask for (a record's longest string is a few hundred bytes; this is a bound on a bug, not a limit on data). */
-export const MAX_CELL_BYTES = 1 << 26;
-
-/** Where a RunStore keeps its bytes: the kernel's store (kernel.ts), or a plain buffer of its own. */
-export interface StoreSpace {
-  /** The bytes (a view, made again when they grow). */
-  readonly store: Uint8Array;
-  /** Makes `store` at least `bytes` long (it may grow by more). */
-  growStore(bytes: number): void;
-}
-
-/** A StoreSpace in a buffer of its own, doubled when short (withRoom). */
-export class OwnStoreSpace implements StoreSpace {
-  store: Uint8Array;
-
-  constructor(bytes: number) {
-    this.store = new Uint8Array(bytes);
-  }
-
-  growStore(bytes: number): void {
-    if (bytes > this.store.length) this.store = withRoom(this.store, this.store.length, bytes - this.store.length);
-  }
-}
-
-/** Rendered runs, back to back in a StoreSpace (places are offsets, so growing keeps them valid). */
-export class RunStore {
-  used = 0;
-  private readonly encoder = new TextEncoder();
-
-  constructor(private readonly space: StoreSpace) {}
-
-  /** The stored bytes (a view: read it again after anything that may grow the store). */
-  get bytes(): Uint8Array {
-    return this.space.store;
-  }
-
-  /** Makes room for `n` more bytes. */
-  room(n: number): void {
-    if (this.used + n > this.space.store.length) this.space.growStore(this.used + n);
-  }
-
-  /** Takes the bytes written past `used` by someone else (the kernel's renderer), up to `end`; returns where they start. */
-  claim(end: number): number {
-    const start = this.used;
-    this.used = end;
-    return start;
-  }
-
-  /** Stores `text` as UTF-8; returns its start. */
-  put(text: string): number {
-    this.room(text.length * 3);
-    const start = this.used;
-    this.used += this.encoder.encodeInto(text, this.bytes.subarray(start)).written;
-    return start;
-  }
-
-  /** Appends a copy of the stored bytes [at, at + n) (a joined run's piece); returns where the copy starts. */
-  copy(at: number, n: number): number {
-    this.room(n);
-    const start = this.used;
-    this.bytes.copyWithin(start, at, at + n);
-    this.used += n;
-    return start;
-  }
-
-  /** Stores the cells of record `row` (literals and cell writers); returns the start. */
-  putCells(parts: readonly (Uint8Array | CellWriter)[], row: number, today: number): number {
-    const start = this.used;
-    for (const part of parts) {
-      if (part instanceof Uint8Array) {
-        this.room(part.length);
-        this.bytes.set(part, this.used);
-        this.used += part.length;
-        continue;
-      }
-      let end = part(row, today, this.bytes, this.used);
-      // A writer that ran out of room wrote nothing that counts: grow and write again.
-      for (let more = 256; end < 0; more *= 2) {
-        // Bounded, so a store that fails to grow, or a writer that refuses any
-        // room, stops the run with an error instead of spinning here forever.
-        if (more > MAX_CELL_BYTES) throw new Error(`a cell of record ${row} asked for more than ${MAX_CELL_BYTES} bytes of room`);
-        this.room(more);
-        if (this.bytes.length - this.used < more) throw new Error(`the rendered-run store did not grow to ${this.used + more} bytes`);
-        end = part(row, today, this.bytes, this.used);
-      }
-      this.used = end;
-    }
-    return start;
-  }
 }
 
 /** An IPv4 row: runs, with the address between some of them. */
@@ -279,8 +198,48 @@ export interface ScanStop {
   slowEnd: number;
 }
 
+/** A template's runs for one snapshot (every thread compiles the same ones), and the shape the kernel reads them in. */
+interface CompiledRows {
+  /** A row, in order: the address, or one of `runs`. */
+  readonly pieces: Piece[];
+  /** The runs of a row, in order (joined ones as one): the kernel's runs 0..runs.length-1. */
+  readonly runs: Run[];
+  /** Every run, the joined ones' own runs after the row's (the kernel's numbering). */
+  readonly allRuns: Run[];
+  readonly setup: RenderSetup;
+  readonly shape: RowShape;
+}
+
+function compileRows(intel: IpIntel, template: RowTemplate, cells: RecordCells): CompiledRows {
+  const c = intel.info.counts;
+  const pieces = compileRuns(template, [c.geo_records, c.network_records, c.signal_sets, 2 * c.signal_sets, pairCount(intel)], cells);
+  const runs = pieces.filter((p): p is Run => p !== 'ip');
+  const allRuns = [...runs, ...runs.flatMap((r) => r.joins ?? [])];
+  allRuns.forEach((r, i) => (r.index = i));
+  const setup = renderSetup(allRuns, snapshotColumns(intel).columns, cells, template.output === 'csv' ? 'csv' : 'json');
+  const shape: RowShape = {
+    runs: allRuns.map((r) => ({ slot: r.slot, records: r.records, joins: r.joins === null ? null : r.joins.map((j) => j.index) })),
+    rowRuns: runs.length,
+    pieces: pieces.map((p) => (p === 'ip' ? -1 : p.index)),
+    render: setup,
+  };
+  return { pieces, runs, allRuns, setup, shape };
+}
+
+/**
+ * The memory a run of `threads` threads shares (kernel.ts), laid out for
+ * `template`'s rows over `intel` (by the thread that opened it).
+ */
+export function rowsSpace(intel: IpIntel, template: RowTemplate, threads: number): KernelSpace {
+  return createKernelSpace(intel, compileRows(intel, template, recordCells(intel)).shape, threads);
+}
+
 export class RecordRows {
   private readonly kernel: RowKernel;
+  /** The memory it shares with the run's other threads. */
+  private readonly space: Pick<KernelSpace, 'memory' | 'layout'>;
+  /** Whether that memory is its own (made here, for one thread): then it drops the places of another day itself. */
+  private readonly ownSpace: boolean;
   /** Per queued line, whether its network, signal and evidence keys are filled (geo and pair always are). */
   private readonly keyed = new Uint8Array(GROUP);
   /** Whether a run outside the joined ones needs the network, signal or evidence key of every line (the kernel fills them then). */
@@ -297,7 +256,10 @@ export class RecordRows {
   private readonly store: RunStore;
   /** How the kernel renders geo and network runs (render-setup.ts). */
   private readonly setup: RenderSetup;
+  /** The UTC day of the block in hand. */
   private day = -1;
+  /** The kernel renders JSON values (1) or CSV cells (0). */
+  private readonly json: number;
   /** Scratch of fillKeys. */
   private readonly pairIds = new Uint32Array(2);
   /** What the reads ahead summed (kept so that they are not dropped). */
@@ -305,35 +267,61 @@ export class RecordRows {
   /** What scan() returns (one object, reused). */
   private readonly stop: ScanStop = { how: 0, pos: 0, lines: 0, slowStart: 0, slowEnd: 0 };
 
+  /**
+   * The rows of `template` over `intel`, as thread `thread` of `space`
+   * writes them (default: a space of its own, for one thread). The space's
+   * shape must be this template's over this snapshot.
+   */
   constructor(
     private readonly intel: IpIntel,
     template: RowTemplate,
+    space?: Pick<KernelSpace, 'memory' | 'layout'>,
+    thread = 0,
   ) {
-    const c = intel.info.counts;
     this.cells = recordCells(intel);
-    this.pieces = compileRuns(template, [c.geo_records, c.network_records, c.signal_sets, 2 * c.signal_sets, pairCount(intel)], this.cells);
-    this.runs = this.pieces.filter((p): p is Run => p !== 'ip');
-    this.allRuns = [...this.runs, ...this.runs.flatMap((r) => r.joins ?? [])];
-    this.allRuns.forEach((r, i) => (r.index = i));
+    const compiled = compileRows(intel, template, this.cells);
+    ({ pieces: this.pieces, runs: this.runs, allRuns: this.allRuns, setup: this.setup } = compiled);
     this.everyKey = this.runs.some((r) => r.slot >= 1 && r.slot <= 3);
-    this.setup = renderSetup(this.allRuns, snapshotColumns(intel).columns, this.cells, template.output === 'csv' ? 'csv' : 'json');
-    this.kernel = new RowKernel(
-      intel,
-      this.allRuns.map((r) => ({ slot: r.slot, records: r.records })),
-      this.runs.length,
-      this.pieces.map((p) => (p === 'ip' ? -1 : p.index)),
-      this.setup,
-    );
-    this.store = new RunStore(this.kernel);
+    this.json = template.output === 'csv' ? 0 : 1;
+    const shared = space ?? createKernelSpace(intel, compiled.shape, 1);
+    this.ownSpace = space === undefined;
+    this.space = shared;
+    const l = shared.layout;
+    if (l.rowRuns !== this.runs.length || l.runRecords.length !== this.allRuns.length || l.pieceCount !== this.pieces.length) {
+      throw new Error('the batch space was laid out for other rows');
+    }
+    this.kernel = new RowKernel(shared, thread);
+    this.store = new RunStore(this.kernel, l.chunkBytes);
   }
 
-  /** Call at the start of each block: network rows change with the UTC day. */
-  startBlock(): void {
-    const today = Math.floor(Date.now() / DAY_MS);
-    if (today === this.day) return;
-    this.day = today;
+  /**
+   * Call at the start of each block, with the block's UTC day (default:
+   * today). Network rows change with the day: in a space of its own, places
+   * made for another day are dropped first; in a space shared with other
+   * threads the run must have dropped them (resetDay, while no thread had a
+   * block in hand), so another day here is a fault of the run's, refused.
+   */
+  startBlock(day = utcDay()): void {
+    this.day = day;
+    if (this.kernel.day === day) return;
+    if (!this.ownSpace) throw new Error(`a block of UTC day ${day} in a batch space whose places are for day ${this.kernel.day}: the run drops them first`);
+    this.resetDay(day);
+  }
+
+  /** Drops the places of the runs that hold network fields and marks the shared places as made for `day`. */
+  resetDay(day: number): void {
     const dated = (r: Run): boolean => r.slot === 1 || (r.joins?.some(dated) ?? false);
     for (const r of this.allRuns) if (dated(r)) this.kernel.places[r.index]!.fill(0);
+    this.kernel.day = day;
+  }
+
+  /** A view of output region `region` of the kernel's memory, and where it starts there. */
+  region(region: number): Uint8Array {
+    return regionView(this.space, region);
+  }
+
+  regionAt(region: number): number {
+    return this.space.layout.outAt[region]!;
   }
 
   /** The most input the kernel reads at once: a longer block is given in pieces of whole lines. */
@@ -347,7 +335,7 @@ export class RecordRows {
    * to the piece before).
    */
   load(input: Uint8Array, from: number, to: number): void {
-    this.kernel.bytes.set(input.subarray(from, to), this.kernel.inputAt);
+    this.kernel.view().set(input.subarray(from, to), this.kernel.inputAt);
   }
 
   /**
@@ -382,15 +370,23 @@ export class RecordRows {
     // 1. Every run's place; what is missing is rendered here, its geo and network rows read first in stages.
     const m = k.fn.places(n, k.keysAt, k.runsAt, nr, k.idsAt, k.missingAt);
     if (m > 0) this.renderMissing(m);
-    // 2. The rows, as many as the kernel's room takes at a time.
+    // 2. The rows: straight into the sink where it is in the kernel's memory (an output region),
+    //    else into this thread's room there and copied; as many as the room takes at a time.
     for (let from = 0; from < n; ) {
+      const direct = sink.kernelAt >= 0;
+      const at = direct ? sink.kernelAt + sink.pos : k.sinkAt;
+      const end = direct ? sink.kernelAt + sink.buf.length : k.sinkAt + k.sinkBytes;
       const done = k.fn.rows(
         k.inputAt, k.queueAt, from, n, k.piecesAt, this.pieces.length, k.runsAt, nr, k.idsAt,
-        k.storeAt, k.sinkAt, k.sinkAt + k.sinkBytes, joined ? k.sepAt : 0, rowsBefore + from === 0 ? 1 : 0, k.statusAt,
+        k.storeAt, at, end, joined ? k.sepAt : 0, rowsBefore + from === 0 ? 1 : 0, k.statusAt,
       );
       if (done > 0) {
-        sink.append(k.bytes.subarray(k.sinkAt, k.status[1]));
+        if (direct) sink.pos = k.status[1]! - sink.kernelAt;
+        else sink.append(k.view().subarray(k.sinkAt, k.status[1]));
         from += done;
+      } else if (direct) {
+        // The region is full: the sink moves to a buffer of its own, and the rows go on through the room.
+        sink.leave();
       } else {
         // A row longer than the kernel's room (a record with strings of megabytes): copied here.
         this.rowHere(sink, from, joined && rowsBefore + from > 0);
@@ -404,12 +400,11 @@ export class RecordRows {
     const k = this.kernel;
     if (sep) sink.append(COMMA_LF);
     for (const p of this.pieces) {
-      if (p === 'ip') sink.append(k.bytes.subarray(k.inputAt + k.queue[3 * j + 1]!, k.inputAt + k.queue[3 * j + 2]!));
+      if (p === 'ip') sink.append(k.view().subarray(k.inputAt + k.queue[3 * j + 1]!, k.inputAt + k.queue[3 * j + 2]!));
       else {
-        const places = k.places[p.index]!;
-        const id = k.ids[j * this.runs.length + p.index]!;
-        const at = places[2 * id]! - 1;
-        sink.append(k.store.subarray(at, at + places[2 * id + 1]!));
+        const at = k.place(p.index, k.ids[j * this.runs.length + p.index]!);
+        const n = k.placeLength;
+        sink.append(k.view(at + n).subarray(at, at + n));
       }
     }
   }
@@ -417,40 +412,66 @@ export class RecordRows {
   /**
    * Renders the m runs the kernel found missing (its `missing` list: line j
    * × runs + run r), reading ahead first what the geo and network renders
-   * will read. A run missing for several lines of the group is rendered once.
+   * will read: the kernel renders what it can (fill), this thread the rest.
+   * A run missing for several lines of the group is rendered once.
    */
   private renderMissing(m: number): void {
     const k = this.kernel;
     const nr = this.runs.length;
-    // Lines whose joined run is missing need their network, signal and evidence keys.
+    const store = this.store;
+    this.warmMissing(m);
+    // 1. The kernel renders what it can, in this thread's chunk of the store (a new one when it runs short).
+    let from = 0;
+    let fresh = false;
+    for (;;) {
+      const left = k.fn.fill(k.keysAt, k.runsAt, nr, k.idsAt, k.missingAt, from, m, k.storeAt, store.pos, store.end, this.day, this.json, k.statusAt);
+      const moved = k.status[1] !== store.pos;
+      store.advance(k.status[1]!);
+      if (k.status[0] !== FILL_NO_ROOM) {
+        m = left;
+        break;
+      }
+      m = k.status[2]!;
+      from = left;
+      // A run longer than a whole chunk: left to the path below, which takes the room it needs.
+      if (fresh && !moved) break;
+      store.newChunk();
+      fresh = true;
+    }
+    // 2. The rest here: text runs, joined runs that hold one not rendered yet, what the kernel left to core.
     for (let i = 0; i < m; i++) {
       const x = k.missing[i]!;
       if (this.runs[x % nr]!.joins !== null) this.fillKeys(Math.floor(x / nr));
     }
-    this.warmMissing(m);
     for (let i = 0; i < m; i++) {
       const x = k.missing[i]!;
       const run = this.runs[x % nr]!;
       const id = k.ids[x]!;
-      if (k.places[run.index]![2 * id] === 0) this.render(run, id, Math.floor(x / nr));
+      if (k.place(run.index, id) < 0) this.render(run, id, Math.floor(x / nr));
     }
   }
 
-  /** Renders run `p` of geo or network row `id` (its `cells`): by the kernel where it can, else by core's writers. */
-  private renderCells(p: Run, cells: readonly (Uint8Array | CellWriter)[], id: number): number {
+  /** Renders run `p` of geo or network row `id` (its `cells`) into the store, begun and finished here: by the kernel where it can, else by core's writers. */
+  private renderCells(p: Run, cells: readonly (Uint8Array | CellWriter)[], id: number): void {
     const k = this.kernel;
+    const store = this.store;
     if (k.renders(p.index)) {
       for (let more = 4096; ; ) {
-        const end = k.render(p.index, id, this.day, this.store.used);
-        if (end >= 0) return this.store.claim(end);
+        store.begin();
+        const end = k.render(p.index, id, this.day, store.pos, store.end);
+        if (end >= 0) {
+          store.take(end);
+          return;
+        }
         if (end === RENDER_NO_ROOM) {
           if (more > MAX_CELL_BYTES) throw new Error(`a run of record ${id} asked for more than ${MAX_CELL_BYTES} bytes of room`);
-          this.store.room(more);
+          store.room(more);
           more *= 2;
         } else if (end === RENDER_NEEDS_HOST && !this.makeCells(p.index, id)) break;
       }
     }
-    return this.store.putCells(cells, id, this.day);
+    store.begin();
+    store.appendCells(cells, id, this.day);
   }
 
   /**
@@ -468,8 +489,10 @@ export class RecordRows {
       const id = this.setup.tableId[t]!(row);
       const write = this.setup.tableWriter[t];
       if (write === null || write === undefined || k.hasCell(t, id)) continue;
-      const start = this.store.putCells([write], row, this.day);
-      k.setCell(t, id, start, this.store.used - start);
+      this.store.begin();
+      this.store.appendCells([write], row, this.day);
+      const start = this.store.finish();
+      k.setCell(t, id, start, this.store.pos - start);
       made = true;
     }
     return made;
@@ -506,13 +529,12 @@ export class RecordRows {
       for (const sub of subs) {
         if (!k.renders(sub.index)) continue;
         let w = 0;
-        const places = k.places[sub.index]!;
         const rows = k.warmRows;
         for (let i = 0; i < m; i++) {
           const x = k.missing[i]!;
           if (x % nr !== run.index) continue;
           const id = this.keyOf(sub, Math.floor(x / nr));
-          if (places[2 * id] === 0) rows[w++] = id;
+          if (k.place(sub.index, id) < 0) rows[w++] = id;
         }
         if (w > 0) this.warmSum += k.warm(sub.slot as 0 | 1, w);
       }
@@ -526,31 +548,30 @@ export class RecordRows {
    * that record).
    */
   private render(p: Run, id: number, j: number): void {
-    let start: number;
+    const k = this.kernel;
+    const store = this.store;
     if (p.joins !== null) {
       this.fillKeys(j);
-      // Each piece first (rendering may grow the store), then the copies back to back.
+      // Each piece first (each a run of its own in the store), then the copies back to back.
       for (const sub of p.joins) {
         const subId = this.keyOf(sub, j);
-        if (this.kernel.places[sub.index]![2 * subId] === 0) this.render(sub, subId, j);
+        if (k.place(sub.index, subId) < 0) this.render(sub, subId, j);
       }
-      start = this.store.used;
+      store.begin();
       for (const sub of p.joins) {
-        const subId = this.keyOf(sub, j);
-        const places = this.kernel.places[sub.index]!;
-        this.store.copy(places[2 * subId]! - 1, places[2 * subId + 1]!);
+        const at = k.place(sub.index, this.keyOf(sub, j));
+        store.appendCopy(at, k.placeLength);
       }
-    } else if (p.cells !== null) start = this.renderCells(p, p.cells, id);
+    } else if (p.cells !== null) this.renderCells(p, p.cells, id);
     else {
-      const r = resultForLeaf(this.intel, this.kernel.leaves[j]!, '0.0.0.0', 4);
+      const r = resultForLeaf(this.intel, k.leaves[j]!, '0.0.0.0', 4);
       let text = '';
       for (const part of p.parts) text += typeof part === 'string' ? part : part(r);
-      start = this.store.put(text);
+      store.begin();
+      store.appendText(text);
     }
-    // The store may have grown, and with it every view of the kernel's memory: read the places now.
-    const places = this.kernel.places[p.index]!;
-    places[2 * id] = start + 1;
-    places[2 * id + 1] = this.store.used - start;
+    const start = store.finish();
+    k.publish(p.index, id, start, store.pos - start);
   }
 }
 

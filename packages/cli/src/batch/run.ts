@@ -12,7 +12,7 @@
  * main thread plus N-1 workers (hybrid.ts); 1 = no workers. `auto` uses one
  * thread for small inputs and, on a machine with more than two cores, all
  * cores (os.availableParallelism) once the input is known (file size) or
- * seen (stdin) to exceed AUTO_PARALLEL_BYTES (autoThreads says why not on two).
+ * seen (stdin) to exceed AUTO_PARALLEL_BYTES (autoThreads).
  *
  * Interruption (`stop`, fired on SIGINT/SIGTERM by the command): the input
  * ends there; the complete lines read by then are checked and written (a
@@ -22,15 +22,17 @@
  *
  * @module
  */
-import type { SharedSnapshot } from '@ipintel/core';
 import { availableParallelism } from 'node:os';
 import type { BlockProcessor } from './block.js';
+import type { KernelSpace } from './kernel.js';
+import { utcDay } from './records.js';
 import { dropLeadingBom, readBlocks, untilStopped } from './blocks.js';
 import { BufferPool } from './buffers.js';
 import { LocalExecutor, type BlockResult, type Executor, type ProcessorConfig } from './executor.js';
 import { HybridExecutor } from './hybrid.js';
 import { WorkerPool } from './pool.js';
 import { Progress } from './progress.js';
+import { OutputRegions } from './regions.js';
 import { writeAsync, type OutStream } from '../io.js';
 import type { OutputKind } from './template.js';
 
@@ -52,12 +54,17 @@ export interface BatchRunOptions {
   readonly output: OutputKind;
   /** The CSV header ('' for other outputs). */
   readonly header: string;
-  /** Processor for the calling thread (single job, and the start of an auto run). */
+  /** Processor for the calling thread (single job, and the start of an auto run): thread 0 of `space` when there is one. */
   readonly processor: BlockProcessor;
   /** How worker threads build theirs. */
   readonly config: ProcessorConfig;
-  /** The snapshot in shared memory for worker threads (taken only when workers start). */
-  readonly share?: () => SharedSnapshot;
+  /**
+   * The memory the threads share (kernel.ts: laid out for as many threads
+   * as the run may use, with the snapshot in it): worker threads open the
+   * snapshot and the kernel there. Without it, workers open the snapshot
+   * file on their own.
+   */
+  readonly space?: Pick<KernelSpace, 'memory' | 'layout' | 'shared'>;
   readonly jobs: number | 'auto';
   /**
    * Workers the caller started before opening the snapshot ({@link workersAtStart}
@@ -110,16 +117,19 @@ async function* countBytes(input: AsyncIterable<Uint8Array | string>, count: (n:
 
 /**
  * The threads `auto` runs a large input on, on a machine with `cores` cores:
- * all of them where there are more than two, else one. On two cores a
- * worker's fixed costs (the columns copied into shared memory, answer tables
- * of its own, every record it meets rendered again) and the last-level cache
- * the two threads share cost more than the second thread gives: `--jobs 2`
- * took 1.14-1.78x the time of `--jobs 1` on 200,000, 1M and 3M lines while
- * other work kept the machine busy, 1.12x on a quiet day, 0.89x at best
- * (docs/design.md, "Fifteenth round"). `--jobs N` still runs N threads.
+ * all of them. Until the threads shared one memory (kernel.ts: one copy of
+ * the columns, one store of rendered runs), two jobs lost to one on two
+ * cores and `auto` stayed on one there (docs/design.md, "Fifteenth round");
+ * since, two jobs take 0.96-1.13 s against 1.15-1.42 s for one on the
+ * bench's million lines ("Nineteenth round").
  */
 export function autoThreads(cores: number): number {
-  return cores > 2 ? cores : 1;
+  return Math.max(1, cores);
+}
+
+/** The most threads a run may use: `--jobs N`, or for `auto` what autoThreads gives this machine. */
+export function threadsOfRun(jobs: number | 'auto', cores: number = availableParallelism()): number {
+  return typeof jobs === 'number' ? jobs : autoThreads(cores);
 }
 
 /**
@@ -153,12 +163,14 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
   const autoBytes = o.autoParallelBytes ?? AUTO_PARALLEL_BYTES;
   const cores = o.cores ?? availableParallelism();
   const wantAtStart = o.workers != null || threadsAtStart(o.jobs, o.totalBytes, autoBytes, cores) > 1;
-  const poolSize = typeof o.jobs === 'number' ? o.jobs : autoThreads(cores);
+  const poolSize = threadsOfRun(o.jobs, cores);
   const blockBytes = o.blockBytes ?? BLOCK_BYTES;
   // Input and output buffers circulate between the threads instead of being reallocated.
   const inputs = new BufferPool(4 * poolSize + 4, 2 * blockBytes);
   const outputs = new BufferPool(4 * poolSize + 4, 0);
-  const local = new LocalExecutor(o.processor, inputs, outputs);
+  // Rows go into output regions of the shared memory and are written out from there (kernel.ts).
+  const regions = o.space !== undefined ? new OutputRegions(o.space.layout.outAt.length) : undefined;
+  const local = new LocalExecutor(o.processor, inputs, outputs, regions);
   let pool: WorkerPool | null = null;
   /** The awaitWorkers test hook: wait until the pool's workers are ready (a failure is the run's to report). */
   const awaitPool = async (): Promise<void> => {
@@ -166,8 +178,8 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
   };
   const makePool = (): Executor => {
     pool = o.workers ?? new WorkerPool(poolSize - 1, o.workerUrl);
-    const config = o.share !== undefined ? { ...o.config, shared: o.share() } : o.config;
-    pool.setup(config, inputs, outputs);
+    const config = o.space !== undefined ? { ...o.config, space: o.space } : o.config;
+    pool.setup(config, inputs, outputs, regions);
     return new HybridExecutor(pool, local);
   };
   let executor: Executor = local;
@@ -214,7 +226,16 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
     const r = await head.result;
     if (r.invalid > 0 && firstInvalid === null) firstInvalid = { line: lines + r.firstInvalidLine, message: r.firstInvalidMessage };
     if (o.output === 'json' && r.rows > 0) await write(rows === 0 ? '\n' : ',\n');
-    if (r.bytes.length > 0) {
+    if (r.region >= 0 && !recycle) {
+      // A generic Writable may keep the chunk: it gets a copy, and the region is free at once.
+      const copy = Buffer.from(r.bytes);
+      regions?.give(r.region);
+      if (copy.length > 0) await write(copy);
+    } else if (r.region >= 0) {
+      // The region goes back once the stream is done with it (fd-backed streams copy to the kernel).
+      if (r.bytes.length > 0) await write(r.bytes, () => regions?.give(r.region));
+      else regions?.give(r.region);
+    } else if (r.bytes.length > 0) {
       // The buffer goes back for reuse once the stream is done with it (only for fd-backed
       // streams, which copy to the kernel; a generic Writable may keep the chunk).
       const buffer = r.bytes.buffer as ArrayBuffer;
@@ -239,19 +260,29 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
       onRead: (n) => (bytesRead += n),
       dropLastLine: () => interrupted,
     });
+    /** The UTC day the rows of the blocks in hand are for: the threads share their cached network runs for it. */
+    let day = -1;
     for await (const block of blocks) {
       // 1. Auto mode on a stream: go parallel once the input proves large.
       if (!parallel && !autoFailed && o.jobs === 'auto' && poolSize > 1 && bytesRead >= autoBytes) {
         goParallel();
         await awaitPool();
       }
-      // 2. Submit; a rejection is observed when its turn comes (no unhandled rejection meanwhile).
+      // 2. A new UTC day (the run's start, or midnight): once no thread has a block in hand, the
+      //    shared places of runs with network fields (allocation_age_days) are dropped (records.ts).
+      const today = utcDay();
+      if (today !== day) {
+        while (queue.length > 0) await drainOne();
+        o.processor.resetDay(today);
+        day = today;
+      }
+      // 3. Submit; a rejection is observed when its turn comes (no unhandled rejection meanwhile).
       //    The input read so far is taken for the progress bar (rewritten lines differ in size).
       const inputEnd = inputRead;
-      const result = executor.run(block);
+      const result = executor.run(block, day);
       result.catch(() => undefined);
       queue.push({ result, inputEnd });
-      // 3. One event-loop turn per block: worker replies and write callbacks (which
+      // 4. One event-loop turn per block: worker replies and write callbacks (which
       //    hand buffers back for reuse) are seen before the next block is placed.
       await new Promise<void>((resolve) => setImmediate(resolve));
       while (queue.length >= 3 * executor.parallelism) await drainOne();

@@ -4,6 +4,12 @@
  * Capacity doubles when short (amortised O(1) per byte); the caller sizes
  * the first allocation from the previous block's output/input ratio.
  *
+ * A sink may start in an output region of the batch kernel's memory
+ * (kernel.ts): the kernel then writes rows straight into it (`kernelAt` is
+ * where its first byte is there), and the bytes are written out from there,
+ * never copied. Growing past the region moves the sink to a buffer of its
+ * own (`kernelAt` -1 from then on).
+ *
  * @module
  */
 import { TextEncoder } from 'node:util';
@@ -11,26 +17,29 @@ import { withRoom } from '@ipintel/core/internal';
 
 const encoder = new TextEncoder();
 
-/** Longest piece copyRange copies in 4-byte words; longer ones cost less with `set`. */
-const WORD_COPY_MAX = 128;
-
 export class ByteSink {
   buf: Uint8Array;
-  /** `buf` as 4-byte words at any offset (copyRange). */
-  private words: DataView;
   pos = 0;
+  /** Where buf[0] is in the kernel's memory, or -1 when buf is a buffer of its own. */
+  kernelAt: number;
 
-  /** Writes into `buf` from its start (its old contents are overwritten). */
-  constructor(buf: Uint8Array) {
+  /** Writes into `buf` from its start (its old contents are overwritten); `kernelAt` as above. */
+  constructor(buf: Uint8Array, kernelAt = -1) {
     this.buf = buf;
-    this.words = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    this.kernelAt = kernelAt;
   }
 
   /** Makes room for `n` more bytes. */
   ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     this.buf = withRoom(this.buf, this.pos, n);
-    this.words = new DataView(this.buf.buffer);
+    this.kernelAt = -1;
+  }
+
+  /** Moves to a buffer of its own (twice the size), keeping what was written: the kernel's region is full. */
+  leave(): void {
+    this.buf = withRoom(this.buf, this.pos, this.buf.length - this.pos + 1);
+    this.kernelAt = -1;
   }
 
   /** Copies bytes (room must have been ensured). */
@@ -43,37 +52,6 @@ export class ByteSink {
   append(b: Uint8Array): void {
     this.ensure(b.length);
     this.put(b);
-  }
-
-  /**
-   * Copies `src[at, at + n)` (`srcWords` is `src` as a DataView), ensuring
-   * room: short pieces in unaligned 4-byte words by hand (a TypedArray#set
-   * call, and the subarray it needs, cost more than copying ~100 bytes that
-   * way; a byte loop costs twice the words), `set` for long ones.
-   */
-  copyRange(src: Uint8Array, srcWords: DataView, at: number, n: number): void {
-    this.ensure(n);
-    if (n > WORD_COPY_MAX) {
-      this.buf.set(src.subarray(at, at + n), this.pos);
-      this.pos += n;
-      return;
-    }
-    const words = this.words;
-    let p = this.pos;
-    let i = at;
-    const end = at + n;
-    for (; i + 4 <= end; i += 4, p += 4) words.setUint32(p, srcWords.getUint32(i, true), true);
-    const buf = this.buf;
-    for (; i < end; i++) buf[p++] = src[i]!;
-    this.pos = p;
-  }
-
-  /** Copies `src[s, e)` (room must have been ensured). */
-  putRange(src: Uint8Array, s: number, e: number): void {
-    const buf = this.buf;
-    let p = this.pos;
-    for (let i = s; i < e; i++) buf[p++] = src[i]!;
-    this.pos = p;
   }
 
   /** Writes an ASCII string such as a canonical address (room must have been ensured). */

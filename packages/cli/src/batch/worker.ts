@@ -35,12 +35,14 @@ function work(req: WorkRequest, p: BlockProcessor): void {
   const input = req.block.buffer as ArrayBuffer;
   let result: BlockResult;
   try {
-    result = p.process(req.block, req.spare === undefined ? undefined : new Uint8Array(req.spare));
+    result = p.process(req.block, req.spare === undefined ? undefined : new Uint8Array(req.spare), req.day, req.region);
   } catch (e) {
     port.postMessage({ type: 'failed', id: req.id, ...workerFailure(e) } satisfies WorkReply);
     return;
   }
-  port.postMessage({ type: 'done', id: req.id, result, input } satisfies WorkReply, [result.bytes.buffer as ArrayBuffer, input]);
+  // Rows in an output region of the shared memory go as a view of it; rows in a buffer of their own, transferred.
+  const transfer = result.region >= 0 ? [input] : [result.bytes.buffer as ArrayBuffer, input];
+  port.postMessage({ type: 'done', id: req.id, result, input } satisfies WorkReply, transfer);
 }
 
 port.on('message', (m: WorkSetup | WorkRequest) => {

@@ -16,7 +16,8 @@ import { GREP_LINES } from '../batch/grep.js';
 import { mapLines, type LineMap } from '../batch/lines.js';
 import { renderSummary, summaryColumns, SummarySink } from '../batch/summary.js';
 import { RowTemplate, type OutputKind, type RenderOptions } from '../batch/template.js';
-import { runBatch, workersAtStart } from '../batch/run.js';
+import { rowsSpace } from '../batch/records.js';
+import { runBatch, threadsOfRun, workersAtStart } from '../batch/run.js';
 import type { WorkerPool } from '../batch/pool.js';
 import { CliError, EXIT_INVALID_INPUT, EXIT_IO, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, UsageError } from '../errors.js';
 import { interruption, isTTY, writeAsync, type CliIo, type InStream, type StopSignal } from '../io.js';
@@ -149,6 +150,8 @@ async function runOpened(args: ParsedArgs, io: CliIo, p: Prepared): Promise<numb
   const signalNames = Object.entries(sample.signals).filter(([, v]) => typeof v === 'boolean').map(([k]) => k);
   const render: RenderOptions = { format, output, fields: summary !== null ? summaryColumns(signalNames) : fields };
   const template = new RowTemplate(render);
+  // The memory the run's threads share (the snapshot's columns, the kernel's, the rendered runs), for as many as it may use.
+  const space = rowsSpace(intel, template, threadsOfRun(jobs, batchHooks.cores));
   const sink = summary === null ? null : new SummarySink();
   // SIGINT/SIGTERM: finish the rows in hand, close the output, exit 130/143 (issue 11 row 14).
   let caught: StopSignal | undefined;
@@ -163,10 +166,10 @@ async function runOpened(args: ParsedArgs, io: CliIo, p: Prepared): Promise<numb
     err: io.stderr,
     output,
     header: template.header(),
-    processor: new BlockProcessor(intel, template),
+    processor: new BlockProcessor(intel, template, space, 0),
     config: { snapshotPath: path, render },
-    // Workers read the main thread's columns from shared memory instead of loading the file again.
-    share: () => intel.share(),
+    // Workers read the main thread's columns from the shared memory instead of loading the file again.
+    space,
     jobs,
     workers,
     awaitWorkers: batchHooks.awaitWorkers,
