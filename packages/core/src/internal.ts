@@ -29,6 +29,8 @@ export {
   snapshotColumns,
 } from './leaves.js';
 export type { SharedAlloc } from './shared.js';
+export { placedBytes, planSnapshotFile, readSharedSnapshot, type SnapshotFilePlan } from './node-shared.js';
+export type { PlannedColumn } from './snapshot/decode.js';
 export type { MainColumns } from './snapshot/decode.js';
 export type { FlatRanges } from './snapshot/walk.js';
 export type { CellWriter, RecordCells } from './snapshot/cells.js';

@@ -227,6 +227,11 @@ export interface KernelSpace {
   readonly shared: SharedSnapshot;
 }
 
+/** A new memory for a space, of at least `bytes` (it grows as needed, to 2 GB). */
+export function newSpaceMemory(bytes: number): WasmMemory {
+  return new wasm.Memory({ initial: Math.ceil(Math.max(bytes, 16 * PAGE) / PAGE), maximum: MAX_PAGES, shared: true });
+}
+
 /** Grows `memory` until it holds `bytes`. */
 function reach(memory: WasmMemory, bytes: number): void {
   const now = memory.buffer.byteLength;
@@ -241,14 +246,23 @@ function reach(memory: WasmMemory, bytes: number): void {
   }
 }
 
+/** A snapshot already in a space's memory (load.ts): its shared form, and where the memory is free after it. */
+export interface LoadedSnapshot {
+  readonly memory: WasmMemory;
+  readonly shared: SharedSnapshot;
+  /** From here on the memory is the space's (its bytes may be anything: what must start as zeros is cleared). */
+  readonly freeFrom: number;
+}
+
 /**
  * Lays out a new space for `threads` threads over `intel` (in the thread
- * that opened it): copies its columns into the memory, writes the shape.
+ * that opened it): copies its columns into a new memory, or takes them
+ * where `loaded` put them; writes the shape.
  */
-export function createKernelSpace(intel: IpIntel, shape: RowShape, threads: number): KernelSpace {
+export function createKernelSpace(intel: IpIntel, shape: RowShape, threads: number, loaded?: LoadedSnapshot): KernelSpace {
   const { dirBits } = snapshotColumns(intel);
-  const memory = new wasm.Memory({ initial: Math.ceil((96 * 1024 * 1024) / PAGE), maximum: MAX_PAGES, shared: true });
-  let at = 64; // address 0 stays unused
+  const memory = loaded?.memory ?? newSpaceMemory(96 * 1024 * 1024);
+  let at = loaded?.freeFrom ?? 64; // address 0 stays unused
   const take = (n: number): number => {
     const start = at;
     at = align(at + n);
@@ -268,12 +282,17 @@ export function createKernelSpace(intel: IpIntel, shape: RowShape, threads: numb
   const piecesAt = put(Int32Array.from(pieces));
   const sepAt = put(new Uint8Array([44, 10])); // ",\n"
   const placesAt = runs.map((r) => take(8 * r.records));
+  /** Regions that must start as zeros, in memory that may hold anything (a loaded snapshot's scratch). */
+  const zero = (start: number, n: number): void => void new Uint8Array(memory.buffer, start, n).fill(0);
+  runs.forEach((r, i) => zero(placesAt[i]!, 8 * r.records));
 
   // The snapshot's columns, once, where both the kernel and the threads' results read them.
-  const shared = shareInto(intel, (n) => {
-    const start = take(n); // may grow the memory: its buffer is read after
-    return new Uint8Array(memory.buffer, start, n);
-  });
+  const shared =
+    loaded?.shared ??
+    shareInto(intel, (n) => {
+      const start = take(n); // may grow the memory: its buffer is read after
+      return new Uint8Array(memory.buffer, start, n);
+    });
   const col = (name: string): number => shared.columns[name]!.byteOffset;
   // A 24-bit id at the end of v4.blk is read as 32 bits: one byte past it must be memory (the next region is).
   const index = { dir: col('v4.dir'), dirBits, blk: col('v4.blk'), ids: col('leaf.ids'), pairNet: col('pair.net'), pairSig: col('pair.sig'), netFlags: col('net.flags') };
@@ -287,7 +306,10 @@ export function createKernelSpace(intel: IpIntel, shape: RowShape, threads: numb
     const n = RECORD_COLUMNS.length;
     config[n] = put(render.literals);
     // The tables of cells by id start empty (zero pages): threads fill what the kernel asks for.
-    TABLE_IDS.forEach((ids, t) => (config[n + 1 + t] = tablesAt[t] = take(8 * ids)));
+    TABLE_IDS.forEach((ids, t) => {
+      config[n + 1 + t] = tablesAt[t] = take(8 * ids);
+      zero(tablesAt[t], 8 * ids);
+    });
     configAt = put(config);
     render.programs.forEach((p, i) => {
       if (p === null || i >= runs.length) return;
@@ -325,6 +347,9 @@ export function createKernelSpace(intel: IpIntel, shape: RowShape, threads: numb
     size: 0,
   };
   const threadAt = Array.from({ length: threads }, () => take(off));
+  // Each thread's regions start as zeros too: nothing there is read before it is written, but a
+  // fault that read one early would read zeros, not the scratch's file bytes.
+  for (const t of threadAt) zero(t, off);
   const outBytes = kernelSizing.out;
   const outAt = Array.from({ length: outputRegions(threads) }, () => take(outBytes));
   const storeBase = align(at);

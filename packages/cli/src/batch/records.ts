@@ -39,7 +39,7 @@
 import { TextDecoder, TextEncoder } from 'node:util';
 import type { CheckResult, IpIntel } from '@ipintel/core';
 import { evidenceKey, pairCount, pairRecords, recordCells, resultForLeaf, snapshotColumns, type CellWriter, type RecordCells } from '@ipintel/core/internal';
-import { createKernelSpace, FILL_NO_ROOM, GROUP, KEYS, regionView, RENDER_NEEDS_HOST, RENDER_NO_ROOM, RowKernel, SCAN_SLOW, type KernelSpace, type RowShape } from './kernel.js';
+import { createKernelSpace, FILL_NO_ROOM, GROUP, KEYS, regionView, RENDER_NEEDS_HOST, RENDER_NO_ROOM, RowKernel, SCAN_SLOW, type KernelSpace, type LoadedSnapshot, type RowShape } from './kernel.js';
 import { renderSetup, TABLE_OPS, type RenderSetup } from './render-setup.js';
 import { MAX_CELL_BYTES, RunStore } from './run-store.js';
 import type { ByteSink } from './sink.js';
@@ -228,10 +228,11 @@ function compileRows(intel: IpIntel, template: RowTemplate, cells: RecordCells):
 
 /**
  * The memory a run of `threads` threads shares (kernel.ts), laid out for
- * `template`'s rows over `intel` (by the thread that opened it).
+ * `template`'s rows over `intel` (by the thread that opened it); in the
+ * memory `loaded` read it into (load.ts), if given.
  */
-export function rowsSpace(intel: IpIntel, template: RowTemplate, threads: number): KernelSpace {
-  return createKernelSpace(intel, compileRows(intel, template, recordCells(intel)).shape, threads);
+export function rowsSpace(intel: IpIntel, template: RowTemplate, threads: number, loaded?: LoadedSnapshot): KernelSpace {
+  return createKernelSpace(intel, compileRows(intel, template, recordCells(intel)).shape, threads, loaded);
 }
 
 export class RecordRows {
@@ -419,6 +420,11 @@ export class RecordRows {
     const k = this.kernel;
     const nr = this.runs.length;
     const store = this.store;
+    // Lines whose joined run is missing: their network, signal and evidence keys (what warmMissing reads, and the kernel's fill).
+    for (let i = 0; i < m; i++) {
+      const x = k.missing[i]!;
+      if (this.runs[x % nr]!.joins !== null) this.fillKeys(Math.floor(x / nr));
+    }
     this.warmMissing(m);
     // 1. The kernel renders what it can, in this thread's chunk of the store (a new one when it runs short).
     let from = 0;
@@ -439,10 +445,6 @@ export class RecordRows {
       fresh = true;
     }
     // 2. The rest here: text runs, joined runs that hold one not rendered yet, what the kernel left to core.
-    for (let i = 0; i < m; i++) {
-      const x = k.missing[i]!;
-      if (this.runs[x % nr]!.joins !== null) this.fillKeys(Math.floor(x / nr));
-    }
     for (let i = 0; i < m; i++) {
       const x = k.missing[i]!;
       const run = this.runs[x % nr]!;

@@ -16,12 +16,13 @@ import { GREP_LINES } from '../batch/grep.js';
 import { mapLines, type LineMap } from '../batch/lines.js';
 import { renderSummary, summaryColumns, SummarySink } from '../batch/summary.js';
 import { RowTemplate, type OutputKind, type RenderOptions } from '../batch/template.js';
+import { loadForBatch } from '../batch/load.js';
 import { rowsSpace } from '../batch/records.js';
-import { runBatch, threadsOfRun, workersAtStart } from '../batch/run.js';
+import { runBatch, threadsOfRun, workersAtStart, type BatchSummary } from '../batch/run.js';
 import type { WorkerPool } from '../batch/pool.js';
 import { CliError, EXIT_INVALID_INPUT, EXIT_IO, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, UsageError } from '../errors.js';
 import { interruption, isTTY, writeAsync, type CliIo, type InStream, type StopSignal } from '../io.js';
-import { missingSourcesWarning, openSnapshot, SNAPSHOT_FLAG, snapshotPath } from '../snapshot.js';
+import { missingSourcesWarning, SNAPSHOT_FLAG, snapshotPath } from '../snapshot.js';
 import type { Command } from './command.js';
 
 const READ_CHUNK = 1024 * 1024;
@@ -140,47 +141,21 @@ interface Prepared {
 }
 
 async function runOpened(args: ParsedArgs, io: CliIo, p: Prepared): Promise<number> {
-  const { summary, cidr, lineMap, format, output, fields, jobs, path, input, workers } = p;
-  const intel = openSnapshot(path);
-  const warning = missingSourcesWarning('batch', intel);
-  if (warning !== null) io.stderr.write(warning);
-  // --summary renders NDJSON rows of the columns it counts into a counting sink (batch/summary.ts);
-  // the boolean signals are named from a result of this snapshot, so the counts follow the result shape.
-  const sample = resultForLeaf(intel, 0, '0.0.0.0', 4);
-  const signalNames = Object.entries(sample.signals).filter(([, v]) => typeof v === 'boolean').map(([k]) => k);
-  const render: RenderOptions = { format, output, fields: summary !== null ? summaryColumns(signalNames) : fields };
-  const template = new RowTemplate(render);
-  // The memory the run's threads share (the snapshot's columns, the kernel's, the rendered runs), for as many as it may use.
-  const space = rowsSpace(intel, template, threadsOfRun(jobs, batchHooks.cores));
-  const sink = summary === null ? null : new SummarySink();
-  // SIGINT/SIGTERM: finish the rows in hand, close the output, exit 130/143 (issue 11 row 14).
+  const { summary, cidr, input } = p;
+  // SIGINT/SIGTERM: finish the rows in hand, close the output, exit 130/143 (issue 11 row 14); from
+  // before the load (which waits on the thread pool), so that a signal during it stops the run the same way.
   let caught: StopSignal | undefined;
   const interrupt = interruption(io);
   const stop = interrupt.signal.then((signal) => {
     caught = signal;
   });
-  const result = await runBatch({
-    input: input.stream,
-    totalBytes: input.size,
-    out: sink ?? io.stdout,
-    err: io.stderr,
-    output,
-    header: template.header(),
-    processor: new BlockProcessor(intel, template, space, 0),
-    config: { snapshotPath: path, render },
-    // Workers read the main thread's columns from the shared memory instead of loading the file again.
-    space,
-    jobs,
-    workers,
-    awaitWorkers: batchHooks.awaitWorkers,
-    progress: isTTY(io.stderr) && args.flags['no-progress'] === undefined,
-    workerUrl: batchHooks.workerUrl,
-    blockBytes: batchHooks.blockBytes,
-    autoParallelBytes: batchHooks.autoParallelBytes,
-    cores: batchHooks.cores,
-    stop,
-    lines: (text, cutLast) => mapLines(text, lineMap, cutLast),
-  }).finally(() => interrupt.dispose());
+  let run: { result: BatchSummary; signalNames: string[]; sink: SummarySink | null };
+  try {
+    run = await loadAndRun(args, io, p, stop);
+  } finally {
+    interrupt.dispose();
+  }
+  const { result, signalNames, sink } = run;
   if (result.interrupted || result.stopped || cidr?.tooLarge != null) input.close();
   if (cidr?.tooLarge != null) {
     const { text, size } = cidr.tooLarge;
@@ -210,6 +185,47 @@ async function runOpened(args: ParsedArgs, io: CliIo, p: Prepared): Promise<numb
     return EXIT_INVALID_INPUT;
   }
   return EXIT_OK;
+}
+
+/** The load and the run itself (runOpened holds the signal handling around both). */
+async function loadAndRun(args: ParsedArgs, io: CliIo, p: Prepared, stop: Promise<void>): Promise<{ result: BatchSummary; signalNames: string[]; sink: SummarySink | null }> {
+  const { summary, lineMap, format, output, fields, jobs, path, input, workers } = p;
+  // Straight into the memory the run's threads will share (batch/load.ts).
+  const { intel, ...loaded } = await loadForBatch(path);
+  const warning = missingSourcesWarning('batch', intel);
+  if (warning !== null) io.stderr.write(warning);
+  // --summary renders NDJSON rows of the columns it counts into a counting sink (batch/summary.ts);
+  // the boolean signals are named from a result of this snapshot, so the counts follow the result shape.
+  const sample = resultForLeaf(intel, 0, '0.0.0.0', 4);
+  const signalNames = Object.entries(sample.signals).filter(([, v]) => typeof v === 'boolean').map(([k]) => k);
+  const render: RenderOptions = { format, output, fields: summary !== null ? summaryColumns(signalNames) : fields };
+  const template = new RowTemplate(render);
+  // The memory the run's threads share (the snapshot's columns, the kernel's, the rendered runs), for as many as it may use.
+  const space = rowsSpace(intel, template, threadsOfRun(jobs, batchHooks.cores), loaded);
+  const sink = summary === null ? null : new SummarySink();
+  const result = await runBatch({
+    input: input.stream,
+    totalBytes: input.size,
+    out: sink ?? io.stdout,
+    err: io.stderr,
+    output,
+    header: template.header(),
+    processor: new BlockProcessor(intel, template, space, 0),
+    config: { snapshotPath: path, render },
+    // Workers read the main thread's columns from the shared memory instead of loading the file again.
+    space,
+    jobs,
+    workers,
+    awaitWorkers: batchHooks.awaitWorkers,
+    progress: isTTY(io.stderr) && args.flags['no-progress'] === undefined,
+    workerUrl: batchHooks.workerUrl,
+    blockBytes: batchHooks.blockBytes,
+    autoParallelBytes: batchHooks.autoParallelBytes,
+    cores: batchHooks.cores,
+    stop,
+    lines: (text, cutLast) => mapLines(text, lineMap, cutLast),
+  });
+  return { result, signalNames, sink };
 }
 
 export const batchCommand: Command = {

@@ -162,7 +162,12 @@ export interface Prelude {
  * with its filter undone in place: the bytes are the reader's own (inflated,
  * or copied from the caller's buffer).
  */
-function view(name: ColumnName, raw: Uint8Array, rawSize: number, filter: ColumnFilter | null): Columns[ColumnName] {
+/**
+ * A column's typed view over its raw bytes (a copy when they are not
+ * aligned for the type), its filter undone in place. Throws
+ * `snapshot_corrupt` when the bytes are not `rawSize` long.
+ */
+export function columnView(name: ColumnName, raw: Uint8Array, rawSize: number, filter: ColumnFilter | null): Columns[ColumnName] {
   if (raw.length !== rawSize) throw corrupt(`column ${name} inflates to ${raw.length} bytes, expected ${rawSize}`, name);
   const type = COLUMNS[name];
   const size = TYPE_SIZE[type];
@@ -217,7 +222,7 @@ function deferredV6(
       for (const c of planned) {
         const blob = blobs.get(c.name)!;
         const raw = storedToRaw(c, own || c.deflate ? blob : new Uint8Array(blob), inflate);
-        cols[c.name] = view(c.name, raw, c.rawSize, c.filter);
+        cols[c.name] = columnView(c.name, raw, c.rawSize, c.filter);
       }
       validateV6(cols as V6Columns, nLeaf);
       done = cols as V6Columns;
@@ -423,7 +428,7 @@ export function finishSnapshot(prelude: Prelude, raw: ReadonlyMap<ColumnName, Ui
     if (later !== undefined && isDeferred(c.name, false)) {
       kept.set(c.name, raw.get(c.name)!);
       deferred.push(c);
-    } else columns[c.name] = view(c.name, raw.get(c.name)!, c.rawSize, c.filter);
+    } else columns[c.name] = columnView(c.name, raw.get(c.name)!, c.rawSize, c.filter);
   }
   if (later === undefined) {
     validate(columns as Columns);

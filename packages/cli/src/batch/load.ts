@@ -1,0 +1,55 @@
+/**
+ * Loading the snapshot for a batch: straight into the memory the run's
+ * threads share (kernel.ts), where its columns will be read by every
+ * kernel and every thread's results, instead of opening it (buffers of its
+ * own) and copying it there afterwards.
+ *
+ * The memory starts with the columns, each in its place; after them, the
+ * file is read into scratch (core's readSharedSnapshot inflates the columns
+ * from there on the thread pool), and the scratch is then where the kernel's
+ * own regions go (createKernelSpace's `freeFrom`): its pages are in memory
+ * already. The snapshot is then checked as every load checks it
+ * (fromShared: every invariant).
+ *
+ * Tried and not kept: waiting workers touching the columns' pages while the
+ * main thread reads (so that its copies into them would not stop on page
+ * faults): ~170 ms of the worker's time for 65 MB here, taken from the cores
+ * the thread pool inflates on; two jobs 0.98-1.26 s (median 1.19) against
+ * 0.97-1.20 s (1.05) without (docs/design.md, "Nineteenth round").
+ *
+ * @module
+ */
+import { fromShared, nodeInflate, type IpIntel, type SharedSnapshot } from '@ipintel/core';
+import { placedBytes, planSnapshotFile, readSharedSnapshot, type PlannedColumn } from '@ipintel/core/internal';
+import { newSpaceMemory, type WasmMemory } from './kernel.js';
+
+/** What a batch's load leaves: the snapshot, opened over the shared memory, and where that memory is free again. */
+export interface BatchLoad {
+  readonly intel: IpIntel;
+  readonly memory: WasmMemory;
+  readonly shared: SharedSnapshot;
+  /** The first byte after the columns that the kernel may use (the file's scratch). */
+  readonly freeFrom: number;
+}
+
+const align = (n: number): number => (n + 63) & ~63;
+
+/** Loads the snapshot at `path` into a new shared memory. Throws core's snapshot errors. */
+export async function loadForBatch(path: string): Promise<BatchLoad> {
+  const plan = planSnapshotFile(path);
+  const places = new Map<string, number>();
+  let at = 64; // address 0 stays unused
+  for (const c of plan.prelude.columns) {
+    places.set(c.name, at);
+    at = align(at + placedBytes(c));
+  }
+  const columnsEnd = at;
+  const scratchAt = align(columnsEnd);
+  const memory = newSpaceMemory(scratchAt + plan.size);
+  const scratch = new Uint8Array(memory.buffer, scratchAt, plan.size);
+  const place = (c: PlannedColumn, bytes: number): Uint8Array => new Uint8Array(memory.buffer, places.get(c.name), bytes);
+  const shared = await readSharedSnapshot(path, plan, scratch, place);
+  // Every invariant a lookup relies on, checked as openSync checks them.
+  const intel = fromShared(shared, { inflate: nodeInflate });
+  return { intel, memory, shared, freeFrom: scratchAt };
+}

@@ -1,0 +1,152 @@
+/**
+ * Reading a snapshot file straight into shared memory that the caller lays
+ * out: the CLI's batch, whose threads and WebAssembly kernel share one
+ * memory (`@ipintel/core/internal`). Where `openSync()` + `shareInto()`
+ * reads the file into buffers of its own, inflates each column into another
+ * and then copies every column into the shared memory (three sets of fresh
+ * pages), this reads the file into the caller's scratch (memory it can use
+ * again afterwards), inflates the columns on the thread pool, several at a
+ * time, and copies each into its place.
+ *
+ * Only checksums and sizes are checked here: the result is a SharedSnapshot
+ * to open with `fromShared`, which checks every invariant, as a load does.
+ *
+ * @module
+ */
+import { closeSync, fstatSync, openSync as openFd, readSync } from 'node:fs';
+import * as zlib from 'node:zlib';
+import { corrupt, IpIntelError } from './errors.js';
+import type { SharedSnapshot } from './shared.js';
+import { checkBlob, columnView, inflateFailed, isDeferred, parseHeader, parsePrelude, type Header, type PlannedColumn, type Prelude } from './snapshot/decode.js';
+import { HEADER_SIZE } from './snapshot/format.js';
+import { crc32, type Checksum } from './snapshot/checksum.js';
+
+/** A snapshot file's header and meta, read first: its size and every column's place in it. */
+export interface SnapshotFilePlan {
+  /** The file's bytes (the scratch must hold them). */
+  readonly size: number;
+  readonly header: Header;
+  readonly prelude: Prelude;
+}
+
+/** Columns inflating at once: enough to keep both cores busy. */
+const PARALLEL = 4;
+
+/** zlib's native CRC-32 where this Node has it (20.15+), else the portable one (node.ts says the same). */
+const nodeCrc32: Checksum = typeof (zlib as { crc32?: unknown }).crc32 === 'function' ? (b, v = 0) => (zlib as unknown as { crc32: Checksum }).crc32(b, v) : crc32;
+
+function notFound(path: string): IpIntelError {
+  return new IpIntelError('snapshot_not_found', `no snapshot at ${path}`, path);
+}
+
+function readAll(fd: number, into: Uint8Array, position: number): number {
+  let done = 0;
+  while (done < into.length) {
+    const n = readSync(fd, into, done, into.length - done, position + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return done;
+}
+
+/** The plan of the snapshot file at `path`: its header and meta (checked), nothing else read. */
+export function planSnapshotFile(path: string): SnapshotFilePlan {
+  let fd: number;
+  try {
+    fd = openFd(path, 'r');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(path);
+    throw e;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const head = new Uint8Array(Math.min(size, HEADER_SIZE));
+    const header = parseHeader(head.subarray(0, readAll(fd, head, 0)), size);
+    const meta = new Uint8Array(4 + header.metaSize);
+    if (readAll(fd, meta, HEADER_SIZE) !== meta.length) throw corrupt('file is truncated', 'header');
+    return { size, header, prelude: parsePrelude(header, meta) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Whether column `c` stays as stored (the IPv6 index: decoded on its first use by whoever opens the snapshot). */
+export function keptStored(c: PlannedColumn): boolean {
+  return isDeferred(c.name, false);
+}
+
+/** The bytes column `c` takes in memory: as stored while it waits for its first use, else decoded. */
+export function placedBytes(c: PlannedColumn): number {
+  return keptStored(c) ? c.stored : c.rawSize;
+}
+
+function inflateAsync(blob: Uint8Array, c: PlannedColumn): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    // One output buffer of the column's size (+1: a stream inflating to more shows up as such).
+    zlib.inflateRaw(blob, { chunkSize: Math.max(64, c.rawSize + 1) }, (err, out) => (err !== null ? reject(inflateFailed(c, err)) : resolve(out)));
+  });
+}
+
+/**
+ * Reads the file `plan` was made of into `scratch` (at least `plan.size`
+ * bytes of shared memory, which the caller may use again once this has
+ * returned), checks every column's checksum, and puts each column in the
+ * shared memory `place(c, placedBytes(c))` gives (a view at a multiple of
+ * 8): the main columns decoded (inflated on the thread pool, filters undone
+ * in place), the IPv6 index's as stored. Throws `snapshot_corrupt` for a
+ * checksum or size that does not hold, or a file that changed since `plan`.
+ * Open the result with fromShared before trusting it.
+ */
+export async function readSharedSnapshot(path: string, plan: SnapshotFilePlan, scratch: Uint8Array, place: (c: PlannedColumn, bytes: number) => Uint8Array): Promise<SharedSnapshot> {
+  if (scratch.length < plan.size) throw new RangeError(`the scratch holds ${scratch.length} bytes, the file ${plan.size}`);
+  let fd: number;
+  try {
+    fd = openFd(path, 'r');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(path);
+    throw e;
+  }
+  let file: Uint8Array;
+  try {
+    const size = fstatSync(fd).size;
+    file = scratch.subarray(0, size);
+    if (size !== plan.size || readAll(fd, file, 0) !== size) throw corrupt('the file changed while it was read', 'header');
+  } finally {
+    closeSync(fd);
+  }
+  // The same header (and so the same meta, whose checksum it holds) as planned: a file replaced between the
+  // two reads is refused, not mixed; the columns are checked against the planned checksums below.
+  const header = parseHeader(file, file.length);
+  const was = plan.header;
+  if (header.storedSize !== was.storedSize || header.metaSize !== was.metaSize || header.metaChecksum !== was.metaChecksum || header.flags !== was.flags) {
+    throw corrupt('the file changed while it was read', 'header');
+  }
+  const columns: Record<string, ArrayBufferView> = {};
+  const v6Stored: Record<string, Uint8Array> = {};
+  const put = (c: PlannedColumn, bytes: Uint8Array): void => {
+    const to = place(c, bytes.length);
+    if (to.length !== bytes.length || to.byteOffset % 8 !== 0) throw new RangeError(`column ${c.name} was given ${to.length} bytes at ${to.byteOffset}`);
+    to.set(bytes);
+    if (keptStored(c)) v6Stored[c.name] = to;
+    else columns[c.name] = columnView(c.name, to, c.rawSize, c.filter);
+  };
+  const deflated: PlannedColumn[] = [];
+  for (const c of plan.prelude.columns) {
+    const blob = file.subarray(c.at, c.at + c.stored);
+    checkBlob(c, blob, nodeCrc32);
+    if (keptStored(c) || !c.deflate) put(c, blob);
+    else deflated.push(c);
+  }
+  // Largest first, a few at a time on the thread pool; each copied into place as it comes.
+  const queue = deflated.sort((a, b) => b.rawSize - a.rawSize);
+  const next = async (): Promise<void> => {
+    for (let c = queue.shift(); c !== undefined; c = queue.shift()) {
+      const out = await inflateAsync(file.subarray(c.at, c.at + c.stored), c);
+      if (out.length !== c.rawSize) throw corrupt(`column ${c.name} inflates to ${out.length} bytes, expected ${c.rawSize}`, c.name);
+      put(c, out);
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL }, next));
+  const hasV6 = Object.keys(v6Stored).length > 0;
+  return Object.freeze({ meta: plan.prelude.meta, columns: Object.freeze(columns), ...(hasV6 ? { v6Stored: Object.freeze(v6Stored) } : {}) });
+}

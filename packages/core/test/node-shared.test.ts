@@ -1,0 +1,90 @@
+/**
+ * Reading a snapshot file straight into shared memory the caller lays out
+ * (node-shared.ts, for the CLI's batch): the columns land where they are
+ * put and answer as openSync's do once fromShared has checked them; the
+ * file's checksums, its size and a change between the plan and the read are
+ * refused with the errors a load gives.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fromShared, IpIntelError, openSync } from '../src/index.js';
+import { placedBytes, planSnapshotFile, readSharedSnapshot, type SnapshotFilePlan } from '../src/node-shared.js';
+import type { PlannedColumn } from '../src/snapshot/decode.js';
+import { encodeSnapshot } from '../src/writer.js';
+import { damageColumn, modelFromPrefixes, stoppedClock } from '@ipintel/testkit';
+
+const model = modelFromPrefixes(
+  Array.from({ length: 300 }, (_, i) => ({ start: BigInt(i) << 20n, length: 12, value: (i % 5) + 1 })),
+  [{ start: 0x20014860n << 96n, length: 32, value: 3 }],
+  6,
+);
+const dir = mkdtempSync(join(tmpdir(), 'ipintel-core-shared-'));
+const write = (name: string, bytes: Uint8Array): string => {
+  const p = join(dir, name);
+  writeFileSync(p, bytes);
+  return p;
+};
+const path = write('test.ipintel', encodeSnapshot(model));
+
+/** One SharedArrayBuffer: the columns at multiples of 64 from 64, the scratch after them (as the batch lays it out). */
+function layout(plan: SnapshotFilePlan): { scratch: Uint8Array; place: (c: PlannedColumn, n: number) => Uint8Array; sab: SharedArrayBuffer } {
+  const at = new Map<string, number>();
+  let end = 64;
+  for (const c of plan.prelude.columns) {
+    at.set(c.name, end);
+    end = (end + placedBytes(c) + 63) & ~63;
+  }
+  const sab = new SharedArrayBuffer(end + plan.size);
+  return { sab, scratch: new Uint8Array(sab, end, plan.size), place: (c, n) => new Uint8Array(sab, at.get(c.name), n) };
+}
+
+describe('readSharedSnapshot', () => {
+  it('puts every column in its place, and the snapshot answers as openSync\'s', async () => {
+    const plan = planSnapshotFile(path);
+    const { sab, scratch, place } = layout(plan);
+    const shared = await readSharedSnapshot(path, plan, scratch, place);
+    const views = [...Object.values(shared.columns), ...Object.values(shared.v6Stored ?? {})];
+    expect(views.length).toBe(plan.prelude.columns.length);
+    expect(views.every((v) => v.buffer === sab)).toBe(true);
+    // The IPv6 index stays as stored (decoded on first use), every other column is decoded.
+    expect(Object.keys(shared.v6Stored ?? {}).every((n) => n.startsWith('v6.'))).toBe(true);
+    const mine = fromShared(shared, { now: stoppedClock });
+    const theirs = openSync(path, { now: stoppedClock });
+    for (const ip of ['0.0.0.1', '0.16.0.0', '18.200.1.1', '2001:4860::1', '::1', '255.255.255.255']) expect(mine.check(ip)).toEqual(theirs.check(ip));
+    expect(mine.info).toEqual(theirs.info);
+  });
+
+  it('refuses what a load refuses: a missing file, a damaged column, a file that changed after the plan', async () => {
+    expect(() => planSnapshotFile(join(dir, 'none.ipintel'))).toThrow(expect.objectContaining({ code: 'snapshot_not_found' }) as Error);
+    const damaged = write('damaged.ipintel', encodeSnapshot(model, { compress: false }));
+    // A byte changed and the checksums not resealed: the column's checksum fails.
+    const bytes = new Uint8Array(encodeSnapshot(model, { compress: false }));
+    const sealed = damageColumn(bytes, 'geo.city', (col) => col.setUint8(0, col.getUint8(0) ^ 1));
+    const plan = planSnapshotFile(damaged);
+    const l = layout(plan);
+    await expect(readSharedSnapshot(damaged, plan, l.scratch, l.place)).resolves.toBeDefined();
+    // The same size and meta but other column bytes (resealed): planned from one file, read from another.
+    writeFileSync(damaged, sealed);
+    const err = await readSharedSnapshot(damaged, plan, l.scratch, l.place).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(IpIntelError);
+    expect((err as IpIntelError).code).toBe('snapshot_corrupt');
+    // A byte of a column flipped in place (its checksum left as it was): that column's checksum fails.
+    const flipped = new Uint8Array(encodeSnapshot(model, { compress: false }));
+    const city = plan.prelude.columns.find((c) => c.name === 'geo.city')!;
+    flipped[city.at] = flipped[city.at]! ^ 1;
+    writeFileSync(damaged, flipped);
+    await expect(readSharedSnapshot(damaged, plan, l.scratch, l.place)).rejects.toMatchObject({ code: 'snapshot_corrupt', message: expect.stringMatching(/geo\.city/) as string });
+    // Another file altogether (another size): refused before any column is read.
+    writeFileSync(damaged, encodeSnapshot(modelFromPrefixes([{ start: 0n, length: 8, value: 1 }], [], 2)));
+    await expect(readSharedSnapshot(damaged, plan, l.scratch, l.place)).rejects.toMatchObject({ code: 'snapshot_corrupt' });
+  });
+
+  it('refuses scratch or places of the wrong size', async () => {
+    const plan = planSnapshotFile(path);
+    const l = layout(plan);
+    await expect(readSharedSnapshot(path, plan, l.scratch.subarray(0, plan.size - 1), l.place)).rejects.toThrow(RangeError);
+    await expect(readSharedSnapshot(path, plan, l.scratch, (c, n) => l.place(c, n).subarray(1))).rejects.toThrow(RangeError);
+  });
+});
