@@ -720,6 +720,39 @@ function keyOf(keysAt: usize, j: usize, slot: i32): u32 {
   atomic.store<i32>(place, <i32>(start - storeAt + 1));
 }
 
+/**
+ * Reads ahead (warm) what rendering the geo and network rows of the missing
+ * entries will read: the rows of cells runs, and the network rows of joined
+ * runs whose network run is not rendered; geo rows listed from the front of
+ * `rows`, network rows from the back (m entries at most). Returns warm's sums.
+ */
+function readAhead(keysAt: usize, runs: usize, nr: u32, ids: usize, missing: usize, m: u32, rows: usize, scratch: usize): u32 {
+  let g: usize = 0;
+  let n: usize = 0;
+  const back = rows + 4 * <usize>m;
+  for (let i: u32 = 0; i < m; i++) {
+    const x = load<u32>(missing + 4 * <usize>i);
+    const run = runs + RUN * <usize>(x % nr);
+    const kind = load<u32>(run, 8);
+    if (kind == CELLS) {
+      const id = load<u32>(ids + 4 * <usize>x);
+      if (load<i32>(runPlaces(run, 0) + 8 * <usize>id) != 0) continue;
+      if (load<i32>(run) == 0) store<u32>(rows + 4 * g++, id);
+      else store<u32>(back - 4 * ++n, id);
+    } else if (kind == JOINED) {
+      const subs = <usize>load<u32>(run, 12);
+      const count = load<u32>(run, 16);
+      for (let s: u32 = 0; s < count; s++) {
+        const sub = runs + RUN * <usize>load<u32>(subs + 4 * <usize>s);
+        if (load<u32>(sub, 8) != CELLS || load<i32>(sub) != 1) continue;
+        const id = keyOf(keysAt, <usize>(x / nr), 1);
+        if (load<i32>(runPlaces(sub, 0) + 8 * <usize>id) == 0) store<u32>(back - 4 * ++n, id);
+      }
+    }
+  }
+  return warm(0, rows, <u32>g, scratch) + warm(1, back - 4 * n, <u32>n, scratch);
+}
+
 /** Where fill() writes, and up to where (set per call). */
 let fillPos: usize = 0;
 let fillEnd: usize = 0;
@@ -751,10 +784,11 @@ function fillCells(run: usize, id: u32, today: i32, json: bool, storeAt: usize):
  */
 export function fill(
   keysAt: usize, runs: usize, nr: u32, ids: usize, missing: usize, from: u32, m: u32,
-  storeAt: usize, pos: usize, end: usize, today: i32, json: bool, status: usize,
+  storeAt: usize, pos: usize, end: usize, today: i32, json: bool, status: usize, warmRows: usize, warmIds: usize,
 ): u32 {
   fillPos = pos;
   fillEnd = end;
+  if (from == 0) store<u32>(status, readAhead(keysAt, runs, nr, ids, missing, m, warmRows, warmIds), 12);
   let left = from;
   let how = FILLED;
   let i = from;

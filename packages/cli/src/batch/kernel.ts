@@ -43,6 +43,8 @@ interface KernelExports {
     today: number,
     json: number,
     status: number,
+    warmRows: number,
+    warmIds: number,
   ): number;
   rows(
     input: number,
@@ -542,11 +544,6 @@ export class RowKernel {
     const e = this.fn.render(l.programAt[r]!, l.programOps[r]!, row, today, l.json, from, end);
     // The kernel answers 0 (needs the host) or 1 (no room), else an address, which is past both.
     return e === 0 ? RENDER_NEEDS_HOST : e === 1 ? RENDER_NO_ROOM : e;
-  }
-
-  /** Reads ahead what rendering `n` geo rows (kind 0) or network rows (1), listed in warmRows, will read. */
-  warm(kind: 0 | 1, n: number): number {
-    return this.fn.warm(kind, this.warmRowsAt, n, this.warmIdsAt);
   }
 
   /** Bytes of the memory (for tests and figures). */

@@ -263,8 +263,6 @@ export class RecordRows {
   private readonly json: number;
   /** Scratch of fillKeys. */
   private readonly pairIds = new Uint32Array(2);
-  /** What the reads ahead summed (kept so that they are not dropped). */
-  warmSum = 0;
   /** What scan() returns (one object, reused). */
   private readonly stop: ScanStop = { how: 0, pos: 0, lines: 0, slowStart: 0, slowEnd: 0 };
 
@@ -412,25 +410,22 @@ export class RecordRows {
 
   /**
    * Renders the m runs the kernel found missing (its `missing` list: line j
-   * × runs + run r), reading ahead first what the geo and network renders
-   * will read: the kernel renders what it can (fill), this thread the rest.
+   * × runs + run r): the kernel what it can (fill, which first reads ahead
+   * what its geo and network renders will read), this thread the rest.
    * A run missing for several lines of the group is rendered once.
    */
   private renderMissing(m: number): void {
     const k = this.kernel;
     const nr = this.runs.length;
     const store = this.store;
-    // Lines whose joined run is missing: their network, signal and evidence keys (what warmMissing reads, and the kernel's fill).
-    for (let i = 0; i < m; i++) {
-      const x = k.missing[i]!;
-      if (this.runs[x % nr]!.joins !== null) this.fillKeys(Math.floor(x / nr));
-    }
-    this.warmMissing(m);
-    // 1. The kernel renders what it can, in this thread's chunk of the store (a new one when it runs short).
+    // 1. The kernel reads ahead what the renders will read, then renders what it can, in this thread's chunk
+    //    of the store (a new one when it runs short).
     let from = 0;
     let fresh = false;
     for (;;) {
-      const left = k.fn.fill(k.keysAt, k.runsAt, nr, k.idsAt, k.missingAt, from, m, k.storeAt, store.pos, store.end, this.day, this.json, k.statusAt);
+      const left = k.fn.fill(
+        k.keysAt, k.runsAt, nr, k.idsAt, k.missingAt, from, m, k.storeAt, store.pos, store.end, this.day, this.json, k.statusAt, k.warmRowsAt, k.warmIdsAt,
+      );
       const moved = k.status[1] !== store.pos;
       store.advance(k.status[1]!);
       if (k.status[0] !== FILL_NO_ROOM) {
@@ -516,31 +511,6 @@ export class RecordRows {
   /** Queued line j's record id for `run` (0 for a run that depends on no record). */
   private keyOf(run: Run, j: number): number {
     return run.slot < 0 ? 0 : this.kernel.keys[KEYS * j + run.slot]!;
-  }
-
-  /**
-   * Reads ahead what rendering the group's missing geo and network runs will
-   * read (the kernel's warm, over its copy of the columns): the missing runs
-   * of a row that the kernel renders, and those inside missing joined runs.
-   */
-  private warmMissing(m: number): void {
-    const k = this.kernel;
-    const nr = this.runs.length;
-    for (const run of this.runs) {
-      const subs = run.joins === null ? [run] : run.joins;
-      for (const sub of subs) {
-        if (!k.renders(sub.index)) continue;
-        let w = 0;
-        const rows = k.warmRows;
-        for (let i = 0; i < m; i++) {
-          const x = k.missing[i]!;
-          if (x % nr !== run.index) continue;
-          const id = this.keyOf(sub, Math.floor(x / nr));
-          if (k.place(sub.index, id) < 0) rows[w++] = id;
-        }
-        if (w > 0) this.warmSum += k.warm(sub.slot as 0 | 1, w);
-      }
-    }
   }
 
   /**
