@@ -20,7 +20,7 @@ import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { answerCpu, load, measured, snapshotBytes } from './shared.mjs';
+import { answerCpu, load, measured, serveBare, snapshotBytes } from './shared.mjs';
 
 const here = new URL('.', import.meta.url);
 
@@ -38,13 +38,7 @@ async function importBuilt() {
 // ---- child roles -------------------------------------------------------------
 const role = process.argv[2];
 if (role === '--serve-bare') {
-  const body = process.argv[3];
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
-  });
-  server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
-  answerCpu();
+  serveBare(createServer, process.argv[3]);
   process.on('disconnect', () => process.exit(0));
 } else if (role === '--serve-ipintel') {
   const { server } = await importBuilt();

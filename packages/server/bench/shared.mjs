@@ -1,7 +1,8 @@
 // What server-bench.mjs and tools/bench/experiments/servers-side-by-side.mjs
 // share: the snapshot (one network, 8.8.8.0/24, with geo, network and
 // signals, so that a request's cost is the server's, not the lookup's), the
-// CPU probe of a serving child process, and autocannon as a promise.
+// CPU probe of a serving child process, the bare server, and autocannon as a
+// promise.
 
 /** A small snapshot: 8.8.8.0/24 with geo, network and signals. */
 export function snapshotBytes(writer) {
@@ -26,6 +27,19 @@ export function snapshotBytes(writer) {
     v4: writer.flattenPrefixes(4, [{ start: 0x08080800n, length: 24, value: 1 }], 0),
     v6: writer.flattenPrefixes(6, [], 0),
   });
+}
+
+/**
+ * Child side: the bare contender, node:http answering `body` as JSON to every
+ * request on 127.0.0.1; sends the parent its port, then answers 'cpu'.
+ */
+export function serveBare(createServer, body) {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+  server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+  answerCpu();
 }
 
 /** Child side: answers 'cpu' with this process's CPU time so far (us). */

@@ -16,6 +16,15 @@
 // The snapshot defaults to the server benchmark's one-network snapshot
 // (packages/server/bench/shared.mjs); every server shares one SQLite
 // store in a temporary folder and one key.
+//
+// Attribution (nineteenth round): a contender may also be `bare` (node:http
+// answering the first build's body, as `pnpm bench` section 5's bare server)
+// or a build with suffixes: `BUILD.js#nolog` (no access log), `#nostore`
+// (counting answered by a store that counts nothing, one setImmediate per
+// request, so the cost of the SQLite group commit shows), or both:
+//
+//   node tools/bench/experiments/servers-side-by-side.mjs bare D.js D.js#nolog D.js#nostore D.js#nolog#nostore
+import { createServer } from 'node:http';
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -23,28 +32,42 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { answerCpu, load, measured, snapshotBytes } from '../../../packages/server/bench/shared.mjs';
+import { answerCpu, load, measured, serveBare, snapshotBytes } from '../../../packages/server/bench/shared.mjs';
 
 const serverPackage = new URL('../../../packages/server/package.json', import.meta.url);
 
 if (process.env.IPINTEL_SIDE_BY_SIDE_CHILD !== undefined) {
   // A server: the build named in the environment, answering 'cpu' with its CPU time so far (us).
-  const { build, snapshot, store } = JSON.parse(process.env.IPINTEL_SIDE_BY_SIDE_CHILD);
-  const server = await import(pathToFileURL(build).href);
-  const s = await server.startServer({ port: 0, snapshotPath: snapshot, store, activationDelayMs: 0, rateLimit: false, sighup: false });
-  process.send({ port: s.port });
-  answerCpu();
-  process.on('disconnect', () => void s.close().then(() => process.exit(0)));
+  const { contender, snapshot, store, body } = JSON.parse(process.env.IPINTEL_SIDE_BY_SIDE_CHILD);
+  if (contender === 'bare') {
+    serveBare(createServer, body);
+    process.on('disconnect', () => process.exit(0));
+  } else {
+    const [build, ...flags] = contender.split('#');
+    const server = await import(pathToFileURL(build).href);
+    const options = { port: 0, snapshotPath: snapshot, store, activationDelayMs: 0, rateLimit: false, sighup: false };
+    if (flags.includes('nolog')) options.logger = false;
+    if (flags.includes('nostore')) {
+      const real = await server.openStore(store);
+      options.store = { ...real, consume: () => new Promise((res) => setImmediate(() => res({ outcome: 'ok', used: 0 }))) };
+    }
+    const s = await server.startServer(options);
+    process.send({ port: s.port });
+    answerCpu();
+    process.on('disconnect', () => void s.close().then(() => process.exit(0)));
+  }
 } else {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: { rounds: { type: 'string', default: '6' }, seconds: { type: 'string', default: '5' }, snapshot: { type: 'string' } },
   });
   if (positionals.length < 1) {
-    console.error('usage: servers-side-by-side.mjs BUILD.js [BUILD.js ...] [--rounds N] [--seconds S] [--snapshot PATH]');
+    console.error('usage: servers-side-by-side.mjs CONTENDER [CONTENDER ...] [--rounds N] [--seconds S] [--snapshot PATH]\n  CONTENDER: bare | BUILD.js[#nolog][#nostore]');
     process.exit(2);
   }
-  const builds = positionals.map((p) => resolve(p));
+  const contenders = positionals.map((p) => (p === 'bare' ? p : resolve(p.split('#')[0]) + p.slice(p.split('#')[0].length)));
+  const builds = contenders.filter((c) => c !== 'bare').map((c) => c.split('#')[0]);
+  if (builds.length === 0) throw new Error('name at least one build (bare answers the first build\'s body)');
   const requireS = createRequire(serverPackage);
   const autocannon = requireS('autocannon');
   const server = await import(pathToFileURL(builds[0]).href);
@@ -59,14 +82,17 @@ if (process.env.IPINTEL_SIDE_BY_SIDE_CHILD !== undefined) {
     await s.close();
 
     const servers = [];
-    for (const build of builds) {
-      const env = { ...process.env, IPINTEL_SIDE_BY_SIDE_CHILD: JSON.stringify({ build, snapshot, store }) };
+    let body;
+    // Builds first: the bare server answers the body of the first.
+    for (const contender of [...contenders.filter((c) => c !== 'bare'), ...contenders.filter((c) => c === 'bare')]) {
+      const env = { ...process.env, IPINTEL_SIDE_BY_SIDE_CHILD: JSON.stringify({ contender, snapshot, store, body }) };
       const child = fork(new URL(import.meta.url).pathname, [], { env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
       const port = await new Promise((res, rej) => {
         child.once('message', (m) => res(m.port));
-        child.once('exit', (c) => rej(new Error(`${build} exited with ${c}`)));
+        child.once('exit', (c) => rej(new Error(`${contender} exited with ${c}`)));
       });
-      servers.push({ build, child, port, rounds: [] });
+      body ??= await (await fetch(`http://127.0.0.1:${port}/v1/check?ip=8.8.8.8`, { headers: { 'x-api-key': key } })).text();
+      servers.push({ build: contender, child, port, rounds: [], rps: [], cpu: [] });
     }
     const run = (port, duration) =>
       load(autocannon, { url: `http://127.0.0.1:${port}/v1/check?ip=8.8.8.8`, connections: 10, duration, headers: { 'x-api-key': key } });
@@ -76,11 +102,15 @@ if (process.env.IPINTEL_SIDE_BY_SIDE_CHILD !== undefined) {
         const r = await measured(sv.child, () => run(sv.port, Number(values.seconds)));
         if (r.non2xx > 0 || r.errors > 0) throw new Error(`${sv.build}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
         sv.rounds.push(`${Math.round(r.requests.average)} req/s ${r.cpuPerRequest.toFixed(1)} us p99 ${r.latency.p99} ms`);
+        sv.rps.push(r.requests.average);
+        sv.cpu.push(r.cpuPerRequest);
       }
     }
     console.log(`autocannon 10 connections, ${values.seconds} s per round, ${values.rounds} alternating rounds; snapshot ${values.snapshot ?? 'one network'}`);
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     for (const sv of servers) {
       console.log(`${sv.build}: ${sv.rounds.join(' | ')}`);
+      console.log(`  median ${Math.round(median(sv.rps))} req/s, ${median(sv.cpu).toFixed(1)} us CPU per request`);
       sv.child.disconnect();
     }
   } finally {
