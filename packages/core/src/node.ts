@@ -264,7 +264,7 @@ export function loadSnapshot(bytes: Uint8Array, options?: LoadOptions): IpIntel 
  * new Worker(url, { workerData: intel.share() }); // in the worker: fromShared(workerData)
  */
 export function fromShared(shared: SharedSnapshot, options?: LoadOptions): IpIntel {
-  return fromSharedWith(shared, options, nodeInflate);
+  return fromSharedWith(shared, options, nodeInflate, nodeCrc32);
 }
 
 /** Synchronous {@link open} (columns are read and inflated one after another; `preload` as there). */

@@ -333,14 +333,16 @@ export const ARRAY_OF = { u8: Uint8Array, u16: Uint16Array, u32: Uint32Array, f3
  * threads): every column present with its element type, and every invariant
  * a lookup relies on. With `v6Stored` (the IPv6 columns as stored, not yet
  * decoded by the sharing side), those are checked against the meta's
- * lengths and checksums now and decoded with `inflate` on first use, as a
- * file's are; `columns` then holds the others.
+ * lengths and checksums (`checksum`: the entry's CRC-32, native in Node)
+ * now and decoded with `inflate` on first use, as a file's are; `columns`
+ * then holds the others.
  */
 export function checkDecoded(
   meta: SnapshotMeta,
   columns: Readonly<Record<string, unknown>>,
   v6Stored?: Readonly<Record<string, unknown>>,
   inflate?: Inflate,
+  checksum: Checksum = crc32,
 ): DecodedSnapshot {
   require(typeof meta === 'object' && meta !== null && typeof meta.build_date === 'string' && Array.isArray(meta.sources), 'shared meta is malformed', 'meta');
   require(typeof meta.country_names === 'object' && meta.country_names !== null, 'shared meta lacks country names', 'meta');
@@ -357,7 +359,7 @@ export function checkDecoded(
   }
   const main = out as unknown as MainColumns;
   validateMain(main);
-  return sharedLazy(meta, main, undefined, v6Stored, inflate, true);
+  return sharedLazy(meta, main, undefined, v6Stored, inflate, checksum);
 }
 
 /**
@@ -373,17 +375,17 @@ export function trustedDecoded(
   inflate?: Inflate,
 ): DecodedSnapshot {
   if (v6Stored === undefined) return eager(meta, columns as Columns, ranges4);
-  return sharedLazy(meta, columns, ranges4, v6Stored, inflate, false);
+  return sharedLazy(meta, columns, ranges4, v6Stored, inflate, undefined);
 }
 
-/** The IPv6 columns of a shared snapshot that waited for their first use: planned from the meta, decoded on first use (checked blobs when `check`). */
+/** The IPv6 columns of a shared snapshot that waited for their first use: planned from the meta, decoded on first use (their blobs checked now with `checksum`, unless it is undefined: trusted). */
 function sharedLazy(
   meta: SnapshotMeta,
   main: MainColumns,
   ranges4: number | undefined,
   v6Stored: Readonly<Record<string, unknown>>,
   inflate: Inflate | undefined,
-  check: boolean,
+  checksum: Checksum | undefined,
 ): DecodedSnapshot {
   if (inflate === undefined) throw new IpIntelError('invalid_input', 'a shared snapshot whose IPv6 index waits for its first use needs an inflater (the `inflate` load option)');
   require(typeof meta.columns === 'object' && meta.columns !== null, 'shared meta has no columns', 'meta');
@@ -392,7 +394,7 @@ function sharedLazy(
   for (const c of planned) {
     const blob = v6Stored[c.name];
     require(blob instanceof Uint8Array, `shared stored column ${c.name} is missing or not bytes`, c.name);
-    if (check) checkBlob(c, blob as Uint8Array);
+    if (checksum !== undefined) checkBlob(c, blob as Uint8Array, checksum);
     blobs.set(c.name, blob as Uint8Array);
   }
   return withDeferredV6(meta, main, ranges4, planned, blobs, inflate, false);
