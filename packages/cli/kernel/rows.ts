@@ -722,9 +722,12 @@ function keyOf(keysAt: usize, j: usize, slot: i32): u32 {
 
 /**
  * Reads ahead (warm) what rendering the geo and network rows of the missing
- * entries will read: the rows of cells runs, and the network rows of joined
- * runs whose network run is not rendered; geo rows listed from the front of
- * `rows`, network rows from the back (m entries at most). Returns warm's sums.
+ * entries will read: the rows of cells runs, and the network row of a joined
+ * run with a network piece not rendered; geo rows listed from the front of
+ * `rows`, network rows from the back. At most one row per entry, so the two
+ * lists together hold at most m (a joined run may have several network
+ * pieces, split by text columns, all of the same row: listing the row once
+ * per piece overran `rows` into the missing list). Returns warm's sums.
  */
 function readAhead(keysAt: usize, runs: usize, nr: u32, ids: usize, missing: usize, m: u32, rows: usize, scratch: usize): u32 {
   let g: usize = 0;
@@ -746,7 +749,10 @@ function readAhead(keysAt: usize, runs: usize, nr: u32, ids: usize, missing: usi
         const sub = runs + RUN * <usize>load<u32>(subs + 4 * <usize>s);
         if (load<u32>(sub, 8) != CELLS || load<i32>(sub) != 1) continue;
         const id = keyOf(keysAt, <usize>(x / nr), 1);
-        if (load<i32>(runPlaces(sub, 0) + 8 * <usize>id) == 0) store<u32>(back - 4 * ++n, id);
+        if (load<i32>(runPlaces(sub, 0) + 8 * <usize>id) == 0) {
+          store<u32>(back - 4 * ++n, id);
+          break;
+        }
       }
     }
   }

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { openSync, parseIPv4Bytes, type IpIntel } from '@ipintel/core';
 import { flattenPrefixes, type PrefixEntry } from '@ipintel/core/writer';
 import { flatRanges, leafOfIPv4 } from '@ipintel/core/internal';
-import { createKernelSpace, GROUP, RowKernel, SCAN_ENDED, SCAN_FULL, SCAN_SLOW } from '../src/batch/kernel.js';
+import { createKernelSpace, GROUP, kernelSizing, MAX_OUTPUT_REGIONS, RowKernel, SCAN_ENDED, SCAN_FULL, SCAN_SLOW } from '../src/batch/kernel.js';
 import { prng, syntheticModel, trickyModel, writeSnapshot } from './snapshots.js';
 
 const RUNS = Number(process.env['FC_RUNS'] ?? 300);
@@ -45,6 +45,29 @@ describe('the batch kernel', () => {
     const r = spawnSync(process.execPath, [script, '--check'], { encoding: 'utf8' });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
+  });
+
+  it('lays out a space for as many threads as --jobs takes (256) inside its memory, nothing overlapping', () => {
+    // Three output regions a thread passed 2^31 at ~80 threads: the bitwise align wrapped, the layout went negative.
+    const intel = openSync(writeSnapshot(trickyModel()));
+    const space = createKernelSpace(intel, { runs: [], rowRuns: 0, pieces: [], render: null }, 256);
+    const l = space.layout;
+    const spans: [string, number, number][] = [
+      ...l.threadAt.map((t, i): [string, number, number] => [`thread ${i}`, t, t + l.regions.sink + l.sinkBytes]),
+      ...l.outAt.map((o, i): [string, number, number] => [`output region ${i}`, o, o + l.outBytes]),
+      ['store', l.storeBase, l.storeBase + kernelSizing.store],
+    ];
+    let end = 64;
+    for (const [name, from, to] of spans) {
+      if (!(Number.isSafeInteger(from) && from >= end && to > from)) expect.fail(`${name} at ${from}..${to}, after ${end}`);
+      end = to;
+    }
+    expect(end).toBeLessThanOrEqual(space.memory.buffer.byteLength);
+    expect(space.memory.buffer.byteLength).toBeLessThanOrEqual(2 ** 31);
+    expect(l.outAt.length).toBe(MAX_OUTPUT_REGIONS);
+    // A thread far into the memory runs: its lookups agree with core's.
+    const last = new RowKernel(space, 255);
+    for (const a of flatRanges(intel, 4).starts) if ((last.fn.leaf(a) >>> 0) !== leafOfIPv4(intel, a)) expect(last.fn.leaf(a) >>> 0, `address ${a}`).toBe(leafOfIPv4(intel, a));
   });
 
   describe('leaf(): the leaf of an IPv4 address, as core finds it', () => {

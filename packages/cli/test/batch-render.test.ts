@@ -214,6 +214,9 @@ describe('the kernel renderer', () => {
       { format: 'native', output: 'csv' },
       { format: 'native', output: 'csv', fields: ['network.as_org', 'ip', 'geo.city', 'geo.latitude', 'network.allocation_date', 'geo.country', 'network.rpki', 'network.allocation_age_days', 'geo.timezone'] },
       { format: 'native', output: 'json', fields: ['geo.region', 'network.registration_country', 'geo.longitude', 'network.is_bogon', 'ip'] },
+      // One joined run with two network pieces (a text column between them): the kernel reads ahead one network row per entry.
+      { format: 'native', output: 'csv', fields: ['network.asn', 'signals.is_vpn', 'network.as_org', 'risk.score', 'network.rpki'] },
+      { format: 'native', output: 'ndjson', fields: ['network.asn', 'evidence.routing', 'network.as_org'] },
     ] as const;
     await onOneUtcDay(() =>
       fc.assert(

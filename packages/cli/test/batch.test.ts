@@ -352,6 +352,25 @@ describe('ipintel batch: workers and progress', () => {
   });
 
   // Issue 11 row 16: blocks done by workers were counted as 0 bytes (their buffer was transferred first).
+  it('adds its error listener to an output that already has as many as its limit (worker threads pipe into process.stdout) without a warning, and restores the limit', async () => {
+    const out = new PassThrough();
+    out.resume();
+    // As node's workers do it: each pipe adds an 'error' listener with the limit lifted, then restores it.
+    out.setMaxListeners(Infinity);
+    for (let i = 0; i < 12; i++) out.on('error', () => undefined);
+    out.setMaxListeners(10);
+    const warned = vi.spyOn(process, 'emitWarning');
+    try {
+      const c = captureIo({ stdin: '1.1.1.1\n8.8.8.8\n' });
+      expect(await runCli(['batch', '-', '--snapshot', snap, '--jobs', '1'], { ...c.io, stdout: out })).toBe(0);
+      expect(warned.mock.calls.filter((args) => String(args[0]).includes('MaxListeners') || (args[0] as Error).name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      warned.mockRestore();
+    }
+    expect(out.getMaxListeners()).toBe(10);
+    expect(out.listenerCount('error')).toBe(12);
+  });
+
   it('counts the bytes of every block in the progress bar, those done by workers too', async () => {
     batchHooks.workerUrl = new URL(`file://${(await ensureBundle()).worker}`);
     batchHooks.awaitWorkers = true; // blocks reach the workers however small the input

@@ -120,9 +120,17 @@ export const OUT_BYTES = 8 * 1024 * 1024;
 /** The sizes a new space takes (tests shrink them to reach the paths past each: chunks and growth, pieces, rows written in several calls, regions outgrown). */
 export const kernelSizing = { store: STORE_BYTES, input: INPUT_BYTES, sink: SINK_BYTES, chunk: CHUNK_BYTES, out: OUT_BYTES };
 
-/** Output regions of a space for `threads` threads: as many blocks as a run keeps in hand (run.ts: three a thread), and some being written. */
+/**
+ * At most this many output regions (384 MB of the memory's 2 GB of
+ * addresses): three a thread would pass 2 GB at ~80 threads (`--jobs 256`
+ * is allowed, and `auto` takes every core). Past it, the blocks in hand
+ * that find no region free write their rows into buffers of their own.
+ */
+export const MAX_OUTPUT_REGIONS = 48;
+
+/** Output regions of a space for `threads` threads: as many blocks as a run keeps in hand (run.ts: three a thread), and some being written; at most MAX_OUTPUT_REGIONS. */
 export function outputRegions(threads: number): number {
-  return 3 * threads + 3;
+  return Math.min(3 * threads + 3, MAX_OUTPUT_REGIONS);
 }
 
 let compiled: object | undefined;
@@ -155,7 +163,8 @@ export interface RowShape {
   readonly render: RenderSetup | null;
 }
 
-const align = (n: number): number => (n + 63) & ~63;
+/** `n` rounded up to a cache line; arithmetic, not bitwise: offsets pass 2^31 before the memory's 2 GB does. */
+export const align = (n: number): number => Math.ceil(n / 64) * 64;
 
 /** The record columns setRecords takes the addresses of, in its order (kernel/rows.ts). */
 const RECORD_COLUMNS = [
@@ -264,6 +273,8 @@ export interface LoadedSnapshot {
 export function createKernelSpace(intel: IpIntel, shape: RowShape, threads: number, loaded?: LoadedSnapshot): KernelSpace {
   const { dirBits } = snapshotColumns(intel);
   const memory = loaded?.memory ?? newSpaceMemory(96 * 1024 * 1024);
+  // Memory past its length now is new when it grows, so zeros already: zero() clears only what lies before.
+  const dirty = memory.buffer.byteLength;
   let at = loaded?.freeFrom ?? 64; // address 0 stays unused
   const take = (n: number): number => {
     const start = at;
@@ -285,7 +296,7 @@ export function createKernelSpace(intel: IpIntel, shape: RowShape, threads: numb
   const sepAt = put(new Uint8Array([44, 10])); // ",\n"
   const placesAt = runs.map((r) => take(8 * r.records));
   /** Regions that must start as zeros, in memory that may hold anything (a loaded snapshot's scratch). */
-  const zero = (start: number, n: number): void => void new Uint8Array(memory.buffer, start, n).fill(0);
+  const zero = (start: number, n: number): void => void new Uint8Array(memory.buffer, start, Math.max(0, Math.min(n, dirty - start))).fill(0);
   runs.forEach((r, i) => zero(placesAt[i]!, 8 * r.records));
 
   // The snapshot's columns, once, where both the kernel and the threads' results read them.

@@ -21,7 +21,7 @@
  */
 import { fromShared, nodeInflate, type IpIntel, type SharedSnapshot } from '@ipintel/core';
 import { placedBytes, planSnapshotFile, readSharedSnapshot, type PlannedColumn } from '@ipintel/core/internal';
-import { newSpaceMemory, type WasmMemory } from './kernel.js';
+import { align, newSpaceMemory, type WasmMemory } from './kernel.js';
 
 /** What a batch's load leaves: the snapshot, opened over the shared memory, and where that memory is free again. */
 export interface BatchLoad {
@@ -32,7 +32,6 @@ export interface BatchLoad {
   readonly freeFrom: number;
 }
 
-const align = (n: number): number => (n + 63) & ~63;
 
 /** Loads the snapshot at `path` into a new shared memory. Throws core's snapshot errors. */
 export async function loadForBatch(path: string): Promise<BatchLoad> {

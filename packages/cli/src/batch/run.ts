@@ -204,6 +204,11 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
   const onOutError = (e: unknown): void => {
     if (outError === undefined) outError = e;
   };
+  // Worker threads pipe their stdout into process.stdout, one 'error' listener each, past the
+  // stream's limit (node lifts it only for its own pipes): ours would then warn, so the limit
+  // counts it while it is on.
+  const maxListeners = o.out.getMaxListeners();
+  if (maxListeners > 0 && o.out.listenerCount('error') >= maxListeners) o.out.setMaxListeners(o.out.listenerCount('error') + 1);
   o.out.on('error', onOutError);
   const recycle = typeof (o.out as { fd?: unknown }).fd === 'number';
   const write = async (chunk: string | Uint8Array, written?: () => void): Promise<void> => {
@@ -295,6 +300,7 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
     stopped = true;
   } finally {
     o.out.off('error', onOutError);
+    o.out.setMaxListeners(maxListeners);
     for (const q of queue) q.result.catch(() => undefined);
     await executor.close();
   }
