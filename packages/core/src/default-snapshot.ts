@@ -60,3 +60,12 @@ export function defaultSnapshotPath(): string {
       `Install the data (npm install ${DATA_PACKAGE}), set IPINTEL_SNAPSHOT to a snapshot file, or pass a path to open()`,
   );
 }
+
+/** The error for a snapshot file that is not there, with how to get one (`open`, `openSync` and the batch's load). */
+export function snapshotNotFound(path: string): IpIntelError {
+  const inDataPackage = path === dataPackageSnapshot();
+  const how = inDataPackage
+    ? `the ${DATA_PACKAGE} package here holds no built snapshot (in the ipintel repository: \`pnpm start\` builds it)`
+    : 'build one with `ipintel build --out PATH`, or pass the path of an existing snapshot';
+  return new IpIntelError('snapshot_not_found', `no snapshot at ${path}: ${how}`, path);
+}

@@ -15,7 +15,8 @@
  */
 import { closeSync, fstatSync, openSync as openFd, readSync } from 'node:fs';
 import * as zlib from 'node:zlib';
-import { corrupt, IpIntelError } from './errors.js';
+import { snapshotNotFound } from './default-snapshot.js';
+import { corrupt } from './errors.js';
 import type { SharedSnapshot } from './shared.js';
 import { checkBlob, columnView, inflateFailed, isDeferred, parseHeader, parsePrelude, type Header, type PlannedColumn, type Prelude } from './snapshot/decode.js';
 import { HEADER_SIZE } from './snapshot/format.js';
@@ -35,10 +36,6 @@ const PARALLEL = 4;
 /** zlib's native CRC-32 where this Node has it (20.15+), else the portable one (node.ts says the same). */
 const nodeCrc32: Checksum = typeof (zlib as { crc32?: unknown }).crc32 === 'function' ? (b, v = 0) => (zlib as unknown as { crc32: Checksum }).crc32(b, v) : crc32;
 
-function notFound(path: string): IpIntelError {
-  return new IpIntelError('snapshot_not_found', `no snapshot at ${path}`, path);
-}
-
 function readAll(fd: number, into: Uint8Array, position: number): number {
   let done = 0;
   while (done < into.length) {
@@ -55,7 +52,7 @@ export function planSnapshotFile(path: string): SnapshotFilePlan {
   try {
     fd = openFd(path, 'r');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(path);
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw snapshotNotFound(path);
     throw e;
   }
   try {
@@ -103,7 +100,7 @@ export async function readSharedSnapshot(path: string, plan: SnapshotFilePlan, s
   try {
     fd = openFd(path, 'r');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(path);
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw snapshotNotFound(path);
     throw e;
   }
   let file: Uint8Array;

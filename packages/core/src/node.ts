@@ -17,7 +17,7 @@
 import { closeSync, fstatSync, openSync as openFd, readFileSync, readSync } from 'node:fs';
 import { open as openFile, type FileHandle } from 'node:fs/promises';
 import * as zlib from 'node:zlib';
-import { DATA_PACKAGE, dataPackageSnapshot, defaultSnapshotPath } from './default-snapshot.js';
+import { defaultSnapshotPath, snapshotNotFound } from './default-snapshot.js';
 import { IpIntelError } from './errors.js';
 import { IpIntel, fromSharedWith, loadSnapshotWith, type LoadOptions } from './intel.js';
 import type { SharedSnapshot } from './shared.js';
@@ -62,13 +62,6 @@ const nodeCrc32: Checksum = typeof (zlib as { crc32?: unknown }).crc32 === 'func
 /** Columns inflating at once in `open()`: enough to keep both cores busy, few enough to bound memory. */
 const PARALLEL_COLUMNS = 4;
 
-function notFound(path: string): IpIntelError {
-  const inDataPackage = path === dataPackageSnapshot();
-  const how = inDataPackage
-    ? `the ${DATA_PACKAGE} package here holds no built snapshot (in the ipintel repository: \`pnpm start\` builds it)`
-    : 'build one with `ipintel build --out PATH`, or pass the path of an existing snapshot';
-  return new IpIntelError('snapshot_not_found', `no snapshot at ${path}: ${how}`, path);
-}
 
 /** Reads `length` bytes at `position` into `into` (reused across columns) or a new buffer of its own (not a slice of Node's pool). */
 function readFully(fd: number, length: number, position: number, into?: Buffer): Uint8Array {
@@ -97,7 +90,7 @@ function withErrno<T>(path: string, f: () => T): T {
   try {
     return f();
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(path);
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw snapshotNotFound(path);
     throw e;
   }
 }
@@ -175,7 +168,7 @@ async function columnOfBytes(c: PlannedColumn, bytes: Uint8Array, preload: boole
 
 async function readFileSnapshot(path: string, preload: boolean): Promise<DecodedSnapshot> {
   const fh = await openFile(path, 'r').catch((e: unknown) => {
-    throw (e as NodeJS.ErrnoException).code === 'ENOENT' ? notFound(path) : e;
+    throw (e as NodeJS.ErrnoException).code === 'ENOENT' ? snapshotNotFound(path) : e;
   });
   try {
     const size = (await fh.stat()).size;

@@ -57,7 +57,16 @@ describe('readSharedSnapshot', () => {
   });
 
   it('refuses what a load refuses: a missing file, a damaged column, a file that changed after the plan', async () => {
-    expect(() => planSnapshotFile(join(dir, 'none.ipintel'))).toThrow(expect.objectContaining({ code: 'snapshot_not_found' }) as Error);
+    // The same error, and the same hint on how to get a snapshot, as openSync gives.
+    const missing = join(dir, 'none.ipintel');
+    let fromOpen: unknown;
+    try {
+      openSync(missing);
+    } catch (e) {
+      fromOpen = e;
+    }
+    expect(() => planSnapshotFile(missing)).toThrow(expect.objectContaining({ code: 'snapshot_not_found', message: (fromOpen as Error).message }) as Error);
+    expect((fromOpen as Error).message).toMatch(/ipintel build/);
     const damaged = write('damaged.ipintel', encodeSnapshot(model, { compress: false }));
     // A byte changed and the checksums not resealed: the column's checksum fails.
     const bytes = new Uint8Array(encodeSnapshot(model, { compress: false }));

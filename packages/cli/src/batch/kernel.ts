@@ -536,14 +536,20 @@ export class RowKernel {
 
   /** Whether table t (render-setup.ts TABLE_OPS) has the cell of `id`. */
   hasCell(t: number, id: number): boolean {
-    return Atomics.load(this.words, (this.layout.tablesAt[t]! + 8 * id) / 4 + 1) !== 0;
+    return Atomics.load(this.words, (this.layout.tablesAt[t]! + 8 * id) / 4) !== 0;
   }
 
-  /** Gives table t the cell of `id`: `length` bytes at absolute `start` (the address first, then the length, which the kernel loads atomically). */
+  /**
+   * Gives table t the cell of `id`: `length` bytes at absolute `start` (never
+   * 0). The length first, then the address, atomically, as places are
+   * published: a reader that loads the address atomically sees the bytes of
+   * the thread that stored it, and either thread's length (two threads
+   * making the same cell make the same bytes).
+   */
   setCell(t: number, id: number, start: number, length: number): void {
     const w = (this.layout.tablesAt[t]! + 8 * id) / 4;
-    this.words[w] = start;
-    Atomics.store(this.words, w + 1, length + 1);
+    this.words[w + 1] = length;
+    Atomics.store(this.words, w, start);
   }
 
   /**
