@@ -395,15 +395,15 @@ const FALSE: u64 = 0x65736c6166;
 const NULL: u64 = 0x6c6c756e;
 const EMPTY: u64 = 0x2222;
 
-/** The cell made for id `id` in `table` ([address, length]; address 0: none); NEEDS_HOST while none is (the host makes it then). */
+/** The cell made for id `id` in `table` ([address + 1, length]; 0: none); NEEDS_HOST while none is (the host makes it then). */
 function tableCell(table: usize, id: u32, p: usize): usize {
   const e = table + 8 * <usize>id;
-  // Atomic: another thread may publish the cell (its length first, then its address).
+  // Atomic: another thread may publish the cell (its length first, then its address + 1).
   const a = <usize>atomic.load<u32>(e);
   if (a == 0) return NEEDS_HOST;
   const len = <usize>load<u32>(e, 4);
   if (p + len > roomEnd) return NO_ROOM;
-  memory.copy(p, a, len);
+  memory.copy(p, a - 1, len);
   return p + len;
 }
 

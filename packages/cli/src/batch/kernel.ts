@@ -540,16 +540,17 @@ export class RowKernel {
   }
 
   /**
-   * Gives table t the cell of `id`: `length` bytes at absolute `start` (never
-   * 0). The length first, then the address, atomically, as places are
-   * published: a reader that loads the address atomically sees the bytes of
-   * the thread that stored it, and either thread's length (two threads
-   * making the same cell make the same bytes).
+   * Gives table t the cell of `id`: `length` bytes at absolute `start`. The
+   * length first, then start + 1 (0: no cell; an empty cell made before its
+   * thread's store claimed any room starts at 0), atomically, as places are
+   * published: a reader that loads it atomically sees the bytes of the
+   * thread that stored it, and either thread's length (two threads making
+   * the same cell make the same bytes).
    */
   setCell(t: number, id: number, start: number, length: number): void {
     const w = (this.layout.tablesAt[t]! + 8 * id) / 4;
     this.words[w + 1] = length;
-    Atomics.store(this.words, w, start);
+    Atomics.store(this.words, w, start + 1);
   }
 
   /**

@@ -453,7 +453,9 @@ export class RecordRows {
     const k = this.kernel;
     const store = this.store;
     if (k.renders(p.index)) {
-      for (let more = 4096; ; ) {
+      // Each table cell is made once, so the kernel asks for them at most once a table op: more
+      // asks mean a cell made here did not reach it, which must stop the run, not spin.
+      for (let more = 4096, asks = 0; ; ) {
         store.begin();
         const end = k.render(p.index, id, this.day, store.pos, store.end);
         if (end >= 0) {
@@ -464,7 +466,10 @@ export class RecordRows {
           if (more > MAX_CELL_BYTES) throw new Error(`a run of record ${id} asked for more than ${MAX_CELL_BYTES} bytes of room`);
           store.room(more);
           more *= 2;
-        } else if (end === RENDER_NEEDS_HOST && !this.makeCells(p.index, id)) break;
+        } else if (end === RENDER_NEEDS_HOST) {
+          if (++asks > TABLE_OPS.length + 1) throw new Error(`the batch kernel asked again for the table cells of record ${id}, which were made`);
+          if (!this.makeCells(p.index, id)) break;
+        }
       }
     }
     store.begin();
