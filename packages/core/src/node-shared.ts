@@ -20,7 +20,7 @@ import { corrupt } from './errors.js';
 import type { SharedSnapshot } from './shared.js';
 import { checkBlob, columnView, inflateFailed, isDeferred, parseHeader, parsePrelude, type Header, type PlannedColumn, type Prelude } from './snapshot/decode.js';
 import { HEADER_SIZE } from './snapshot/format.js';
-import { crc32, type Checksum } from './snapshot/checksum.js';
+import { nodeCrc32 } from './node-checksum.js';
 
 /** A snapshot file's header and meta, read first: its size and every column's place in it. */
 export interface SnapshotFilePlan {
@@ -32,9 +32,6 @@ export interface SnapshotFilePlan {
 
 /** Columns inflating at once: enough to keep both cores busy. */
 const PARALLEL = 4;
-
-/** zlib's native CRC-32 where this Node has it (20.15+), else the portable one (node.ts says the same). */
-const nodeCrc32: Checksum = typeof (zlib as { crc32?: unknown }).crc32 === 'function' ? (b, v = 0) => (zlib as unknown as { crc32: Checksum }).crc32(b, v) : crc32;
 
 function readAll(fd: number, into: Uint8Array, position: number): number {
   let done = 0;

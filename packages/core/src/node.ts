@@ -37,7 +37,7 @@ import {
   type Prelude,
 } from './snapshot/decode.js';
 import { HEADER_SIZE, type ColumnName } from './snapshot/format.js';
-import { crc32, type Checksum } from './snapshot/checksum.js';
+import { nodeCrc32 } from './node-checksum.js';
 import { READ_PIECE, readColumn, readStored } from './node-column.js';
 
 /**
@@ -53,15 +53,8 @@ function inflateAsync(stored: Uint8Array, rawSize: number): Promise<Uint8Array> 
   });
 }
 
-/**
- * The column checksum: zlib's native CRC-32 where this Node has it (20.15+,
- * several times faster), else the portable one (same values).
- */
-const nodeCrc32: Checksum = typeof (zlib as { crc32?: unknown }).crc32 === 'function' ? (b, v = 0) => (zlib as unknown as { crc32: Checksum }).crc32(b, v) : crc32;
-
 /** Columns inflating at once in `open()`: enough to keep both cores busy, few enough to bound memory. */
 const PARALLEL_COLUMNS = 4;
-
 
 /** Reads `length` bytes at `position` into `into` (reused across columns) or a new buffer of its own (not a slice of Node's pool). */
 function readFully(fd: number, length: number, position: number, into?: Buffer): Uint8Array {

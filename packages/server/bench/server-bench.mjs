@@ -15,7 +15,6 @@
 // Each server runs in its own process; autocannon runs here, on 127.0.0.1 only,
 // bounded in time. Prints a Markdown table.
 import { fork } from 'node:child_process';
-import { createServer } from 'node:http';
 import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,7 +37,7 @@ async function importBuilt() {
 // ---- child roles -------------------------------------------------------------
 const role = process.argv[2];
 if (role === '--serve-bare') {
-  serveBare(createServer, process.argv[3]);
+  serveBare(process.argv[3]);
   process.on('disconnect', () => process.exit(0));
 } else if (role === '--serve-ipintel') {
   const { server } = await importBuilt();

@@ -4,6 +4,8 @@
 // CPU probe of a serving child process, the bare server, and autocannon as a
 // promise.
 
+import { createServer } from 'node:http';
+
 /** A small snapshot: 8.8.8.0/24 with geo, network and signals. */
 export function snapshotBytes(writer) {
   const none = {
@@ -33,7 +35,7 @@ export function snapshotBytes(writer) {
  * Child side: the bare contender, node:http answering `body` as JSON to every
  * request on 127.0.0.1; sends the parent its port, then answers 'cpu'.
  */
-export function serveBare(createServer, body) {
+export function serveBare(body) {
   const server = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
     res.end(body);

@@ -24,7 +24,6 @@
 // request, so the cost of the SQLite group commit shows), or both:
 //
 //   node tools/bench/experiments/servers-side-by-side.mjs bare D.js D.js#nolog D.js#nostore D.js#nolog#nostore
-import { createServer } from 'node:http';
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -40,7 +39,7 @@ if (process.env.IPINTEL_SIDE_BY_SIDE_CHILD !== undefined) {
   // A server: the build named in the environment, answering 'cpu' with its CPU time so far (us).
   const { contender, snapshot, store, body } = JSON.parse(process.env.IPINTEL_SIDE_BY_SIDE_CHILD);
   if (contender === 'bare') {
-    serveBare(createServer, body);
+    serveBare(body);
     process.on('disconnect', () => process.exit(0));
   } else {
     const [build, ...flags] = contender.split('#');
@@ -65,7 +64,12 @@ if (process.env.IPINTEL_SIDE_BY_SIDE_CHILD !== undefined) {
     console.error('usage: servers-side-by-side.mjs CONTENDER [CONTENDER ...] [--rounds N] [--seconds S] [--snapshot PATH]\n  CONTENDER: bare | BUILD.js[#nolog][#nostore]');
     process.exit(2);
   }
-  const contenders = positionals.map((p) => (p === 'bare' ? p : resolve(p.split('#')[0]) + p.slice(p.split('#')[0].length)));
+  // A build's path made absolute, its #flags kept.
+  const contenders = positionals.map((p) => {
+    if (p === 'bare') return p;
+    const [file, ...flags] = p.split('#');
+    return [resolve(file), ...flags].join('#');
+  });
   const builds = contenders.filter((c) => c !== 'bare').map((c) => c.split('#')[0]);
   if (builds.length === 0) throw new Error('name at least one build (bare answers the first build\'s body)');
   const requireS = createRequire(serverPackage);

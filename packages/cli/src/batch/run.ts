@@ -208,7 +208,8 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
   // stream's limit (node lifts it only for its own pipes): ours would then warn, so the limit
   // counts it while it is on.
   const maxListeners = o.out.getMaxListeners();
-  if (maxListeners > 0 && o.out.listenerCount('error') >= maxListeners) o.out.setMaxListeners(o.out.listenerCount('error') + 1);
+  const errorListeners = o.out.listenerCount('error');
+  if (maxListeners > 0 && errorListeners >= maxListeners) o.out.setMaxListeners(errorListeners + 1);
   o.out.on('error', onOutError);
   const recycle = typeof (o.out as { fd?: unknown }).fd === 'number';
   const write = async (chunk: string | Uint8Array, written?: () => void): Promise<void> => {
