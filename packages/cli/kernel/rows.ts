@@ -8,7 +8,7 @@
 //
 // The per-line work of `ipintel batch` for dotted-decimal IPv4 lines: cutting
 // and parsing lines, the index lookups, the leaves' record ids, finding each
-// row's rendered runs, and copying the rows together. The host (kernel.ts in
+// row's rendered runs, and copying the rows together. The host (kernel.ts and space.ts in
 // src/batch) owns the memory and its layout: every address below is one it
 // passes in. Nothing here allocates, grows the memory or calls the host.
 //
@@ -16,6 +16,13 @@
 // latency, and the fewer instructions each line takes, the more lines' cache
 // misses the CPU overlaps; a row's copies in JavaScript cost 4-6x those of
 // memory.copy (docs/design.md, "Nineteenth round").
+//
+// Why one file of ~860 lines: it is one WebAssembly module, compiled from
+// this one entry (scripts/build-kernel.mjs, whose --check a test runs), and
+// its stages (scan, keys, places, fill and render, rows) share the module's
+// globals that setIndex and setRecords set (the addresses of the index, the
+// record columns, the tables) and its @inline helpers; the sections below
+// are its parts, in the order a group goes through them.
 
 // ---- The IPv4 index (snapshot format 4: core's v4-index.ts) and the leaves' ids ----
 

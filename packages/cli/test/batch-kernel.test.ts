@@ -11,7 +11,8 @@ import fc from 'fast-check';
 import { openSync, parseIPv4Bytes, type IpIntel } from '@ipintel/core';
 import { flattenPrefixes, type PrefixEntry } from '@ipintel/core/writer';
 import { flatRanges, leafOfIPv4 } from '@ipintel/core/internal';
-import { createKernelSpace, GROUP, kernelSizing, MAX_OUTPUT_REGIONS, RowKernel, SCAN_ENDED, SCAN_FULL, SCAN_SLOW } from '../src/batch/kernel.js';
+import { RowKernel, SCAN_ENDED, SCAN_FULL, SCAN_SLOW } from '../src/batch/kernel.js';
+import { createKernelSpace, GROUP, kernelSizing, MAX_OUTPUT_REGIONS } from '../src/batch/space.js';
 import { prng, syntheticModel, trickyModel, writeSnapshot } from './snapshots.js';
 
 const RUNS = Number(process.env['FC_RUNS'] ?? 300);

@@ -488,7 +488,7 @@ describe('the record-id path of IPv4 lines', () => {
   it('writes the same bytes when the rendered runs outgrow the store reserved for them (the store grows past it)', async () => {
     const { BlockProcessor } = await import('../src/batch/block.js');
     const { RowTemplate } = await import('../src/batch/template.js');
-    const { kernelSizing, STORE_BYTES } = await import('../src/batch/kernel.js');
+    const { kernelSizing, STORE_BYTES } = await import('../src/batch/space.js');
     const input = new TextEncoder().encode(randomIps(5000, 23).join('\n'));
     await onOneUtcDay(() => {
       for (const layout of [{ format: 'native', output: 'ndjson' }, { format: 'native', output: 'csv' }] as const) {
@@ -507,7 +507,7 @@ describe('the record-id path of IPv4 lines', () => {
   it('writes the same bytes whatever room the kernel has (pieces of a block, rows over several calls, a row longer than the room, small store chunks, output regions outgrown)', async () => {
     const { BlockProcessor } = await import('../src/batch/block.js');
     const { RowTemplate } = await import('../src/batch/template.js');
-    const { kernelSizing } = await import('../src/batch/kernel.js');
+    const { kernelSizing } = await import('../src/batch/space.js');
     // Short lines, padded ones, comments, IPv6, a bad line and one longer than any small piece.
     const lines = [...randomIps(3000, 31), ' 8.8.8.8 ', '# x', '2001:db8::1', 'nope', `${' '.repeat(300)}1.2.3.4`, 'x'.repeat(500), '1.1.1.1'];
     const input = new TextEncoder().encode(lines.join('\n'));

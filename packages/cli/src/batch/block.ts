@@ -29,7 +29,8 @@
 import { TextDecoder } from 'node:util';
 import { IpIntelError, type CheckResult, type IpIntel } from '@ipintel/core';
 import { isPadding } from '../address-text.js';
-import { SCAN_FULL, SCAN_SLOW, type KernelSpace } from './kernel.js';
+import { SCAN_FULL, SCAN_SLOW } from './kernel.js';
+import type { KernelSpace } from './space.js';
 import { RecordRows } from './records.js';
 import { ByteSink } from './sink.js';
 import type { RowTemplate } from './template.js';
@@ -53,7 +54,7 @@ export interface BlockStats {
 export interface BlockOutput extends BlockStats {
   /** Rows: each followed by LF (ndjson, csv) or joined by ",\n" with no trailer (json). */
   readonly bytes: Uint8Array;
-  /** The output region of the kernel's memory the bytes are in (kernel.ts), or -1 when they are in a buffer of their own. */
+  /** The output region of the kernel's memory the bytes are in (space.ts), or -1 when they are in a buffer of their own. */
   readonly region: number;
 }
 
@@ -82,7 +83,7 @@ export class BlockProcessor {
   private readonly records: RecordRows;
 
   /**
-   * The processor of thread `thread` of `space` (kernel.ts: the memory a
+   * The processor of thread `thread` of `space` (space.ts: the memory a
    * run's threads share, laid out for this template by rowsSpace); without
    * one, a space of its own for one thread.
    */
@@ -100,7 +101,7 @@ export class BlockProcessor {
    * the block's rows are for (default today; a run on several threads gives
    * every block the day it set the shared places for, records.ts).
    * `region`: an output region of the kernel's memory to write the rows into
-   * (kernel.ts; `reuse` is not used then); the result says whether they
+   * (space.ts; `reuse` is not used then); the result says whether they
    * stayed there.
    */
   process(input: Uint8Array, reuse?: Uint8Array, day?: number, region = -1): BlockOutput {

@@ -8,7 +8,7 @@
 import { nodeInflate, openSync } from '@ipintel/core';
 import { fromSharedTrusted } from '@ipintel/core/internal';
 import { BlockProcessor, type BlockOutput } from './block.js';
-import type { KernelSpace } from './kernel.js';
+import type { KernelSpace } from './space.js';
 import type { BufferPool } from './buffers.js';
 import type { OutputRegions } from './regions.js';
 import { RowTemplate, type RenderOptions } from './template.js';
@@ -33,7 +33,7 @@ export interface ProcessorConfig {
   readonly snapshotPath: string;
   readonly render: RenderOptions;
   /**
-   * The memory the run's threads share (kernel.ts), with the main thread's
+   * The memory the run's threads share (space.ts), with the main thread's
    * snapshot in it: workers open that snapshot instead of loading their own
    * copy, and do not check it again (the main thread did).
    */

@@ -1,6 +1,6 @@
 /**
  * Loading the snapshot for a batch: straight into the memory the run's
- * threads share (kernel.ts), where its columns will be read by every
+ * threads share (space.ts), where its columns will be read by every
  * kernel and every thread's results, instead of opening it (buffers of its
  * own) and copying it there afterwards.
  *
@@ -21,7 +21,7 @@
  */
 import { fromShared, nodeInflate, type IpIntel, type SharedSnapshot } from '@ipintel/core';
 import { placedBytes, planSnapshotFile, readSharedSnapshot, type PlannedColumn } from '@ipintel/core/internal';
-import { align, newSpaceMemory, type WasmMemory } from './kernel.js';
+import { align, newSpaceMemory, type WasmMemory } from './space.js';
 
 /** What a batch's load leaves: the snapshot, opened over the shared memory, and where that memory is free again. */
 export interface BatchLoad {

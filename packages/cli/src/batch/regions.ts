@@ -1,5 +1,5 @@
 /**
- * The output regions of a run's shared memory (kernel.ts), lent to one block
+ * The output regions of a run's shared memory (space.ts), lent to one block
  * at a time: a block's rows are written into its region, written out from
  * there, and the region is given back once the stream is done with it. When
  * none is free (every one in a block in hand or being written), a block

@@ -1,7 +1,7 @@
 /**
  * The store of rendered runs, as one thread writes it: runs back to back in
  * chunks the thread claims from a space shared by every thread (the batch
- * kernel's memory, kernel.ts), so that threads never write the same bytes
+ * kernel's memory, space.ts), so that threads never write the same bytes
  * and each run's bytes stay where they were written (places are offsets).
  *
  * A run is written between begin() and finish(), in one or more appends; a

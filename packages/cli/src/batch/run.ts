@@ -24,7 +24,7 @@
  */
 import { availableParallelism } from 'node:os';
 import type { BlockProcessor } from './block.js';
-import type { KernelSpace } from './kernel.js';
+import type { KernelSpace } from './space.js';
 import { utcDay } from './records.js';
 import { dropLeadingBom, readBlocks, untilStopped } from './blocks.js';
 import { BufferPool } from './buffers.js';
@@ -59,7 +59,7 @@ export interface BatchRunOptions {
   /** How worker threads build theirs. */
   readonly config: ProcessorConfig;
   /**
-   * The memory the threads share (kernel.ts: laid out for as many threads
+   * The memory the threads share (space.ts: laid out for as many threads
    * as the run may use, with the snapshot in it): worker threads open the
    * snapshot and the kernel there. Without it, workers open the snapshot
    * file on their own.
@@ -117,7 +117,7 @@ async function* countBytes(input: AsyncIterable<Uint8Array | string>, count: (n:
 
 /**
  * The threads `auto` runs a large input on, on a machine with `cores` cores:
- * all of them. Until the threads shared one memory (kernel.ts: one copy of
+ * all of them. Until the threads shared one memory (space.ts: one copy of
  * the columns, one store of rendered runs), two jobs lost to one on two
  * cores and `auto` stayed on one there (docs/design.md, "Fifteenth round");
  * since, two jobs take 0.96-1.13 s against 1.15-1.42 s for one on the
@@ -168,7 +168,7 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
   // Input and output buffers circulate between the threads instead of being reallocated.
   const inputs = new BufferPool(4 * poolSize + 4, 2 * blockBytes);
   const outputs = new BufferPool(4 * poolSize + 4, 0);
-  // Rows go into output regions of the shared memory and are written out from there (kernel.ts).
+  // Rows go into output regions of the shared memory and are written out from there (space.ts).
   const regions = o.space !== undefined ? new OutputRegions(o.space.layout.outAt.length) : undefined;
   const local = new LocalExecutor(o.processor, inputs, outputs, regions);
   let pool: WorkerPool | null = null;

@@ -5,7 +5,7 @@
  * the first allocation from the previous block's output/input ratio.
  *
  * A sink may start in an output region of the batch kernel's memory
- * (kernel.ts): the kernel then writes rows straight into it (`kernelAt` is
+ * (space.ts): the kernel then writes rows straight into it (`kernelAt` is
  * where its first byte is there), and the bytes are written out from there,
  * never copied. Growing past the region moves the sink to a buffer of its
  * own (`kernelAt` -1 from then on).
