@@ -4,7 +4,9 @@
  *
  * Files are read column by column (positioned reads), so no buffer as large
  * as the whole file is ever held: memory after load is the columns alone.
- * `open()` inflates several columns at once on libuv's thread pool. Unless
+ * `open()` inflates several columns at once on libuv's thread pool;
+ * `openSync()` hands its largest column to a helper thread
+ * (node-column-thread.ts). Unless
  * `preload` is set, the IPv6 index columns are read and checksummed but
  * kept as stored (a copy of their blobs, 5 MB of the world snapshot) and
  * inflated on the first call that needs them (snapshot/decode.ts).
@@ -26,6 +28,7 @@ import {
   columnBytes,
   decodeSnapshot,
   finishSnapshot,
+  blobMismatch,
   inflateFailed,
   isDeferred,
   keptAsStored,
@@ -33,12 +36,14 @@ import {
   parsePrelude,
   type DecodedSnapshot,
   type Inflate,
+  type LateColumn,
   type PlannedColumn,
   type Prelude,
 } from './snapshot/decode.js';
 import { HEADER_SIZE, type ColumnName } from './snapshot/format.js';
 import { nodeCrc32 } from './node-checksum.js';
 import { READ_PIECE, readColumn, readStored } from './node-column.js';
+import { HELPER_MIN_STORED, helperAvailable, inflateOnThread, type ColumnOnThread } from './node-column-thread.js';
 
 /**
  * Native zlib reads the same deflate-raw stream as fflate, several times
@@ -92,12 +97,20 @@ function withErrno<T>(path: string, f: () => T): T {
 function readFileSnapshotSync(path: string, inflate: Inflate, preload: boolean): DecodedSnapshot {
   const fd = withErrno(path, () => openFd(path, 'r'));
   try {
-    const size = fstatSync(fd).size;
+    const stat = fstatSync(fd);
+    const size = stat.size;
     const header = parseHeader(readFully(fd, Math.min(size, HEADER_SIZE), 0), size);
     const prelude = parsePrelude(header, readFully(fd, 4 + header.metaSize, HEADER_SIZE));
-    const raw = new Map<ColumnName, Uint8Array>();
-    const inflated = prelude.columns.filter((c) => !keptAsStored(c, preload));
+    const raw = new Map<ColumnName, Uint8Array | LateColumn>();
+    let inflated = prelude.columns.filter((c) => !keptAsStored(c, preload));
     const kept = prelude.columns.filter((c) => keptAsStored(c, preload));
+    // The largest column to inflate goes to a helper thread, if one can start (node-column-thread.ts).
+    const helped = inflate === nodeInflate && helperAvailable() ? helpedColumn(inflated) : undefined;
+    const onThread = helped === undefined ? undefined : inflateOnThread(path, stat, helped);
+    if (helped !== undefined && onThread !== undefined) {
+      inflated = inflated.filter((c) => c !== helped);
+      raw.set(helped.name, () => lateColumn(fd, helped, onThread));
+    }
     // One read buffer for every column inflated now, which is then the buffer of the largest
     // column kept as stored (read last): no read buffer left for the GC.
     const scratchSize = Math.max(0, ...inflated.map((c) => c.stored));
@@ -115,6 +128,22 @@ function readFileSnapshotSync(path: string, inflate: Inflate, preload: boolean):
   } finally {
     closeSync(fd);
   }
+}
+
+/** The column `openSync` hands to a helper thread: the largest of those it inflates now, if large enough to be worth one. */
+export function helpedColumn(inflated: readonly PlannedColumn[]): PlannedColumn | undefined {
+  let largest: PlannedColumn | undefined;
+  for (const c of inflated) if (largest === undefined || c.stored > largest.stored) largest = c;
+  return largest !== undefined && largest.stored >= HELPER_MIN_STORED ? largest : undefined;
+}
+
+/** A helped column's raw bytes: the helper's, or, if it did not decode it, read and inflated here from the caller's descriptor. */
+function lateColumn(fd: number, c: PlannedColumn, onThread: ColumnOnThread): Uint8Array {
+  const got = onThread.take();
+  if (got === undefined) return columnBytes(c, readFully(fd, c.stored, c.at), nodeInflate, nodeCrc32);
+  if (got === 'mismatch') throw blobMismatch(c);
+  if (got instanceof Uint8Array) return got;
+  throw inflateFailed(c, new Error(got.error));
 }
 
 /** Bytes a column's buffer may carry past its end for serving as the read buffer first (or an eighth of the column, if more). */
@@ -253,7 +282,12 @@ export function fromShared(shared: SharedSnapshot, options?: LoadOptions): IpInt
   return fromSharedWith(shared, options, nodeInflate, nodeCrc32);
 }
 
-/** Synchronous {@link open} (columns are read and inflated one after another; `preload` as there). */
+/**
+ * Synchronous {@link open} (`preload` as there). A file's columns are read and
+ * inflated one after another on this thread, but the largest one, which a
+ * helper thread inflates meanwhile when this process has a second core
+ * (node-column-thread.ts); the call blocks until the snapshot is checked.
+ */
 export function openSync(source?: string | Uint8Array, options?: OpenOptions): IpIntel {
   const inflate = options?.inflate ?? nodeInflate;
   const preload = options?.preload === true;

@@ -36,7 +36,18 @@ import {
   type V6ColumnName,
 } from './format.js';
 import { isColumnFilter, undoFilter, type ColumnFilter } from './filters.js';
-import { require, validate, validateMain, validateV6, type Columns, type MainColumns, type V6Columns } from './validate.js';
+import {
+  INDEX4_NAMES,
+  require,
+  validate,
+  validateIndex4,
+  validateMain,
+  validateTables,
+  validateV6,
+  type Columns,
+  type MainColumns,
+  type V6Columns,
+} from './validate.js';
 import { rangeCount4 } from './v4-index.js';
 
 export type { Columns, MainColumns, V6Columns } from './validate.js';
@@ -295,7 +306,12 @@ export function parsePrelude(header: Header, metaRegion: Uint8Array): Prelude {
 
 /** Checks a column's stored blob against its length and checksum (`checksum`: a faster CRC-32, e.g. Node's native one). */
 export function checkBlob(c: PlannedColumn, blob: Uint8Array, checksum: Checksum = crc32): void {
-  require(blob.length === c.stored && checksum(blob) === c.checksum, `column ${c.name} checksum mismatch (the file is damaged)`, c.name);
+  if (blob.length !== c.stored || checksum(blob) !== c.checksum) throw blobMismatch(c);
+}
+
+/** The error for a column whose stored blob is short or fails its checksum. */
+export function blobMismatch(c: PlannedColumn): IpIntelError {
+  return corrupt(`column ${c.name} checksum mismatch (the file is damaged)`, c.name);
 }
 
 /** The error for a column whose stream does not inflate. */
@@ -417,27 +433,42 @@ function withDeferredV6(
 }
 
 /**
+ * A column another thread is decoding (node.ts: the largest one, inflated on
+ * a helper thread while `openSync` decodes the rest): called for its raw
+ * bytes once finishSnapshot needs them.
+ */
+export type LateColumn = () => Uint8Array;
+
+/**
  * Typed-array views over each column's raw bytes, validated. With `later`
  * (an inflater), the IPv6 columns of `raw` are their checked stored blobs
  * (`isDeferred`), decoded on first use with it; without, every column is raw
- * and checked now.
+ * and checked now. A `LateColumn` of the IPv4 index (INDEX4_NAMES) is taken
+ * only after every other check, so that it has the longest time to arrive;
+ * any other is taken first.
  */
-export function finishSnapshot(prelude: Prelude, raw: ReadonlyMap<ColumnName, Uint8Array>, later?: Inflate): DecodedSnapshot {
+export function finishSnapshot(prelude: Prelude, raw: ReadonlyMap<ColumnName, Uint8Array | LateColumn>, later?: Inflate): DecodedSnapshot {
   const columns = {} as Record<ColumnName, Columns[ColumnName]>;
   const kept = new Map<ColumnName, Uint8Array>();
   const deferred: PlannedColumn[] = [];
+  const index4: PlannedColumn[] = [];
+  const view = (c: PlannedColumn): void => {
+    const bytes = raw.get(c.name)!;
+    columns[c.name] = columnView(c.name, typeof bytes === 'function' ? bytes() : bytes, c.rawSize, c.filter);
+  };
   for (const c of prelude.columns) {
     if (later !== undefined && isDeferred(c.name, false)) {
-      kept.set(c.name, raw.get(c.name)!);
+      kept.set(c.name, raw.get(c.name) as Uint8Array);
       deferred.push(c);
-    } else columns[c.name] = columnView(c.name, raw.get(c.name)!, c.rawSize, c.filter);
-  }
-  if (later === undefined) {
-    validate(columns as Columns);
-    return eager(prelude.meta, columns as Columns, undefined);
+    } else if (typeof raw.get(c.name) === 'function' && INDEX4_NAMES.has(c.name)) index4.push(c);
+    else view(c);
   }
   const main = columns as unknown as MainColumns;
-  validateMain(main);
+  validateTables(main);
+  if (later === undefined) validateV6(columns as Columns, main['leaf.ids'].length / 3);
+  for (const c of index4) view(c);
+  validateIndex4(main);
+  if (later === undefined) return eager(prelude.meta, columns as Columns, undefined);
   return withDeferredV6(prelude.meta, main, undefined, deferred, kept, later, true);
 }
 

@@ -68,6 +68,16 @@ function nonDecreasing(a: Uint32Array, name: string): void {
 
 /** Checks every invariant IPv4 lookups and the result assembly rely on. */
 export function validateMain(c: MainColumns): void {
+  validateTables(c);
+  validateIndex4(c);
+}
+
+/**
+ * Checks the tables (strings, geo, network, signals, leaves, pairs): every
+ * invariant of validateMain but the IPv4 index's. Reads neither `v4.dir` nor
+ * `v4.blk`, so a load can run it while those are still being decoded.
+ */
+export function validateTables(c: Omit<MainColumns, 'v4.dir' | 'v4.blk'>): void {
   const nGeo = c['geo.country_code'].length;
   const nNet = c['net.asn'].length;
   const nSig = c['sig.flags'].length;
@@ -110,8 +120,11 @@ export function validateMain(c: MainColumns): void {
   require(firstBadLeaf(c['leaf.ids'], nGeo, nPair) < 0, 'a leaf refers past the geo or pair table', 'leaf.ids');
   allBelow(c['pair.net'], nNet, 'pair.net');
   allBelow(c['pair.sig'], nSig, 'pair.sig');
-  // 2. IPv4 index (v4-index.ts): table entries and blocks.
-  checkV4(c['v4.dir'], c['v4.blk'], nLeaf);
+}
+
+/** Checks the IPv4 index (v4-index.ts): table entries and blocks, leaf ids below the leaf count. */
+export function validateIndex4(c: Pick<MainColumns, 'v4.dir' | 'v4.blk' | 'leaf.ids'>): void {
+  checkV4(c['v4.dir'], c['v4.blk'], c['leaf.ids'].length / 3);
 }
 
 /** Checks the IPv6 index: groups by first word, second words increasing, sub-tables well formed, leaf ids below `nLeaf`. */
@@ -144,3 +157,6 @@ export function validate(c: Columns): void {
   validateMain(c);
   validateV6(c, c['leaf.ids'].length / 3);
 }
+
+/** The IPv4 index's columns: validateTables and validateV6 read neither. */
+export const INDEX4_NAMES: ReadonlySet<string> = new Set(['v4.dir', 'v4.blk']);
