@@ -85,6 +85,38 @@ describe('WorkerPool', () => {
     }
   });
 
+  it('open: the first worker checks the IPv4 index of the snapshot handed to it, unless taken back first', async () => {
+    const path = writeSnapshot(trickyModel());
+    const good = openSync(path).share();
+    const badDir = new Uint32Array((good.columns['v4.dir'] as Uint32Array).length).fill(0x7fffff); // entries past every leaf
+    const bad = { ...good, columns: { ...good.columns, 'v4.dir': badDir } };
+    for (const [shared, ok] of [[good, true], [bad, false]] as const) {
+      const pool = new WorkerPool(2, await workerUrl());
+      try {
+        const check = pool.open(shared);
+        // Not taken back: a worker claims it once started, and answers.
+        expect(await check.verdict).toBe(ok);
+        expect(check.takeBack()).toBe(false);
+      } finally {
+        await pool.close();
+      }
+    }
+    // Taken back at once (the worker is still starting): the caller has it, and the worker leaves it.
+    const pool = new WorkerPool(1, await workerUrl());
+    try {
+      const check = pool.open(good);
+      expect(check.takeBack()).toBe(true);
+      let answered = false;
+      void check.verdict.then(() => (answered = true));
+      // A worker's replies come in order: once it is ready, a verdict it had sent would have arrived.
+      pool.setup({ snapshotPath: path, render }, new BufferPool(8, 4096), new BufferPool(8, 0));
+      await pool.whenReady();
+      expect(answered).toBe(false);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('the hybrid executor keeps blocks in the main thread until a worker is ready, then feeds the workers first', async () => {
     const path = writeSnapshot(trickyModel());
     const intel = openSync(path);

@@ -13,7 +13,7 @@ import { batchHooks } from '../src/commands/batch.js';
 import { ensureBundle } from './bundle.js';
 import { parseCsv } from './csv.js';
 import { captureIo, runBatch } from './io.js';
-import { prng, trickyModel, writeDamagedV6Snapshot, writeSnapshot } from './snapshots.js';
+import { prng, trickyModel, writeDamagedV4Snapshot, writeDamagedV6Snapshot, writeSnapshot } from './snapshots.js';
 
 let snap: string;
 let intel: IpIntel;
@@ -322,6 +322,22 @@ describe('ipintel batch: workers and progress', () => {
     const c = captureIo();
     expect(await runCli(['check', '8.8.8.8', '2001:db8::1', '--snapshot', badPath], c.io)).toBe(3);
     expect(c.stderr()).toMatch(/snapshot is corrupt/);
+  });
+
+  it('a snapshot whose IPv4 index breaks an invariant is refused before any row, one job or two (the check may run on the worker)', async () => {
+    batchHooks.workerUrl = new URL(`file://${(await ensureBundle()).worker}`);
+    const badPath = writeDamagedV4Snapshot();
+    const input = randomIps(3000, 23).join('\n');
+    const errs: string[] = [];
+    for (const jobs of ['1', '2']) {
+      const r = await runBatch(badPath, input, ['--jobs', jobs]);
+      expect([jobs, r.code]).toEqual([jobs, 3]);
+      expect(r.out).toBe('');
+      errs.push(r.err);
+    }
+    expect(errs[0]).toMatch(/snapshot is corrupt: .*v4\.dir/);
+    expect(errs[1]).toBe(errs[0]);
+    expect(() => openSync(badPath)).toThrow(/v4\.dir/);
   });
 
   it('auto mode switches to workers mid-stream once the input is large (on two cores and more), keeping order', async () => {

@@ -124,6 +124,18 @@ export function syntheticModel(ranges: number, leafCount = 20_000, seed = 42, ge
 export const writeSnapshot = (model: SnapshotModel, name?: string): string => writeSnapshotFile(model, name);
 
 /**
+ * The tricky snapshot in a temp file whose IPv4 index breaks an invariant,
+ * checksums right: every load refuses it (snapshot_corrupt, naming v4.dir).
+ */
+export function writeDamagedV4Snapshot(): string {
+  // The IPv4 table's entries moved past every leaf (the column is delta-filtered: all of them shift).
+  const bad = damageColumn(encodeSnapshot(trickyModel(), { compress: false }), 'v4.dir', (col) => col.setUint32(0, 0x7fffff, true));
+  const path = join(mkdtempSync(join(tmpdir(), 'ipintel-bad4-')), 'bad.ipintel');
+  writeFileSync(path, bad);
+  return path;
+}
+
+/**
  * The tricky snapshot in a temp file with its first IPv6 leaf id beyond every
  * leaf, checksums right: it loads and answers IPv4, and its IPv6 index is
  * refused (`an IPv6 leaf id is out of range`) when it is decoded.

@@ -472,14 +472,14 @@ export class IpIntel {
  * against ~30 for the portable one here, so the batch's check of the
  * IPv6 columns it keeps as stored no longer takes ~14 ms of its load).
  */
-export function fromSharedWith(shared: SharedSnapshot, options: LoadOptions | undefined, fallback: Inflate, checksum?: Checksum): IpIntel {
+export function fromSharedWith(shared: SharedSnapshot, options: LoadOptions | undefined, fallback: Inflate, checksum?: Checksum, index4 = true): IpIntel {
   if (shared === null || typeof shared !== 'object' || typeof shared.columns !== 'object' || shared.columns === null) {
     throw new IpIntelError('invalid_input', 'fromShared expects the object IpIntel#share() returns');
   }
   const inflate = options?.inflate ?? fallback;
   const v6Stored = shared.v6Stored ?? undefined;
   if (v6Stored !== undefined && typeof v6Stored !== 'object') throw new IpIntelError('invalid_input', 'fromShared expects the object IpIntel#share() returns');
-  return new IpIntel(checkDecoded(shared.meta, shared.columns, v6Stored, inflate, checksum), { ...options, inflate });
+  return new IpIntel(checkDecoded(shared.meta, shared.columns, v6Stored, inflate, checksum, index4), { ...options, inflate });
 }
 
 /** {@link loadSnapshot} with `fallback` as the inflater unless the options name one (see {@link fromSharedWith}). */

@@ -29,7 +29,7 @@ export {
   snapshotColumns,
 } from './leaves.js';
 export type { SharedAlloc } from './shared.js';
-export { placedBytes, planSnapshotFile, readSharedSnapshot, type SnapshotFilePlan } from './node-shared.js';
+export { checkSharedIndex4, fromSharedButIndex4, placedBytes, planSnapshotFile, readSharedSnapshot, type SnapshotFilePlan } from './node-shared.js';
 export type { PlannedColumn } from './snapshot/decode.js';
 export type { MainColumns } from './snapshot/decode.js';
 export type { FlatRanges } from './snapshot/walk.js';

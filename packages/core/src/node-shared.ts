@@ -9,7 +9,9 @@
  * time, and copies each into its place.
  *
  * Only checksums and sizes are checked here: the result is a SharedSnapshot
- * to open with `fromShared`, which checks every invariant, as a load does.
+ * to open with `fromShared`, which checks every invariant, as a load does,
+ * or with `fromSharedButIndex4` while another thread runs the IPv4 index's
+ * checks (`checkSharedIndex4`, the longest of them).
  *
  * @module
  */
@@ -18,9 +20,13 @@ import * as zlib from 'node:zlib';
 import { snapshotNotFound } from './default-snapshot.js';
 import { corrupt } from './errors.js';
 import type { SharedSnapshot } from './shared.js';
-import { checkBlob, columnView, inflateFailed, isDeferred, parseHeader, parsePrelude, type Header, type PlannedColumn, type Prelude } from './snapshot/decode.js';
+import { ARRAY_OF, checkBlob, columnView, inflateFailed, isDeferred, parseHeader, parsePrelude, type Header, type PlannedColumn, type Prelude } from './snapshot/decode.js';
 import { HEADER_SIZE } from './snapshot/format.js';
 import { nodeCrc32 } from './node-checksum.js';
+import { fromSharedWith, type IpIntel, type LoadOptions } from './intel.js';
+import { nodeInflate } from './node.js';
+import { COLUMNS } from './snapshot/format.js';
+import { require, validateIndex4, type MainColumns } from './snapshot/validate.js';
 
 /** A snapshot file's header and meta, read first: its size and every column's place in it. */
 export interface SnapshotFilePlan {
@@ -143,4 +149,24 @@ export async function readSharedSnapshot(path: string, plan: SnapshotFilePlan, s
   await Promise.all(Array.from({ length: PARALLEL }, next));
   const hasV6 = Object.keys(v6Stored).length > 0;
   return Object.freeze({ meta: plan.prelude.meta, columns: Object.freeze(columns), ...(hasV6 ? { v6Stored: Object.freeze(v6Stored) } : {}) });
+}
+
+/**
+ * `fromShared` with every check but the IPv4 index's (the longest, ~45-70
+ * ms for the world snapshot), which the caller has another thread run
+ * meanwhile with {@link checkSharedIndex4}: the CLI's batch, whose waiting
+ * worker does it while the main thread checks the rest. Nothing may be looked
+ * up until that check has passed. Throws `snapshot_corrupt`.
+ */
+export function fromSharedButIndex4(shared: SharedSnapshot, options?: LoadOptions): IpIntel {
+  return fromSharedWith(shared, options, nodeInflate, nodeCrc32, false);
+}
+
+/** The IPv4 index's checks that {@link fromSharedButIndex4} leaves out (columns typed, blocks and table entries well formed). Throws `snapshot_corrupt`. */
+export function checkSharedIndex4(shared: SharedSnapshot): void {
+  const columns = shared.columns as Readonly<Record<string, unknown>>;
+  for (const name of ['v4.dir', 'v4.blk', 'leaf.ids'] as const) {
+    require(columns[name] instanceof ARRAY_OF[COLUMNS[name]], `shared column ${name} is missing or has the wrong type`, name);
+  }
+  validateIndex4(columns as unknown as MainColumns);
 }

@@ -108,3 +108,26 @@ describe('sharing a snapshot opened with Node zlib', () => {
     expect(Object.values(shared.columns).some((c) => Buffer.isBuffer(c))).toBe(false);
   });
 });
+
+describe('the IPv4 index checked apart (the batch: a worker checks it while the main thread checks the rest)', () => {
+  it('fromSharedButIndex4 runs every check but the IPv4 index\'s, checkSharedIndex4 exactly those', async () => {
+    const { checkSharedIndex4, fromSharedButIndex4 } = await import('../src/internal.js');
+    const shared = intel.share();
+    const copy = fromSharedButIndex4(shared, { now: stoppedClock });
+    for (const ip of ['8.8.8.8', '8.8.9.1', '2001:4860::1', '::1']) expect(copy.check(ip)).toEqual(intel.check(ip));
+    expect(() => checkSharedIndex4(shared)).not.toThrow();
+    // An IPv4 table whose entries point past every leaf: fromShared refuses it; apart, only checkSharedIndex4 does.
+    const dir = new Uint32Array((shared.columns['v4.dir'] as Uint32Array).length).fill(0x7fffff);
+    const badIndex = { ...shared, columns: { ...shared.columns, 'v4.dir': dir } };
+    expect(() => fromShared(badIndex)).toThrow(/v4\.dir/);
+    expect(() => fromSharedButIndex4(badIndex)).not.toThrow();
+    expect(() => checkSharedIndex4(badIndex)).toThrow(IpIntelError);
+    expect(() => checkSharedIndex4(badIndex)).toThrow(/v4\.dir/);
+    expect(() => checkSharedIndex4({ ...shared, columns: { ...shared.columns, 'v4.blk': new Uint32Array(4) } })).toThrow(/v4\.blk/);
+    // A table out of range: fromSharedButIndex4 refuses it, checkSharedIndex4 does not look.
+    const pairNet = new Uint32Array((shared.columns['pair.net'] as Uint32Array).length).fill(0xffff);
+    const badTable = { ...shared, columns: { ...shared.columns, 'pair.net': pairNet } };
+    expect(() => fromSharedButIndex4(badTable)).toThrow(/pair\.net/);
+    expect(() => checkSharedIndex4(badTable)).not.toThrow();
+  });
+});

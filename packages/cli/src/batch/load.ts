@@ -9,7 +9,8 @@
  * from there on the thread pool), and the scratch is then where the kernel's
  * own regions go (createKernelSpace's `freeFrom`): its pages are in memory
  * already. The snapshot is then checked as every load checks it
- * (fromShared: every invariant).
+ * (fromShared: every invariant), the IPv4 index's on a worker that would
+ * otherwise wait for its setup (docs/design.md, "Twentieth round").
  *
  * Tried and not kept: waiting workers touching the columns' pages while the
  * main thread reads (so that its copies into them would not stop on page
@@ -20,7 +21,8 @@
  * @module
  */
 import { fromShared, nodeInflate, type IpIntel, type SharedSnapshot } from '@ipintel/core';
-import { placedBytes, planSnapshotFile, readSharedSnapshot, type PlannedColumn } from '@ipintel/core/internal';
+import { checkSharedIndex4, fromSharedButIndex4, placedBytes, planSnapshotFile, readSharedSnapshot, type PlannedColumn } from '@ipintel/core/internal';
+import type { WorkerPool } from './pool.js';
 import { align, newSpaceMemory, type WasmMemory } from './space.js';
 
 /** What a batch's load leaves: the snapshot, opened over the shared memory, and where that memory is free again. */
@@ -30,11 +32,25 @@ export interface BatchLoad {
   readonly shared: SharedSnapshot;
   /** The first byte after the columns that the kernel may use (the file's scratch). */
   readonly freeFrom: number;
+  /**
+   * Settles once the IPv4 index has passed its checks (rejects with core's
+   * error if not): await it before looking up any address. Settled already
+   * when this thread ran them.
+   */
+  readonly indexChecked: Promise<void>;
 }
 
 
-/** Loads the snapshot at `path` into a new shared memory. Throws core's snapshot errors. */
-export async function loadForBatch(path: string): Promise<BatchLoad> {
+/**
+ * Loads the snapshot at `path` into a new shared memory. Throws core's
+ * snapshot errors. With `workers` (started before the load), they open it as
+ * soon as it is read, and the first checks its IPv4 index (the longest
+ * check) while this thread checks the rest; `indexChecked` settles once
+ * that check has passed. This thread runs it itself if the worker has not
+ * started it by the time this thread's checks are done, and again if it
+ * failed there (for the error to report).
+ */
+export async function loadForBatch(path: string, workers?: WorkerPool | null): Promise<BatchLoad> {
   const plan = planSnapshotFile(path);
   const places = new Map<string, number>();
   let at = 64; // address 0 stays unused
@@ -48,7 +64,19 @@ export async function loadForBatch(path: string): Promise<BatchLoad> {
   const scratch = new Uint8Array(memory.buffer, scratchAt, plan.size);
   const place = (c: PlannedColumn, bytes: number): Uint8Array => new Uint8Array(memory.buffer, places.get(c.name), bytes);
   const shared = await readSharedSnapshot(path, plan, scratch, place);
-  // Every invariant a lookup relies on, checked as openSync checks them.
-  const intel = fromShared(shared, { inflate: nodeInflate });
-  return { intel, memory, shared, freeFrom: scratchAt };
+  // Every invariant a lookup relies on, checked as openSync checks them: the IPv4 index's on a
+  // waiting worker meanwhile, if there is one (its verdict awaited before anything is looked up).
+  if (workers === undefined || workers === null) return { intel: fromShared(shared, { inflate: nodeInflate }), memory, shared, freeFrom: scratchAt, indexChecked: Promise.resolve() };
+  const index4 = workers.open(shared);
+  const intel = fromSharedButIndex4(shared, { inflate: nodeInflate });
+  // A worker still starting leaves the check to this thread; a worker's failure (or its pool's) too, for the error.
+  if (index4.takeBack()) {
+    checkSharedIndex4(shared);
+    return { intel, memory, shared, freeFrom: scratchAt, indexChecked: Promise.resolve() };
+  }
+  const indexChecked = index4.verdict.then((ok) => {
+    if (!ok) checkSharedIndex4(shared);
+  });
+  indexChecked.catch(() => undefined); // awaited by the caller; never an unhandled rejection meanwhile
+  return { intel, memory, shared, freeFrom: scratchAt, indexChecked };
 }

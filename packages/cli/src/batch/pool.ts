@@ -23,8 +23,39 @@ import { CliError, EXIT_INTERNAL } from '../errors.js';
 import type { BufferPool } from './buffers.js';
 import type { OutputRegions } from './regions.js';
 import type { BlockResult, Executor, ProcessorConfig } from './executor.js';
+import type { SharedSnapshot } from '@ipintel/core';
 
-/** Main -> worker, first: what the worker builds its processor from. */
+/**
+ * Main -> worker, as soon as the main thread has read the snapshot into the
+ * shared memory: the worker opens it now (fromSharedTrusted), and the first
+ * worker, asked to, runs the IPv4 index's checks first, while the main
+ * thread checks the rest (load.ts).
+ */
+export interface WorkOpen {
+  readonly type: 'open';
+  readonly shared: SharedSnapshot;
+  /** For the first worker: who runs the IPv4 index's checks (IndexCheck's word), else null. */
+  readonly index4: Int32Array | null;
+}
+
+/** IndexCheck's word: nobody has the check yet, the worker took it, the main thread took it. */
+export const INDEX4_FREE = 0;
+export const INDEX4_WORKER = 1;
+export const INDEX4_MAIN = 2;
+
+/** The IPv4 index's checks handed to the first worker (WorkerPool#open). */
+export interface IndexCheck {
+  /**
+   * Takes the check back if the worker has not started it (it is still
+   * starting): true, and the caller runs it; false, and the worker has it:
+   * wait for `verdict`.
+   */
+  takeBack(): boolean;
+  /** The worker's verdict, once it has the check: passed, or not (or the pool failed first): the caller then runs it itself, for its error. */
+  readonly verdict: Promise<boolean>;
+}
+
+/** Main -> worker, first (after `open`, if any): what the worker builds its processor from. */
 export interface WorkSetup {
   readonly type: 'setup';
   readonly config: ProcessorConfig;
@@ -50,6 +81,8 @@ export type WorkReply =
   | { readonly type: 'done'; readonly id: number; readonly result: BlockResult; readonly input: ArrayBuffer }
   /** A block the worker could not process: it fails, and so does every later block (the run stops there). */
   | { readonly type: 'failed'; readonly id: number; readonly message: string; readonly exitCode: number }
+  /** The IPv4 index's checks the main thread asked for (`open`): passed, or not (the main thread then runs them itself, for its error). */
+  | { readonly type: 'index4'; readonly ok: boolean }
   /** The worker could not set up (snapshot unreadable): every block fails. */
   | { readonly type: 'fatal'; readonly message: string; readonly exitCode: number };
 
@@ -84,6 +117,8 @@ export class WorkerPool implements Executor {
   private nextId = 0;
   private failure: Error | undefined = undefined;
   private buffers: { readonly inputs: BufferPool; readonly outputs: BufferPool; readonly regions: OutputRegions | undefined } | undefined = undefined;
+  /** Settles the index check asked of the first worker (`open`): its verdict, or false once the pool fails. */
+  private settleIndex4: ((ok: boolean) => void) | undefined = undefined;
   /** Settled when every worker is ready, or with the pool's failure. */
   private readonly allReady: Promise<void>;
   private settleReady: (e?: Error) => void = () => undefined;
@@ -110,6 +145,22 @@ export class WorkerPool implements Executor {
       this.queued.push(0);
       this.isReady.push(false);
     }
+  }
+
+  /**
+   * Hands every worker the snapshot the main thread has read into the shared
+   * memory, to open now; the first one also runs checkSharedIndex4 on it,
+   * unless the caller takes the check back first. Once, before setup.
+   */
+  open(shared: SharedSnapshot): IndexCheck {
+    if (this.settleIndex4 !== undefined || this.buffers !== undefined) throw new Error('WorkerPool.open called twice or after setup');
+    const word = new Int32Array(new SharedArrayBuffer(4));
+    const verdict = new Promise<boolean>((resolve) => {
+      this.settleIndex4 = resolve;
+    });
+    if (this.failure !== undefined) this.settleIndex4!(false);
+    this.workers.forEach((w, i) => w.postMessage({ type: 'open', shared, index4: i === 0 ? word : null } satisfies WorkOpen));
+    return { takeBack: () => Atomics.compareExchange(word, 0, INDEX4_FREE, INDEX4_MAIN) === INDEX4_FREE, verdict };
   }
 
   /**
@@ -173,6 +224,10 @@ export class WorkerPool implements Executor {
   }
 
   private onReply(m: WorkReply, worker: number): void {
+    if (m.type === 'index4') {
+      this.settleIndex4?.(m.ok);
+      return;
+    }
     if (m.type === 'ready') {
       if (!this.isReady[worker]) {
         this.isReady[worker] = true;
@@ -214,5 +269,6 @@ export class WorkerPool implements Executor {
   private fail(e: Error): void {
     this.failFrom(0, e);
     this.settleReady(this.failure);
+    this.settleIndex4?.(false);
   }
 }

@@ -191,7 +191,7 @@ async function runOpened(args: ParsedArgs, io: CliIo, p: Prepared): Promise<numb
 async function loadAndRun(args: ParsedArgs, io: CliIo, p: Prepared, stop: Promise<void>): Promise<{ result: BatchSummary; signalNames: string[]; sink: SummarySink | null }> {
   const { summary, lineMap, format, output, fields, jobs, path, input, workers } = p;
   // Straight into the memory the run's threads will share (batch/load.ts).
-  const { intel, ...loaded } = await loadForBatch(path);
+  const { intel, indexChecked, ...loaded } = await loadForBatch(path, workers);
   const warning = missingSourcesWarning('batch', intel);
   if (warning !== null) io.stderr.write(warning);
   // --summary renders NDJSON rows of the columns it counts into a counting sink (batch/summary.ts);
@@ -203,6 +203,8 @@ async function loadAndRun(args: ParsedArgs, io: CliIo, p: Prepared, stop: Promis
   // The memory the run's threads share (the snapshot's columns, the kernel's, the rendered runs), for as many as it may use.
   const space = rowsSpace(intel, template, threadsOfRun(jobs, batchHooks.cores), loaded);
   const sink = summary === null ? null : new SummarySink();
+  // The IPv4 index's checks, which a worker may be running meanwhile (batch/load.ts): passed before any address is looked up.
+  await indexChecked;
   const result = await runBatch({
     input: input.stream,
     totalBytes: input.size,

@@ -39,9 +39,7 @@ import { isColumnFilter, undoFilter, type ColumnFilter } from './filters.js';
 import {
   INDEX4_NAMES,
   require,
-  validate,
   validateIndex4,
-  validateMain,
   validateTables,
   validateV6,
   type Columns,
@@ -351,7 +349,9 @@ export const ARRAY_OF = { u8: Uint8Array, u16: Uint16Array, u32: Uint32Array, f3
  * decoded by the sharing side), those are checked against the meta's
  * lengths and checksums (`checksum`: the entry's CRC-32, native in Node)
  * now and decoded with `inflate` on first use, as a file's are; `columns`
- * then holds the others.
+ * then holds the others. Without `index4`, the IPv4 index is left to the
+ * caller (checkSharedIndex4, on another thread), who must have it checked
+ * before any lookup.
  */
 export function checkDecoded(
   meta: SnapshotMeta,
@@ -359,6 +359,7 @@ export function checkDecoded(
   v6Stored?: Readonly<Record<string, unknown>>,
   inflate?: Inflate,
   checksum: Checksum = crc32,
+  index4 = true,
 ): DecodedSnapshot {
   require(typeof meta === 'object' && meta !== null && typeof meta.build_date === 'string' && Array.isArray(meta.sources), 'shared meta is malformed', 'meta');
   require(typeof meta.country_names === 'object' && meta.country_names !== null, 'shared meta lacks country names', 'meta');
@@ -369,12 +370,13 @@ export function checkDecoded(
     require(col instanceof ARRAY_OF[COLUMNS[name]], `shared column ${name} is missing or has the wrong type`, name);
     out[name] = col as Columns[ColumnName];
   }
+  const main = out as unknown as MainColumns;
+  validateTables(main);
+  if (index4) validateIndex4(main);
   if (v6Stored === undefined) {
-    validate(out as Columns);
+    validateV6(out as Columns, main['leaf.ids'].length / 3);
     return eager(meta, out as Columns, undefined);
   }
-  const main = out as unknown as MainColumns;
-  validateMain(main);
   return sharedLazy(meta, main, undefined, v6Stored, inflate, checksum);
 }
 

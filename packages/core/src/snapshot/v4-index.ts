@@ -240,7 +240,7 @@ export function checkV4(dir: Uint32Array, blk: Uint8Array, leaves: number): void
     throw corrupt(`v4.dir has ${dir.length} entries, not 2^${V4_MIN_DIR_BITS}..2^${V4_MAX_DIR_BITS}`, 'v4.dir');
   }
   // What the reader takes for granted: a map entry at or above 2^23 is a block's
-  // offset, never a leaf (validateMain also bounds the leaf count), and an
+  // offset, never a leaf (validateTables also bounds the leaf count), and an
   // offset fits 31 bits (lookupMany keeps them as ~offset in an Int32Array).
   if (leaves > V4_SLICE_BLOCK) throw corrupt(`${leaves} leaves, more than an IPv4 map can name (${V4_SLICE_BLOCK})`, 'leaf.ids');
   if (blk.length > 0x7fffffff) throw corrupt(`v4.blk has ${blk.length} bytes, more than 2^31 - 1`, 'v4.blk');

@@ -66,16 +66,11 @@ function nonDecreasing(a: Uint32Array, name: string): void {
   require(firstDecrease32(a) < 0, `${name} is not sorted`, name);
 }
 
-/** Checks every invariant IPv4 lookups and the result assembly rely on. */
-export function validateMain(c: MainColumns): void {
-  validateTables(c);
-  validateIndex4(c);
-}
-
 /**
- * Checks the tables (strings, geo, network, signals, leaves, pairs): every
- * invariant of validateMain but the IPv4 index's. Reads neither `v4.dir` nor
- * `v4.blk`, so a load can run it while those are still being decoded.
+ * Checks the tables (strings, geo, network, signals, leaves, pairs): with
+ * validateIndex4, every invariant IPv4 lookups and the result assembly rely
+ * on. Reads neither `v4.dir` nor `v4.blk`, so a load can run it while those
+ * are still being decoded, or another thread checks them.
  */
 export function validateTables(c: Omit<MainColumns, 'v4.dir' | 'v4.blk'>): void {
   const nGeo = c['geo.country_code'].length;
@@ -150,12 +145,6 @@ export function validateV6(c: V6Columns, nLeaf: number): void {
   require(firstBadSubTable(sub, subW) < 0, 'IPv6 sub-table does not start at its block or its starts do not increase', 'v6.subw');
   require(firstBadLeaf6(leaf6, nLeaf, SUB_TABLE_BIT, nSub) < 0, 'an IPv6 leaf id is out of range', 'v6.leaf');
   require(subLeaf.length % 3 === 0 && firstAbove24(subLeaf, nLeaf) < 0, 'v6.subleaf holds an id out of range', 'v6.subleaf');
-}
-
-/** Every column's invariants. */
-export function validate(c: Columns): void {
-  validateMain(c);
-  validateV6(c, c['leaf.ids'].length / 3);
 }
 
 /** The IPv4 index's columns: validateTables and validateV6 read neither. */
