@@ -16,7 +16,10 @@
  * HELPER_PATIENCE_MS, the caller abandons it and does the same. The helper
  * opens the file by path and refuses to read it unless it is the file the
  * caller holds open (same device, inode, size and modification time), so a
- * snapshot replaced on disk meanwhile is read from the caller's descriptor.
+ * snapshot replaced on disk meanwhile is read from the caller's descriptor;
+ * so is one the helper cannot open or read (unlinked, no descriptor left).
+ * A load that fails before it takes the column abandons the helper, whose
+ * result is then dropped, not kept.
  *
  * @module
  */
@@ -58,44 +61,68 @@ interface HelperData {
 }
 
 // The helper's program, run as CommonJS (`eval`): no module of ours to resolve, so it starts as
-// fast as a worker can. The message goes before the state turns DONE, so the caller, woken by
-// DONE, always finds it; an ABANDONED state means nobody will read it.
+// fast as a worker can. Only a stream that does not inflate is its error to report; anything else
+// that goes wrong here (the file gone or replaced, no descriptor left, a read error) says
+// `changed`, and the caller decodes the column from its own descriptor, as it would have without
+// a helper. The message goes before the state turns DONE, so the caller, woken by DONE, always
+// finds it; the state always leaves WORKING; an ABANDONED state means nobody will read it.
 const HELPER_SOURCE = `
 const { workerData: d } = require('node:worker_threads');
 const fs = require('node:fs');
 const zlib = require('node:zlib');
-if (Atomics.compareExchange(d.state, 0, ${FREE}, ${WORKING}) === ${FREE}) {
-  let message;
-  const transfer = [];
+function sameFileBlob() {
+  let fd;
   try {
-    const fd = fs.openSync(d.path, 'r');
-    try {
-      const s = fs.fstatSync(fd);
-      if (s.dev !== d.dev || s.ino !== d.ino || s.size !== d.size || s.mtimeMs !== d.mtimeMs) message = { changed: true };
-      else {
-        const blob = Buffer.allocUnsafeSlow(d.stored);
-        let done = 0;
-        while (done < d.stored) {
-          const n = fs.readSync(fd, blob, done, d.stored - done, d.at + done);
-          if (n === 0) break;
-          done += n;
-        }
-        if (done !== d.stored || zlib.crc32(blob) !== d.checksum) message = { mismatch: true };
-        else {
-          const raw = zlib.inflateRawSync(blob, { chunkSize: Math.max(64, d.rawSize + 1) });
-          message = { raw };
-          transfer.push(raw.buffer);
-        }
-      }
-    } finally {
-      fs.closeSync(fd);
+    fd = fs.openSync(d.path, 'r');
+    const s = fs.fstatSync(fd);
+    if (s.dev !== d.dev || s.ino !== d.ino || s.size !== d.size || s.mtimeMs !== d.mtimeMs) return undefined;
+    const blob = Buffer.allocUnsafeSlow(d.stored);
+    let done = 0;
+    while (done < d.stored) {
+      const n = fs.readSync(fd, blob, done, d.stored - done, d.at + done);
+      if (n === 0) break;
+      done += n;
     }
-  } catch (e) {
-    message = { error: String((e && e.message) || e) };
+    return blob.subarray(0, done);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) try { fs.closeSync(fd); } catch {}
   }
-  d.port.postMessage(message, transfer);
-  d.port.close();
-  if (Atomics.compareExchange(d.state, 0, ${WORKING}, ${DONE}) === ${WORKING}) Atomics.notify(d.state, 0);
+}
+if (Atomics.compareExchange(d.state, 0, ${FREE}, ${WORKING}) === ${FREE}) {
+  let message = { changed: true };
+  let transfer = [];
+  try {
+    const blob = sameFileBlob();
+    if (blob === undefined) message = { changed: true };
+    else if (blob.length !== d.stored || zlib.crc32(blob) !== d.checksum) message = { mismatch: true };
+    else {
+      let raw;
+      try {
+        raw = zlib.inflateRawSync(blob, { chunkSize: Math.max(64, d.rawSize + 1) });
+      } catch (e) {
+        message = { error: String((e && e.message) || e) };
+      }
+      if (raw !== undefined) {
+        // Only a buffer of its own transfers (a small one may sit in Buffer's shared pool).
+        const own = raw.byteOffset === 0 && raw.buffer.byteLength - raw.byteLength <= 1 ? raw : new Uint8Array(raw);
+        message = { raw: own };
+        transfer = [own.buffer];
+      }
+    }
+  } catch {
+    message = { changed: true };
+    transfer = [];
+  }
+  try {
+    d.port.postMessage(message, transfer);
+  } catch {
+    try { d.port.postMessage({ changed: true }); } catch {}
+  } finally {
+    try { d.port.close(); } catch {}
+    if (Atomics.compareExchange(d.state, 0, ${WORKING}, ${DONE}) === ${WORKING}) Atomics.notify(d.state, 0);
+  }
 }
 `;
 
@@ -111,6 +138,13 @@ export interface ColumnOnThread {
   take(): Uint8Array | 'mismatch' | { error: string } | undefined;
   /** Whether the helper has claimed the column (it then finishes it, unless abandoned). */
   started(): boolean;
+  /**
+   * Gives up on the helper's result, if not taken (a load that failed
+   * first): a helper not yet started never starts, a working one's result
+   * is dropped with the port (not kept in its queue). `take` then answers
+   * undefined.
+   */
+  abandon(): void;
 }
 
 /** Whether this process may use a helper: a second core to run it on, and zlib's native CRC-32 (Node 20.15+). */
@@ -153,20 +187,31 @@ export function inflateOnThread(
   }
   worker.unref(); // never keeps the process alive
   worker.on('error', () => {}); // a helper that fails leaves its column to the caller (state not DONE)
+  let closed = false;
+  const close = (): void => {
+    closed = true;
+    port1.close();
+  };
   return {
     take() {
+      if (closed) return undefined;
       let was = Atomics.compareExchange(state, 0, FREE, TAKEN);
       if (was === WORKING) {
         Atomics.wait(state, 0, WORKING, HELPER_PATIENCE_MS);
         was = Atomics.compareExchange(state, 0, WORKING, ABANDONED);
       }
       const message = was === DONE ? (receiveMessageOnPort(port1)?.message as HelperMessage | undefined) : undefined;
-      port1.close();
+      close();
       if (message === undefined || 'changed' in message) return undefined;
       if ('raw' in message) return message.raw;
       if ('mismatch' in message) return 'mismatch';
       return message;
     },
     started: () => Atomics.load(state, 0) !== FREE && Atomics.load(state, 0) !== TAKEN,
+    abandon() {
+      if (closed) return;
+      if (Atomics.compareExchange(state, 0, FREE, TAKEN) !== FREE) Atomics.compareExchange(state, 0, WORKING, ABANDONED);
+      close();
+    },
   };
 }

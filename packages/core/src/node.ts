@@ -93,9 +93,20 @@ function withErrno<T>(path: string, f: () => T): T {
   }
 }
 
-/** Reads and decodes a snapshot file column by column (the IPv6 index's on first use unless `preload`). */
-function readFileSnapshotSync(path: string, inflate: Inflate, preload: boolean): DecodedSnapshot {
+/** Starts a helper thread on a column (node-column-thread.ts); tests pass one that records what it did. */
+export type StartHelper = typeof inflateOnThread;
+
+/**
+ * Reads and decodes a snapshot file column by column (the IPv6 index's on
+ * first use unless `preload`), the largest column to inflate on a helper
+ * thread (`startHelper`) when one can run. Errors are the ones a load
+ * without a helper reports: a fault the helped column has would have been
+ * found before any fault of a column after it, so one found there first
+ * waits for the helped column's verdict (here and in finishSnapshot).
+ */
+export function readFileSnapshotSync(path: string, inflate: Inflate, preload: boolean, startHelper: StartHelper = inflateOnThread): DecodedSnapshot {
   const fd = withErrno(path, () => openFd(path, 'r'));
+  let onThread: ColumnOnThread | undefined;
   try {
     const stat = fstatSync(fd);
     const size = stat.size;
@@ -106,28 +117,59 @@ function readFileSnapshotSync(path: string, inflate: Inflate, preload: boolean):
     const kept = prelude.columns.filter((c) => keptAsStored(c, preload));
     // The largest column to inflate goes to a helper thread, if one can start (node-column-thread.ts).
     const helped = inflate === nodeInflate && helperAvailable() ? helpedColumn(inflated) : undefined;
-    const onThread = helped === undefined ? undefined : inflateOnThread(path, stat, helped);
+    onThread = helped === undefined ? undefined : startHelper(path, stat, helped);
+    let late: LateColumn | undefined;
     if (helped !== undefined && onThread !== undefined) {
       inflated = inflated.filter((c) => c !== helped);
-      raw.set(helped.name, () => lateColumn(fd, helped, onThread));
+      late = once(() => lateColumn(fd, helped, onThread!));
+      raw.set(helped.name, late);
     }
     // One read buffer for every column inflated now, which is then the buffer of the largest
     // column kept as stored (read last): no read buffer left for the GC.
     const scratchSize = Math.max(0, ...inflated.map((c) => c.stored));
     const host = scratchHost(kept, scratchSize);
     const scratch = Buffer.allocUnsafeSlow(Math.max(scratchSize, host?.stored ?? 0));
-    for (const c of inflated) raw.set(c.name, columnBytes(c, readFully(fd, c.stored, c.at, scratch), inflate, nodeCrc32));
-    for (const c of kept) {
-      // Kept as stored (raw, or until first use): read straight into its buffer and checked now;
-      // through a read buffer it would be copied out again (9 MB for leaf.ids).
-      const blob = readFully(fd, c.stored, c.at, c === host ? scratch : undefined);
-      checkBlob(c, blob, nodeCrc32);
-      raw.set(c.name, blob);
+    let at: PlannedColumn | undefined;
+    try {
+      for (const c of inflated) {
+        at = c;
+        raw.set(c.name, columnBytes(c, readFully(fd, c.stored, c.at, scratch), inflate, nodeCrc32));
+      }
+      for (const c of kept) {
+        at = c;
+        // Kept as stored (raw, or until first use): read straight into its buffer and checked now;
+        // through a read buffer it would be copied out again (9 MB for leaf.ids).
+        const blob = readFully(fd, c.stored, c.at, c === host ? scratch : undefined);
+        checkBlob(c, blob, nodeCrc32);
+        raw.set(c.name, blob);
+      }
+    } catch (e) {
+      // Without a helper, the helped column's own fault would have come first unless this column is before it.
+      const after = (c: PlannedColumn): boolean => kept.includes(c) || prelude.columns.indexOf(c) > prelude.columns.indexOf(helped!);
+      if (late !== undefined && at !== undefined && after(at)) late();
+      throw e;
     }
     return finishSnapshot(prelude, raw, preload ? undefined : inflate);
   } finally {
+    onThread?.abandon(); // a no-op once taken; else its result is dropped, not kept in the port's queue
     closeSync(fd);
   }
+}
+
+/** `f`, run once: later calls return its value or throw its error again. */
+function once<T>(f: () => T): () => T {
+  let result: { value: T } | { error: unknown } | undefined;
+  return () => {
+    if (result === undefined) {
+      try {
+        result = { value: f() };
+      } catch (error) {
+        result = { error };
+      }
+    }
+    if ('error' in result) throw result.error;
+    return result.value;
+  };
 }
 
 /** The column `openSync` hands to a helper thread: the largest of those it inflates now, if large enough to be worth one. */

@@ -5,17 +5,20 @@
  * caller first); and openSync() of the world snapshot, whose largest column
  * goes to a helper, answers as a load without one.
  */
-import { closeSync, copyFileSync, fstatSync, openSync as openFd, readFileSync, readSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, fstatSync, openSync as openFd, readFileSync, readSync, renameSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import * as zlib from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stoppedClock, tempDir } from '@ipintel/testkit';
+import { damageColumn, modelFromPrefixes, stoppedClock, tempDir } from '@ipintel/testkit';
 import { defaultSnapshotPath, nodeInflate, openSync } from '../src/index.js';
-import { helpedColumn } from '../src/node.js';
+import { helpedColumn, readFileSnapshotSync, type StartHelper } from '../src/node.js';
 import { HELPER_MIN_STORED, helperAvailable, inflateOnThread, type ColumnOnThread } from '../src/node-column-thread.js';
-import { parseHeader, parsePrelude, type PlannedColumn } from '../src/snapshot/decode.js';
+import { blobMismatch, finishSnapshot, parseHeader, parsePrelude, type LateColumn, type PlannedColumn } from '../src/snapshot/decode.js';
+import type { ColumnName } from '../src/snapshot/format.js';
+import { encodeSnapshot } from '../src/writer.js';
+import { IpIntel } from '../src/intel.js';
 import { HEADER_SIZE } from '../src/snapshot/format.js';
 
 const tmp = tempDir('ipintel-helper-');
@@ -51,10 +54,6 @@ describe('a column inflated on a helper thread', () => {
   // Compressible bytes of a known size: the column's raw bytes.
   const raw = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7) % 251 ^ (i >> 9)));
   const stored = zlib.deflateRawSync(raw);
-
-  it('runs here (two cores, native CRC-32), or the tests below prove nothing', () => {
-    expect(helperAvailable()).toBe(true);
-  });
 
   it('hands back the raw bytes once it has claimed the column', async () => {
     const { path, at } = fileWith(stored);
@@ -93,6 +92,22 @@ describe('a column inflated on a helper thread', () => {
     }
   });
 
+  it('leaves the column to the caller when it cannot open the path (gone, no descriptor left): never an error of its own', async () => {
+    const { path, at } = fileWith(stored);
+    const onThread = inflateOnThread(join(tmp.dir, 'no-such-file.bin'), statSync(path), { at, stored: stored.length, rawSize: raw.length, checksum: zcrc(stored) });
+    await started(onThread!);
+    expect(onThread!.take()).toBeUndefined();
+  });
+
+  it('abandoned (a load that failed first), its result is dropped and take() answers undefined', async () => {
+    const { path, at } = fileWith(stored);
+    const onThread = start(path, { at, stored: stored.length, rawSize: raw.length, checksum: zcrc(stored) });
+    await started(onThread);
+    onThread.abandon();
+    expect(onThread.take()).toBeUndefined();
+    onThread.abandon(); // again: nothing left to do
+  });
+
   it('gives the column to a caller that asks before the helper starts, or the helper\'s bytes: never anything else', () => {
     const { path, at } = fileWith(stored);
     const onThread = start(path, { at, stored: stored.length, rawSize: raw.length, checksum: zcrc(stored) });
@@ -115,43 +130,145 @@ describe('a column inflated on a helper thread', () => {
 
 describe('openSync() of the world snapshot with its helper thread', () => {
   const world = defaultSnapshotPath();
-  // The same inflate as the default, but not it: openSync then decodes every column on its own thread.
-  const alone = { inflate: (b: Uint8Array, n: number) => nodeInflate(b, n), now: stoppedClock };
+  const bytes = readFileSync(world);
+  const header = parseHeader(bytes, bytes.length);
+  const { columns } = parsePrelude(header, bytes.subarray(HEADER_SIZE, HEADER_SIZE + 4 + header.metaSize));
+  const columnNamed = (name: string): PlannedColumn => columns.find((c) => c.name === name)!;
+  // The same inflate as the default, but not it: the load then decodes every column on its own thread.
+  const alone = (b: Uint8Array, n: number): Uint8Array => nodeInflate(b, n);
+
+  /** A helper that is given the time to start before its column is taken (so the helper's path is the one run), recording what it handed back. */
+  function patientHelper(took: string[]): StartHelper {
+    return (path, stat, c) => {
+      const onThread = inflateOnThread(path, stat, c);
+      if (onThread === undefined) return undefined;
+      return {
+        ...onThread,
+        take() {
+          const wait = new Int32Array(new SharedArrayBuffer(4));
+          for (let i = 0; i < 500 && !onThread.started(); i++) Atomics.wait(wait, 0, 0, 10);
+          const got = onThread.take();
+          took.push(got instanceof Uint8Array ? 'bytes' : got === undefined ? 'none' : typeof got === 'string' ? got : 'error');
+          return got;
+        },
+      };
+    };
+  }
 
   it('hands the world snapshot\'s largest column to a helper', () => {
-    const bytes = readFileSync(world);
-    const { columns } = parsePrelude(parseHeader(bytes, bytes.length), bytes.subarray(HEADER_SIZE, HEADER_SIZE + 4 + parseHeader(bytes, bytes.length).metaSize));
     expect(helpedColumn(columns.filter((c) => c.deflate && !c.name.startsWith('v6.')))?.name).toBe('v4.blk');
   });
 
-  it('answers as a load without one', () => {
-    const helped = openSync(world, { now: stoppedClock });
-    const plain = openSync(world, alone);
+  it('answers as a load without one, the helper\'s bytes used (where this machine has a second core)', () => {
+    const took: string[] = [];
+    const helped = new IpIntel(readFileSnapshotSync(world, nodeInflate, false, patientHelper(took)), { now: stoppedClock, inflate: nodeInflate });
+    expect(took).toEqual(helperAvailable() ? ['bytes'] : []);
+    const plain = openSync(world, { inflate: alone, now: stoppedClock });
+    const byDefault = openSync(world, { now: stoppedClock });
     let x = 0x9e3779b9;
     for (let i = 0; i < 3000; i++) {
       x = (Math.imul(x ^ (x >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
       const ip = `${x >>> 24}.${(x >>> 16) & 255}.${(x >>> 8) & 255}.${x & 255}`;
       expect(helped.check(ip)).toEqual(plain.check(ip));
+      expect(byDefault.check(ip)).toEqual(plain.check(ip));
     }
     for (const ip of ['8.8.8.8', '1.1.1.1', '2001:4860:4860::8888', '2a00:1450::1']) expect(helped.check(ip)).toEqual(plain.check(ip));
   });
 
-  it('refuses a world snapshot whose helped column is damaged, as a load without one does', () => {
-    const bytes = readFileSync(world);
-    const header = parseHeader(bytes, bytes.length);
-    const blk = parsePrelude(header, bytes.subarray(HEADER_SIZE, HEADER_SIZE + 4 + header.metaSize)).columns.find((c) => c.name === 'v4.blk')!;
-    const copy = join(tmp.dir, 'damaged.ipintel');
+  /** A copy of the world snapshot with a byte of each named column's stored blob flipped. */
+  function damagedCopy(...names: string[]): string {
+    const copy = join(tmp.dir, `damaged-${names.join('-')}.ipintel`);
     copyFileSync(world, copy);
     const fd = openFd(copy, 'r+');
     try {
-      const b = Buffer.alloc(1);
-      readSync(fd, b, 0, 1, blk.at + (blk.stored >> 1));
-      b[0]! ^= 0x5a;
-      writeSync(fd, b, 0, 1, blk.at + (blk.stored >> 1));
+      for (const name of names) {
+        const c = columnNamed(name);
+        const b = Buffer.alloc(1);
+        readSync(fd, b, 0, 1, c.at + (c.stored >> 1));
+        b[0]! ^= 0x5a;
+        writeSync(fd, b, 0, 1, c.at + (c.stored >> 1));
+      }
     } finally {
       closeSync(fd);
     }
-    expect(() => openSync(copy)).toThrow(/column v4\.blk checksum mismatch/);
-    expect(() => openSync(copy, alone)).toThrow(/column v4\.blk checksum mismatch/);
+    return copy;
+  }
+
+  it('refuses a damaged file naming the column a load without a helper names, whichever thread found what', () => {
+    // The helped column alone; with a column after it (kept as stored: leaf.ids, the IPv6 index); with one before it.
+    const cases: [string[], string][] = [
+      [['v4.blk'], 'v4.blk'],
+      [['v4.blk', 'v6.w1'], 'v4.blk'],
+      [['v4.blk', 'leaf.ids'], 'v4.blk'],
+      [['str.bytes', 'v4.blk'], 'str.bytes'],
+    ];
+    for (const [names, named] of cases) {
+      const file = damagedCopy(...names);
+      const want = new RegExp(`column ${named.replace('.', '\\.')} checksum mismatch`);
+      const took: string[] = [];
+      expect(() => readFileSnapshotSync(file, nodeInflate, false, patientHelper(took)), names.join('+')).toThrow(want);
+      expect(() => openSync(file), names.join('+')).toThrow(want);
+      expect(() => openSync(file, { inflate: alone }), names.join('+')).toThrow(want);
+      expect(() => openSync(file, { preload: true }), names.join('+')).toThrow(want);
+      // The helper saw v4.blk's damage, unless the caller's own fault came first in the file.
+      if (helperAvailable()) expect(took, names.join('+')).toEqual(named === 'v4.blk' ? ['mismatch'] : []);
+    }
+  });
+});
+
+describe('finishSnapshot with a late column (the IPv4 blocks, arriving from a helper)', () => {
+  const model = modelFromPrefixes(
+    Array.from({ length: 400 }, (_, i) => ({ start: BigInt(i) << 20n, length: 12 + (i % 9), value: (i % 7) + 1 })),
+    [{ start: 0x20014860n << 96n, length: 32, value: 3 }],
+    8,
+  );
+  /** The prelude and raw columns of uncompressed snapshot bytes (every blob is its raw bytes). */
+  function parts(file: Uint8Array): { prelude: ReturnType<typeof parsePrelude>; raw: Map<ColumnName, Uint8Array | LateColumn> } {
+    const header = parseHeader(file, file.length);
+    const prelude = parsePrelude(header, file.subarray(HEADER_SIZE, HEADER_SIZE + 4 + header.metaSize));
+    const raw = new Map<ColumnName, Uint8Array | LateColumn>(prelude.columns.map((c) => [c.name, file.slice(c.at, c.at + c.stored)]));
+    return { prelude, raw };
+  }
+  const errorOf = (f: () => unknown): string => {
+    try {
+      f();
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return 'nothing thrown';
+  };
+
+  it('takes it after the tables, and answers as with the bytes at hand', () => {
+    const file = encodeSnapshot(model, { compress: false });
+    const { prelude, raw } = parts(file);
+    const blk = raw.get('v4.blk') as Uint8Array;
+    let taken = 0;
+    raw.set('v4.blk', () => (taken++, blk));
+    const late = new IpIntel(finishSnapshot(prelude, raw, undefined), { now: stoppedClock });
+    expect(taken).toBe(1);
+    const atHand = new IpIntel(finishSnapshot(prelude, parts(file).raw, undefined), { now: stoppedClock });
+    for (const ip of ['0.16.0.1', '1.2.3.4', '18.200.0.0', '2001:4860::1']) expect(late.check(ip)).toEqual(atHand.check(ip));
+  });
+
+  it('reports its own fault before a table\'s, its size before the tables, and the IPv4 index before the IPv6 one', () => {
+    // A table out of range (pair.net past the network rows), checksums right.
+    const badTable = damageColumn(encodeSnapshot(model, { compress: false }), 'pair.net', (col) => col.setUint32(0, 0xffffff, true));
+    const blkColumn = parts(badTable).prelude.columns.find((c) => c.name === 'v4.blk')!;
+    const withLate = (late: LateColumn): string => {
+      const { prelude, raw } = parts(badTable);
+      raw.set('v4.blk', late);
+      return errorOf(() => finishSnapshot(prelude, raw, undefined));
+    };
+    expect(errorOf(() => finishSnapshot(parts(badTable).prelude, parts(badTable).raw, undefined))).toMatch(/pair\.net/);
+    expect(withLate(() => { throw blobMismatch(blkColumn); })).toMatch(/column v4\.blk checksum mismatch/);
+    expect(withLate(() => new Uint8Array(8))).toMatch(/column v4\.blk inflates to 8 bytes/);
+    // Both indexes broken, checksums right: with every column decoded now (preload), the IPv4 index is named, as before.
+    const bothBroken = damageColumn(
+      damageColumn(encodeSnapshot(model, { compress: false }), 'v4.dir', (col) => col.setUint32(0, 0x7fffff, true)),
+      'v6.leaf',
+      (col) => col.setUint8(2, 0x7f),
+    );
+    const { prelude, raw } = parts(bothBroken);
+    expect(errorOf(() => finishSnapshot(prelude, raw, undefined))).toMatch(/v4\.dir/);
   });
 });

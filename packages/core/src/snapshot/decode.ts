@@ -446,31 +446,57 @@ export type LateColumn = () => Uint8Array;
  * (an inflater), the IPv6 columns of `raw` are their checked stored blobs
  * (`isDeferred`), decoded on first use with it; without, every column is raw
  * and checked now. A `LateColumn` of the IPv4 index (INDEX4_NAMES) is taken
- * only after every other check, so that it has the longest time to arrive;
- * any other is taken first.
+ * only after the tables' checks, so that it has the longest time to arrive;
+ * any other is taken in its turn. The errors are the ones of a load with
+ * every column at hand: a late column's faults are looked for first when
+ * something after it in that order fails (its blob, then its size, then the
+ * tables, the IPv4 index and the IPv6 index).
  */
 export function finishSnapshot(prelude: Prelude, raw: ReadonlyMap<ColumnName, Uint8Array | LateColumn>, later?: Inflate): DecodedSnapshot {
   const columns = {} as Record<ColumnName, Columns[ColumnName]>;
   const kept = new Map<ColumnName, Uint8Array>();
   const deferred: PlannedColumn[] = [];
-  const index4: PlannedColumn[] = [];
-  const view = (c: PlannedColumn): void => {
+  const late: PlannedColumn[] = [];
+  const bytesOf = (c: PlannedColumn): Uint8Array => {
     const bytes = raw.get(c.name)!;
-    columns[c.name] = columnView(c.name, typeof bytes === 'function' ? bytes() : bytes, c.rawSize, c.filter);
+    return typeof bytes === 'function' ? bytes() : bytes;
   };
-  for (const c of prelude.columns) {
+  const view = (c: PlannedColumn): void => {
+    columns[c.name] = columnView(c.name, bytesOf(c), c.rawSize, c.filter);
+  };
+  // Something failed at column `at` (Infinity: a table check): the late columns' own faults first.
+  const lateFirst = (e: unknown, at: number): never => {
+    for (const c of late) {
+      const bytes = bytesOf(c);
+      if (prelude.columns.indexOf(c) < at) columnView(c.name, bytes, c.rawSize, c.filter);
+    }
+    throw e;
+  };
+  prelude.columns.forEach((c, i) => {
     if (later !== undefined && isDeferred(c.name, false)) {
       kept.set(c.name, raw.get(c.name) as Uint8Array);
       deferred.push(c);
-    } else if (typeof raw.get(c.name) === 'function' && INDEX4_NAMES.has(c.name)) index4.push(c);
-    else view(c);
-  }
+    } else if (typeof raw.get(c.name) === 'function' && INDEX4_NAMES.has(c.name)) late.push(c);
+    else {
+      try {
+        view(c);
+      } catch (e) {
+        lateFirst(e, i);
+      }
+    }
+  });
   const main = columns as unknown as MainColumns;
-  validateTables(main);
-  if (later === undefined) validateV6(columns as Columns, main['leaf.ids'].length / 3);
-  for (const c of index4) view(c);
+  try {
+    validateTables(main);
+  } catch (e) {
+    lateFirst(e, Infinity);
+  }
+  for (const c of late) view(c);
   validateIndex4(main);
-  if (later === undefined) return eager(prelude.meta, columns as Columns, undefined);
+  if (later === undefined) {
+    validateV6(columns as Columns, main['leaf.ids'].length / 3);
+    return eager(prelude.meta, columns as Columns, undefined);
+  }
   return withDeferredV6(prelude.meta, main, undefined, deferred, kept, later, true);
 }
 
