@@ -329,14 +329,24 @@ describe('ipintel batch: workers and progress', () => {
     const badPath = writeDamagedV4Snapshot();
     const input = randomIps(3000, 23).join('\n');
     const errs: string[] = [];
-    for (const jobs of ['1', '2']) {
+    // One job; two (on a snapshot this small the main thread takes the check back); two with the check left to the worker.
+    for (const [jobs, onWorker] of [['1', false], ['2', false], ['2', true]] as const) {
+      batchHooks.indexOnWorker = onWorker;
       const r = await runBatch(badPath, input, ['--jobs', jobs]);
-      expect([jobs, r.code]).toEqual([jobs, 3]);
+      expect([jobs, onWorker, r.code]).toEqual([jobs, onWorker, 3]);
       expect(r.out).toBe('');
       errs.push(r.err);
     }
-    expect(errs[0]).toMatch(/snapshot is corrupt: .*v4\.dir/);
+    expect(errs[0]).toMatch(/^ipintel batch: snapshot is corrupt: .*v4\.dir[^\n]*\n$/);
     expect(errs[1]).toBe(errs[0]);
+    expect(errs[2]).toBe(errs[0]);
+    // And a sound snapshot through the worker's check answers as one job does.
+    batchHooks.indexOnWorker = true;
+    const sound = await runBatch(snap, input, ['--jobs', '2', '--output', 'csv']);
+    delete batchHooks.indexOnWorker;
+    const one = await runBatch(snap, input, ['--jobs', '1', '--output', 'csv']);
+    expect(sound.code).toBe(0);
+    expect(sound.out === one.out && sound.out.length > 0).toBe(true);
     expect(() => openSync(badPath)).toThrow(/v4\.dir/);
   });
 

@@ -40,17 +40,17 @@ export interface BatchLoad {
   readonly indexChecked: Promise<void>;
 }
 
-
 /**
  * Loads the snapshot at `path` into a new shared memory. Throws core's
  * snapshot errors. With `workers` (started before the load), they open it as
  * soon as it is read, and the first checks its IPv4 index (the longest
  * check) while this thread checks the rest; `indexChecked` settles once
  * that check has passed. This thread runs it itself if the worker has not
- * started it by the time this thread's checks are done, and again if it
- * failed there (for the error to report).
+ * started it by the time this thread's checks are done (unless
+ * `leaveIndexToWorker`, a test hook: then it waits for the worker), and
+ * again if it failed there (for the error to report).
  */
-export async function loadForBatch(path: string, workers?: WorkerPool | null): Promise<BatchLoad> {
+export async function loadForBatch(path: string, workers?: WorkerPool | null, leaveIndexToWorker = false): Promise<BatchLoad> {
   const plan = planSnapshotFile(path);
   const places = new Map<string, number>();
   let at = 64; // address 0 stays unused
@@ -70,7 +70,7 @@ export async function loadForBatch(path: string, workers?: WorkerPool | null): P
   const index4 = workers.open(shared);
   const intel = fromSharedButIndex4(shared, { inflate: nodeInflate });
   // A worker still starting leaves the check to this thread; a worker's failure (or its pool's) too, for the error.
-  if (index4.takeBack()) {
+  if (!leaveIndexToWorker && index4.takeBack()) {
     checkSharedIndex4(shared);
     return { intel, memory, shared, freeFrom: scratchAt, indexChecked: Promise.resolve() };
   }

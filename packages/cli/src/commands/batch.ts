@@ -37,6 +37,8 @@ export interface BatchHooks {
   awaitWorkers?: boolean;
   /** The cores `--jobs auto` plans for, instead of this machine's (auto runs one thread on two cores or fewer). */
   cores?: number;
+  /** Leave the IPv4 index's check to the first worker however long it takes to start (so that tests run that path; batch/load.ts). */
+  indexOnWorker?: boolean;
 }
 export const batchHooks: BatchHooks = {};
 
@@ -191,9 +193,7 @@ async function runOpened(args: ParsedArgs, io: CliIo, p: Prepared): Promise<numb
 async function loadAndRun(args: ParsedArgs, io: CliIo, p: Prepared, stop: Promise<void>): Promise<{ result: BatchSummary; signalNames: string[]; sink: SummarySink | null }> {
   const { summary, lineMap, format, output, fields, jobs, path, input, workers } = p;
   // Straight into the memory the run's threads will share (batch/load.ts).
-  const { intel, indexChecked, ...loaded } = await loadForBatch(path, workers);
-  const warning = missingSourcesWarning('batch', intel);
-  if (warning !== null) io.stderr.write(warning);
+  const { intel, indexChecked, ...loaded } = await loadForBatch(path, workers, batchHooks.indexOnWorker === true);
   // --summary renders NDJSON rows of the columns it counts into a counting sink (batch/summary.ts);
   // the boolean signals are named from a result of this snapshot, so the counts follow the result shape.
   const sample = resultForLeaf(intel, 0, '0.0.0.0', 4);
@@ -203,8 +203,11 @@ async function loadAndRun(args: ParsedArgs, io: CliIo, p: Prepared, stop: Promis
   // The memory the run's threads share (the snapshot's columns, the kernel's, the rendered runs), for as many as it may use.
   const space = rowsSpace(intel, template, threadsOfRun(jobs, batchHooks.cores), loaded);
   const sink = summary === null ? null : new SummarySink();
-  // The IPv4 index's checks, which a worker may be running meanwhile (batch/load.ts): passed before any address is looked up.
+  // The IPv4 index's checks, which a worker may be running meanwhile (batch/load.ts): passed before any address is looked up,
+  // and before the warning, which a refused snapshot does not get.
   await indexChecked;
+  const warning = missingSourcesWarning('batch', intel);
+  if (warning !== null) io.stderr.write(warning);
   const result = await runBatch({
     input: input.stream,
     totalBytes: input.size,
