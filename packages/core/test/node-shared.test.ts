@@ -6,11 +6,12 @@
  * refused with the errors a load gives.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import * as zlib from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromShared, IpIntelError, openSync } from '../src/index.js';
-import { placedBytes, planSnapshotFile, readSharedSnapshot, type SnapshotFilePlan } from '../src/node-shared.js';
+import { INFLATE_PIECE, inflateInto, placedBytes, planSnapshotFile, readSharedSnapshot, type SnapshotFilePlan } from '../src/node-shared.js';
 import type { PlannedColumn } from '../src/snapshot/decode.js';
 import { encodeSnapshot } from '../src/writer.js';
 import { damageColumn, modelFromPrefixes, stoppedClock } from '@ipintel/testkit';
@@ -95,5 +96,31 @@ describe('readSharedSnapshot', () => {
     const l = layout(plan);
     await expect(readSharedSnapshot(path, plan, l.scratch.subarray(0, plan.size - 1), l.place)).rejects.toThrow(RangeError);
     await expect(readSharedSnapshot(path, plan, l.scratch, (c, n) => l.place(c, n).subarray(1))).rejects.toThrow(RangeError);
+  });
+});
+
+describe('inflateInto (a column inflated piece by piece into its place)', () => {
+  const column = (rawSize: number): PlannedColumn => ({ name: 'v4.blk', at: 0, stored: 0, rawSize, deflate: true, filter: null, checksum: 0 });
+  // Several pieces' worth of bytes that compress but are not all alike.
+  const raw = Buffer.from(Array.from({ length: 3 * INFLATE_PIECE + 12_345 }, (_, i) => ((i * 2654435761) >>> 24) & (i % 7 === 0 ? 0xff : 0x0f)));
+  const stored = zlib.deflateRawSync(raw);
+
+  it('lands every byte in place, over several pieces, and says how many the stream held', async () => {
+    const to = new Uint8Array(new SharedArrayBuffer(raw.length + 16), 8, raw.length);
+    await expect(inflateInto(stored, column(raw.length), to)).resolves.toBe(raw.length);
+    expect(Buffer.from(to).equals(raw)).toBe(true);
+  });
+
+  it('counts a stream longer or shorter than its place without writing past it; refuses one that does not inflate', async () => {
+    const sab = new SharedArrayBuffer(raw.length);
+    const short = new Uint8Array(sab, 0, raw.length - 1000);
+    new Uint8Array(sab).fill(0xee);
+    await expect(inflateInto(stored, column(short.length), short)).resolves.toBe(raw.length);
+    expect(new Uint8Array(sab, short.length).every((b) => b === 0xee)).toBe(true);
+    const longer = new Uint8Array(raw.length + 1000);
+    await expect(inflateInto(stored, column(longer.length), longer)).resolves.toBe(raw.length);
+    const junk = new Uint8Array(5000).fill(0xff);
+    await expect(inflateInto(junk, column(100), new Uint8Array(100))).rejects.toMatchObject({ code: 'snapshot_corrupt', message: expect.stringMatching(/column v4\.blk does not inflate/) as string });
+    await expect(inflateInto(stored.subarray(0, stored.length >> 1), column(raw.length), new Uint8Array(raw.length))).rejects.toMatchObject({ code: 'snapshot_corrupt' });
   });
 });
