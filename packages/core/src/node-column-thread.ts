@@ -147,22 +147,27 @@ export interface ColumnOnThread {
   abandon(): void;
 }
 
-/** Whether this process may use a helper: a second core to run it on, and zlib's native CRC-32 (Node 20.15+). */
+/** Whether a helper can check a column: zlib's native CRC-32 (Node 20.15+), which its program uses. */
+export const helperCanCheck: boolean = typeof (zlib as { crc32?: unknown }).crc32 === 'function';
+
+/** Whether this process may use a helper: a second core to run it on, and zlib's native CRC-32. */
 export function helperAvailable(): boolean {
-  return availableParallelism() > 1 && typeof (zlib as { crc32?: unknown }).crc32 === 'function';
+  return availableParallelism() > 1 && helperCanCheck;
 }
 
 /**
  * Starts a helper thread on the column stored at `at` (`stored` bytes,
  * CRC-32 `checksum`, inflating to `rawSize`) of the file at `path`, which
  * the caller holds open with stats `stat`. Undefined if no thread could be
- * started (the caller then decodes the column itself).
+ * started, or this Node's zlib has no CRC-32 (the caller then decodes the
+ * column itself).
  */
 export function inflateOnThread(
   path: string,
   stat: Stats,
   c: { readonly at: number; readonly stored: number; readonly rawSize: number; readonly checksum: number },
 ): ColumnOnThread | undefined {
+  if (!helperCanCheck) return undefined;
   const state = new Int32Array(new SharedArrayBuffer(4));
   const { port1, port2 } = new MessageChannel();
   const data: HelperData = {
