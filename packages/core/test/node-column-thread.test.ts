@@ -118,7 +118,6 @@ describe.runIf(helperCanCheck)('a column inflated on a helper thread', () => {
     if (got !== undefined) expect(Buffer.from(got as Uint8Array).equals(raw)).toBe(true);
     expect(onThread.started()).toBe(got !== undefined);
   });
-
 });
 
 describe('the column openSync hands to a helper', () => {
