@@ -97,17 +97,37 @@ export const INFLATE_PIECE = 1 << 20;
  * ever made (on this host fresh memory costs more than the copy). Resolves
  * with the bytes the stream holds (copied only up to `to.length`).
  */
-export function inflateInto(blob: Uint8Array, c: PlannedColumn, to: Uint8Array): Promise<number> {
+export function inflateInto(blob: Uint8Array, c: PlannedColumn, to: Uint8Array, signal?: AbortSignal): Promise<number> {
   return new Promise((resolve, reject) => {
     const z = zlib.createInflateRaw({ chunkSize: INFLATE_PIECE });
     let at = 0;
+    let settled = false;
+    const stop = (): void => {
+      z.destroy(); // no piece is copied after this; 'close' settles the promise
+    };
     z.on('data', (piece: Buffer) => {
+      if (signal?.aborted === true) return;
       if (at + piece.length <= to.length) to.set(piece, at);
       at += piece.length;
     });
-    z.once('error', (e) => reject(inflateFailed(c, e)));
-    z.once('end', () => resolve(at));
-    z.end(blob);
+    z.once('error', (e) => {
+      settled = true;
+      reject(inflateFailed(c, e));
+    });
+    z.once('end', () => {
+      settled = true;
+      resolve(at);
+    });
+    z.once('close', () => {
+      signal?.removeEventListener('abort', stop);
+      const why: unknown = signal?.reason;
+      if (!settled) reject(why instanceof Error ? why : corrupt(`column ${c.name}: inflate stopped`, c.name));
+    });
+    if (signal?.aborted === true) stop();
+    else {
+      signal?.addEventListener('abort', stop, { once: true });
+      z.end(blob);
+    }
   });
 }
 
@@ -165,17 +185,25 @@ export async function readSharedSnapshot(path: string, plan: SnapshotFilePlan, s
     if (keptStored(c) || !c.deflate) put(c, blob);
     else deflated.push(c);
   }
-  // Largest first, a few at a time on the thread pool; each copied into place as it comes.
+  // Largest first, a few at a time on the thread pool, each into its place (inflateInto). The first
+  // column that fails stops the others (their streams destroyed, nothing left in the queue), and this
+  // returns only once they have stopped: nothing writes into the caller's memory after it.
   const queue = deflated.sort((a, b) => b.rawSize - a.rawSize);
+  const failed = new AbortController();
   const next = async (): Promise<void> => {
-    for (let c = queue.shift(); c !== undefined; c = queue.shift()) {
+    for (let c = queue.shift(); c !== undefined && !failed.signal.aborted; c = queue.shift()) {
       const to = placeOf(c, c.rawSize);
-      const got = await inflateInto(file.subarray(c.at, c.at + c.stored), c, to);
+      const got = await inflateInto(file.subarray(c.at, c.at + c.stored), c, to, failed.signal);
       if (got !== c.rawSize) throw corrupt(`column ${c.name} inflates to ${got} bytes, expected ${c.rawSize}`, c.name);
       columns[c.name] = columnView(c.name, to, c.rawSize, c.filter);
     }
   };
-  await Promise.all(Array.from({ length: PARALLEL }, next));
+  const stopOthers = (e: unknown): never => {
+    if (!failed.signal.aborted) failed.abort(e);
+    throw e;
+  };
+  await Promise.allSettled(Array.from({ length: PARALLEL }, () => next().catch(stopOthers)));
+  if (failed.signal.aborted) throw failed.signal.reason;
   const hasV6 = Object.keys(v6Stored).length > 0;
   return Object.freeze({ meta: plan.prelude.meta, columns: Object.freeze(columns), ...(hasV6 ? { v6Stored: Object.freeze(v6Stored) } : {}) });
 }

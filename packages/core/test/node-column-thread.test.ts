@@ -51,8 +51,8 @@ async function started(onThread: ColumnOnThread): Promise<void> {
   expect(onThread.started()).toBe(true);
 }
 
-// The helper checks CRC-32 with zlib's (Node 20.15+); on an older Node it never starts (inflateOnThread
-// answers undefined, which the openSync tests below cover) and these have nothing to test.
+// The helper checks CRC-32 with zlib's (Node 20.15+); on an older Node openSync never asks for one
+// (helperAvailable() is false) and inflateOnThread answers undefined: these have nothing to test there.
 describe.runIf(helperCanCheck)('a column inflated on a helper thread', () => {
   // Compressible bytes of a known size: the column's raw bytes.
   const raw = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7) % 251 ^ (i >> 9)));

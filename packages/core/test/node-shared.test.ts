@@ -10,7 +10,7 @@ import * as zlib from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fromShared, IpIntelError, openSync } from '../src/index.js';
+import { defaultSnapshotPath, fromShared, IpIntelError, openSync } from '../src/index.js';
 import { INFLATE_PIECE, inflateInto, placedBytes, planSnapshotFile, readSharedSnapshot, type SnapshotFilePlan } from '../src/node-shared.js';
 import type { PlannedColumn } from '../src/snapshot/decode.js';
 import { encodeSnapshot } from '../src/writer.js';
@@ -91,6 +91,22 @@ describe('readSharedSnapshot', () => {
     await expect(readSharedSnapshot(damaged, plan, l.scratch, l.place)).rejects.toMatchObject({ code: 'snapshot_corrupt' });
   });
 
+  it('a column that fails stops the others: nothing is written into the memory after the refusal', async () => {
+    // The world snapshot (many columns, some still inflating when one fails), planned with v4.dir 8 bytes short.
+    const world = defaultSnapshotPath();
+    const plan = planSnapshotFile(world);
+    const short: SnapshotFilePlan = {
+      ...plan,
+      prelude: { ...plan.prelude, columns: plan.prelude.columns.map((c) => (c.name === 'v4.dir' ? { ...c, rawSize: c.rawSize - 8 } : c)) },
+    };
+    const l = layout(short);
+    const err = await readSharedSnapshot(world, short, l.scratch, l.place).then(() => null, (e: unknown) => e);
+    expect(err).toMatchObject({ code: 'snapshot_corrupt', message: expect.stringMatching(/column v4\.dir inflates to \d+ bytes, expected/) as string });
+    const atRefusal = Buffer.from(new Uint8Array(l.sab));
+    await new Promise((r) => setTimeout(r, 400));
+    expect(Buffer.from(new Uint8Array(l.sab)).equals(atRefusal)).toBe(true);
+  });
+
   it('refuses scratch or places of the wrong size', async () => {
     const plan = planSnapshotFile(path);
     const l = layout(plan);
@@ -109,6 +125,18 @@ describe('inflateInto (a column inflated piece by piece into its place)', () => 
     const to = new Uint8Array(new SharedArrayBuffer(raw.length + 16), 8, raw.length);
     await expect(inflateInto(stored, column(raw.length), to)).resolves.toBe(raw.length);
     expect(Buffer.from(to).equals(raw)).toBe(true);
+  });
+
+  it('stops when told (a stopped load): rejects with the reason, and writes nothing after', async () => {
+    const to = new Uint8Array(raw.length);
+    const stop = new AbortController();
+    stop.abort(new Error('another column failed'));
+    await expect(inflateInto(stored, column(raw.length), to, stop.signal)).rejects.toThrow('another column failed');
+    expect(to.every((b) => b === 0)).toBe(true);
+    const later = new AbortController();
+    const running = inflateInto(stored, column(raw.length), to, later.signal);
+    later.abort(new Error('stopped mid-way'));
+    await expect(running).rejects.toThrow('stopped mid-way');
   });
 
   it('counts a stream longer or shorter than its place without writing past it; refuses one that does not inflate', async () => {
