@@ -21,13 +21,12 @@ import * as zlib from 'node:zlib';
 import { snapshotNotFound } from './default-snapshot.js';
 import { corrupt } from './errors.js';
 import type { SharedSnapshot } from './shared.js';
-import { ARRAY_OF, checkBlob, columnView, inflateFailed, isDeferred, parseHeader, parsePrelude, type Header, type PlannedColumn, type Prelude } from './snapshot/decode.js';
+import { checkBlob, columnView, inflateFailed, isDeferred, parseHeader, parsePrelude, sharedColumn, type Header, type PlannedColumn, type Prelude } from './snapshot/decode.js';
 import { HEADER_SIZE } from './snapshot/format.js';
 import { nodeCrc32 } from './node-checksum.js';
 import { fromSharedWith, type IpIntel, type LoadOptions } from './intel.js';
 import { nodeInflate } from './node.js';
-import { COLUMNS } from './snapshot/format.js';
-import { require, validateIndex4, type MainColumns } from './snapshot/validate.js';
+import { validateIndex4 } from './snapshot/validate.js';
 
 /** A snapshot file's header and meta, read first: its size and every column's place in it. */
 export interface SnapshotFilePlan {
@@ -222,8 +221,5 @@ export function fromSharedButIndex4(shared: SharedSnapshot, options?: LoadOption
 /** The IPv4 index's checks that {@link fromSharedButIndex4} leaves out (columns typed, blocks and table entries well formed). Throws `snapshot_corrupt`. */
 export function checkSharedIndex4(shared: SharedSnapshot): void {
   const columns = shared.columns as Readonly<Record<string, unknown>>;
-  for (const name of ['v4.dir', 'v4.blk', 'leaf.ids'] as const) {
-    require(columns[name] instanceof ARRAY_OF[COLUMNS[name]], `shared column ${name} is missing or has the wrong type`, name);
-  }
-  validateIndex4(columns as unknown as MainColumns);
+  validateIndex4({ 'v4.dir': sharedColumn(columns, 'v4.dir'), 'v4.blk': sharedColumn(columns, 'v4.blk'), 'leaf.ids': sharedColumn(columns, 'leaf.ids') });
 }

@@ -174,9 +174,15 @@ function once<T>(f: () => T): () => T {
 
 /** The column `openSync` hands to a helper thread: the largest of those it inflates now, if large enough to be worth one. */
 export function helpedColumn(inflated: readonly PlannedColumn[]): PlannedColumn | undefined {
-  let largest: PlannedColumn | undefined;
-  for (const c of inflated) if (largest === undefined || c.stored > largest.stored) largest = c;
+  const largest = largestStored(inflated);
   return largest !== undefined && largest.stored >= HELPER_MIN_STORED ? largest : undefined;
+}
+
+/** The column of `columns` with the most stored bytes (the first of equals), or undefined. */
+function largestStored(columns: readonly PlannedColumn[]): PlannedColumn | undefined {
+  let largest: PlannedColumn | undefined;
+  for (const c of columns) if (largest === undefined || c.stored > largest.stored) largest = c;
+  return largest;
 }
 
 /** A helped column's raw bytes: the helper's, or, if it did not decode it, read and inflated here from the caller's descriptor. */
@@ -201,8 +207,7 @@ export const HOST_SLACK = 1 << 20;
  * "Sixteenth round"); the world's leaf.ids takes it for 0.3 MB more.
  */
 export function scratchHost(kept: readonly PlannedColumn[], scratchSize: number): PlannedColumn | undefined {
-  let host: PlannedColumn | undefined;
-  for (const c of kept) if (host === undefined || c.stored > host.stored) host = c;
+  const host = largestStored(kept);
   if (host === undefined || scratchSize - host.stored > Math.max(HOST_SLACK, host.stored / 8)) return undefined;
   return host;
 }

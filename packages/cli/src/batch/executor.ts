@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { nodeInflate, openSync, type IpIntel } from '@ipintel/core';
+import { nodeInflate, openSync, type IpIntel, type SharedSnapshot } from '@ipintel/core';
 import { fromSharedTrusted } from '@ipintel/core/internal';
 import { BlockProcessor, type BlockOutput } from './block.js';
 import type { KernelSpace } from './space.js';
@@ -42,14 +42,21 @@ export interface ProcessorConfig {
   readonly thread?: number;
 }
 
+/**
+ * The main thread's snapshot, opened by a worker without checking it again
+ * (the main thread does). The IPv6 index may come as stored (not decoded by
+ * the main thread): this thread decodes it on its first IPv6 line.
+ */
+export function openShared(shared: SharedSnapshot): IpIntel {
+  return fromSharedTrusted(shared, { inflate: nodeInflate });
+}
+
 /** A thread's processor; `opened`: the space's snapshot, if this thread opened it already (the pool's `open`). */
 export function createProcessor(config: ProcessorConfig, opened?: IpIntel): BlockProcessor {
   const template = new RowTemplate(config.render);
   const space = config.space;
   if (space === undefined) return new BlockProcessor(openSync(config.snapshotPath), template);
-  // The IPv6 index may come as stored (not decoded by the main thread): this thread decodes it on its first IPv6 line.
-  const intel = opened ?? fromSharedTrusted(space.shared, { inflate: nodeInflate });
-  return new BlockProcessor(intel, template, space, config.thread ?? 0);
+  return new BlockProcessor(opened ?? openShared(space.shared), template, space, config.thread ?? 0);
 }
 
 /** Runs blocks in the calling thread. */

@@ -69,14 +69,14 @@ export async function loadForBatch(path: string, workers?: WorkerPool | null, le
   if (workers === undefined || workers === null) return { intel: fromShared(shared, { inflate: nodeInflate }), memory, shared, freeFrom: scratchAt, indexChecked: Promise.resolve() };
   const index4 = workers.open(shared);
   const intel = fromSharedButIndex4(shared, { inflate: nodeInflate });
+  let indexChecked = Promise.resolve();
   // A worker still starting leaves the check to this thread; a worker's failure (or its pool's) too, for the error.
-  if (!leaveIndexToWorker && index4.takeBack()) {
-    checkSharedIndex4(shared);
-    return { intel, memory, shared, freeFrom: scratchAt, indexChecked: Promise.resolve() };
+  if (!leaveIndexToWorker && index4.takeBack()) checkSharedIndex4(shared);
+  else {
+    indexChecked = index4.verdict.then((ok) => {
+      if (!ok) checkSharedIndex4(shared);
+    });
+    indexChecked.catch(() => undefined); // awaited by the caller; never an unhandled rejection meanwhile
   }
-  const indexChecked = index4.verdict.then((ok) => {
-    if (!ok) checkSharedIndex4(shared);
-  });
-  indexChecked.catch(() => undefined); // awaited by the caller; never an unhandled rejection meanwhile
   return { intel, memory, shared, freeFrom: scratchAt, indexChecked };
 }

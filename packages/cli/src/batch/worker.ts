@@ -14,11 +14,11 @@
  * @module
  */
 import { parentPort } from 'node:worker_threads';
-import { nodeInflate, type IpIntel } from '@ipintel/core';
-import { checkSharedIndex4, fromSharedTrusted } from '@ipintel/core/internal';
+import type { IpIntel } from '@ipintel/core';
+import { checkSharedIndex4 } from '@ipintel/core/internal';
 import { workerFailure } from '../errors.js';
 import type { BlockProcessor } from './block.js';
-import { createProcessor, type BlockResult } from './executor.js';
+import { createProcessor, openShared, type BlockResult } from './executor.js';
 import { INDEX4_FREE, INDEX4_WORKER, type WorkOpen, type WorkReply, type WorkRequest, type WorkSetup } from './pool.js';
 
 const port = parentPort!;
@@ -38,7 +38,7 @@ function open(m: WorkOpen): void {
     port.postMessage({ type: 'index4', ok } satisfies WorkReply);
   }
   try {
-    opened = fromSharedTrusted(m.shared, { inflate: nodeInflate });
+    opened = openShared(m.shared);
   } catch {
     opened = undefined; // the setup opens it again, and reports what fails then
   }

@@ -342,6 +342,13 @@ export function columnBytes(c: PlannedColumn, blob: Uint8Array, inflate: Inflate
 /** The typed-array class of each column type. */
 export const ARRAY_OF = { u8: Uint8Array, u16: Uint16Array, u32: Uint32Array, f32: Float32Array } as const;
 
+/** Column `name` of a shared snapshot's columns, checked to be there with its element type. Throws `snapshot_corrupt`. */
+export function sharedColumn<N extends ColumnName>(columns: Readonly<Record<string, unknown>>, name: N): Columns[N] {
+  const col = columns[name];
+  require(col instanceof ARRAY_OF[COLUMNS[name]], `shared column ${name} is missing or has the wrong type`, name);
+  return col as Columns[N];
+}
+
 /**
  * Checks columns that did not come from bytes (a snapshot shared between
  * threads): every column present with its element type, and every invariant
@@ -366,9 +373,7 @@ export function checkDecoded(
   const out = {} as Record<ColumnName, Columns[ColumnName]>;
   for (const name of Object.keys(COLUMNS) as ColumnName[]) {
     if (v6Stored !== undefined && V6_NAMES.has(name)) continue;
-    const col = columns[name];
-    require(col instanceof ARRAY_OF[COLUMNS[name]], `shared column ${name} is missing or has the wrong type`, name);
-    out[name] = col as Columns[ColumnName];
+    out[name] = sharedColumn(columns, name);
   }
   const main = out as unknown as MainColumns;
   validateTables(main);
