@@ -601,6 +601,49 @@ describe('the record-id path of IPv4 lines', () => {
     }
   });
 
+  it('empties the store of rendered runs when the UTC day changes: a stream over many days writes its bytes anew, and each thread leaves the chunk it had', async () => {
+    const { BlockProcessor } = await import('../src/batch/block.js');
+    const { RowTemplate } = await import('../src/batch/template.js');
+    const { rowsSpace } = await import('../src/batch/records.js');
+    const { kernelSizing, CHUNK_BYTES } = await import('../src/batch/space.js');
+    const enc = (ips: string[]): Uint8Array => new TextEncoder().encode(ips.join('\n'));
+    const small = enc(randomIps(300, 51));
+    const large = enc([...SAMPLE.filter((ip) => !ip.includes(':')), ...randomIps(6000, 53)]);
+    const text = (o: { bytes: Uint8Array }): string => Buffer.from(o.bytes).toString();
+    const first = Math.floor(Date.parse('2026-11-20T12:00:00.000Z') / 86_400_000);
+    for (const layout of [{ format: 'native', output: 'csv' }, { format: 'native', output: 'ndjson' }] as const) {
+      const template = new RowTemplate(layout);
+      // Small chunks, so that a thread's chunk of one day lies inside what another thread writes the next.
+      kernelSizing.chunk = 512;
+      try {
+        const space = rowsSpace(intel, template, 2);
+        const top = (): number => Atomics.load(new Int32Array(space.memory.buffer, space.layout.storeTopAt, 1), 0);
+        const main = new BlockProcessor(intel, template, space, 0);
+        const other = new BlockProcessor(intel, template, space, 1);
+        const tops: number[] = [];
+        for (let day = first; day < first + 6; day++) {
+          // As the run does: the main thread empties the store while no block is in hand, then the threads write.
+          main.resetDay(day);
+          other.process(small, undefined, day);
+          main.process(large, undefined, day);
+          other.process(small, undefined, day);
+          // Read from the store again (every run now cached): what a thread still writing into a chunk it had
+          // the day before would have overwritten shows here.
+          const fresh = (input: Uint8Array): string => text(new BlockProcessor(intel, template).process(input, undefined, day));
+          expect(text(main.process(large, undefined, day)), `${layout.output} day ${day}`).toBe(fresh(large));
+          expect(text(other.process(small, undefined, day)), `${layout.output} day ${day}`).toBe(fresh(small));
+          tops.push(top());
+        }
+        // The same rows each day fill the store to about the same place (chunks are claimed in another order), not further each day.
+        const base = space.layout.storeBase;
+        const used = tops.map((t) => t - base);
+        expect(Math.max(...used), `${layout.output}: ${used.join(', ')}`).toBeLessThan(1.5 * used[0]!);
+      } finally {
+        kernelSizing.chunk = CHUNK_BYTES;
+      }
+    }
+  });
+
   it('on two threads, rows of blocks handed out after midnight UTC carry the new day, and no row after them the old one', async () => {
     const { BlockProcessor } = await import('../src/batch/block.js');
     const { RowTemplate } = await import('../src/batch/template.js');

@@ -8,6 +8,7 @@
  * @module
  */
 import { KERNEL_WASM } from './kernel-wasm.js';
+import { TABLE_IDS } from './render-setup.js';
 import { GROUP, KEYS, reach, wasm, type KernelLayout, type KernelSpace, type WasmMemory } from './space.js';
 
 /** The kernel's functions (kernel/rows.ts says what each does). */
@@ -169,6 +170,24 @@ export class RowKernel {
     const start = Atomics.add(this.words, this.layout.storeTopAt / 4, bytes);
     reach(this.memory, start + bytes);
     return start;
+  }
+
+  /**
+   * Empties the store of rendered runs: every run's places and every table's
+   * cells dropped, and the store's claims start again at its base, so its
+   * bytes are written anew. Only while no thread has a block in hand (each
+   * thread then leaves the chunk it had: RunStore#leave). False, and nothing
+   * done, when no thread has claimed any of it (the places are still empty).
+   */
+  emptyStore(): boolean {
+    const top = this.layout.storeTopAt / 4;
+    if (Atomics.load(this.words, top) === this.storeAt) return false;
+    for (const p of this.places) p.fill(0);
+    this.layout.tablesAt.forEach((at, t) => {
+      if (at !== 0) this.words.fill(0, at / 4, at / 4 + 2 * TABLE_IDS[t]!);
+    });
+    Atomics.store(this.words, top, this.storeAt);
+    return true;
   }
 
   /** The UTC day the shared places were made for (-1: none yet). */

@@ -29,10 +29,10 @@
  * A run missing from its cache is rendered from resultForLeaf() with the
  * template's own field renderers, so the bytes are the same as on the
  * general path. Runs that hold network fields carry `allocation_age_days`,
- * so their places are dropped when the UTC day changes (resetDay: by the
- * one thread of a single-thread run at the start of a block of a new day;
- * in a run on several threads, by the main thread, while no block is in
- * hand anywhere).
+ * so when the UTC day changes the store is emptied and its bytes written
+ * anew (resetDay: by the one thread of a single-thread run at the start of a
+ * block of a new day; in a run on several threads, by the main thread, while
+ * no block is in hand anywhere; each thread then leaves the chunk it had).
  *
  * @module
  */
@@ -100,6 +100,8 @@ export class RecordRows {
   private readonly setup: RenderSetup;
   /** The UTC day of the block in hand. */
   private day = -1;
+  /** The UTC day the store's chunk in hand was claimed on (startBlock leaves it on another). */
+  private storeDay = -1;
   /** The kernel renders JSON values (1) or CSV cells (0). */
   private readonly json: number;
   /** Scratch of fillKeys. */
@@ -143,15 +145,27 @@ export class RecordRows {
    */
   startBlock(day = utcDay()): void {
     this.day = day;
-    if (this.kernel.day === day) return;
-    if (!this.ownSpace) throw new Error(`a block of UTC day ${day} in a batch space whose places are for day ${this.kernel.day}: the run drops them first`);
-    this.resetDay(day);
+    if (this.kernel.day !== day) {
+      if (!this.ownSpace) throw new Error(`a block of UTC day ${day} in a batch space whose places are for day ${this.kernel.day}: the run drops them first`);
+      this.resetDay(day);
+    }
+    // The store was emptied for this day (resetDay): a chunk claimed before is no longer this thread's.
+    if (this.storeDay !== day) {
+      this.store.leave();
+      this.storeDay = day;
+    }
   }
 
-  /** Drops the places of the runs that hold network fields and marks the shared places as made for `day`. */
+  /**
+   * Empties the store of rendered runs (RowKernel#emptyStore) and marks it
+   * as made for `day`. The runs that hold network fields must go (their
+   * allocation_age_days changed); the others go with them, so that the
+   * store's bytes are written anew each day rather than added to: a stream
+   * that runs for weeks holds one day's runs, not every day's (the memory
+   * holds 2 GB). Rendering the day's first rows again costs little.
+   */
   resetDay(day: number): void {
-    const dated = (r: Run): boolean => r.slot === 1 || (r.joins?.some(dated) ?? false);
-    for (const r of this.allRuns) if (dated(r)) this.kernel.places[r.index]!.fill(0);
+    this.kernel.emptyStore();
     this.kernel.day = day;
   }
 

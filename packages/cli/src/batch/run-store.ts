@@ -140,6 +140,13 @@ export class RunStore {
     this.room(this.end - this.pos + 1);
   }
 
+  /** Gives up the chunk in hand (the store was emptied: RowKernel#emptyStore): the next byte claims a new one. */
+  leave(): void {
+    this.pos = 0;
+    this.end = 0;
+    this.runStart = 0;
+  }
+
   /** Ends the run: its absolute start (its length is pos minus that). */
   finish(): number {
     return this.runStart;
