@@ -9,4 +9,9 @@
 import { inflateSync } from 'fflate';
 import type { Inflate } from './snapshot/decode.js';
 
-export const fflateInflate: Inflate = (stored, rawSize) => inflateSync(stored, { out: new Uint8Array(rawSize) });
+/**
+ * One byte more room than the column: fflate stops at the end of the buffer
+ * it is given, so a stream longer than the column comes back one byte too
+ * long (and is refused as such) rather than cut to the column's size.
+ */
+export const fflateInflate: Inflate = (stored, rawSize) => inflateSync(stored, { out: new Uint8Array(rawSize + 1) });

@@ -43,7 +43,7 @@ export const HELPER_PATIENCE_MS = 10_000;
 export const HELPER_MIN_STORED = 1 << 20;
 
 /** What the helper posts: the raw bytes, or why it has none. */
-type HelperMessage = { raw: Uint8Array } | { mismatch: true } | { changed: true } | { error: string };
+type HelperMessage = { raw: Uint8Array } | { mismatch: true } | { changed: true } | { error: string; code?: string };
 
 /** The column the helper is given, and how to know the file is the caller's. */
 interface HelperData {
@@ -100,9 +100,10 @@ if (Atomics.compareExchange(d.state, 0, ${FREE}, ${WORKING}) === ${FREE}) {
     else {
       let raw;
       try {
-        raw = zlib.inflateRawSync(blob, { chunkSize: Math.max(64, d.rawSize + 1) });
+        // As node.ts's inflateOptions: a stream longer than the column stops at its size.
+        raw = zlib.inflateRawSync(blob, { chunkSize: Math.max(64, d.rawSize + 1), maxOutputLength: Math.max(1, d.rawSize) });
       } catch (e) {
-        message = { error: String((e && e.message) || e) };
+        message = { error: String((e && e.message) || e), code: e && typeof e.code === 'string' ? e.code : undefined };
       }
       if (raw !== undefined) {
         // Only a buffer of its own transfers (a small one may sit in Buffer's shared pool).
@@ -131,11 +132,12 @@ export interface ColumnOnThread {
   /**
    * The helper's result, waiting for it if it has started: its raw bytes
    * (length not yet checked), `mismatch` (the stored blob failed its
-   * checksum), `{ error }` (it does not inflate: zlib's message), or
+   * checksum), `{ error, code }` (it does not inflate, or inflates past the
+   * column's size: zlib's message and code), or
    * undefined: the caller decodes the column itself (the helper had not
    * started, was too slow, or saw another file at the path).
    */
-  take(): Uint8Array | 'mismatch' | { error: string } | undefined;
+  take(): Uint8Array | 'mismatch' | { error: string; code?: string } | undefined;
   /** Whether the helper has claimed the column (it then finishes it, unless abandoned). */
   started(): boolean;
   /**

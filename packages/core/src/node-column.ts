@@ -17,9 +17,9 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import * as zlib from 'node:zlib';
-import { corrupt } from './errors.js';
+import { corrupt, IpIntelError } from './errors.js';
 import type { Checksum } from './snapshot/checksum.js';
-import { inflateFailed, type PlannedColumn } from './snapshot/decode.js';
+import { inflatedTooLong, inflateFailed, type PlannedColumn } from './snapshot/decode.js';
 
 /** Bytes read at a time per column in flight. */
 export const READ_PIECE = 1 << 18;
@@ -35,13 +35,23 @@ export async function readColumn(fh: FileHandle, c: PlannedColumn, piece: Buffer
   const z = zlib.createInflateRaw({ chunkSize: Math.max(64, c.rawSize + 1) });
   const parts: Buffer[] = [];
   let failure: unknown;
-  z.on('data', (b: Buffer) => parts.push(b));
-  const ended = new Promise<void>((resolve) => {
-    z.once('end', resolve);
-    z.once('error', (e) => {
-      failure = e;
-      resolve();
-    });
+  let received = 0;
+  let settle!: () => void;
+  const ended = new Promise<void>((resolve) => (settle = resolve));
+  z.once('end', settle);
+  z.once('error', (e) => {
+    failure = e;
+    settle();
+  });
+  z.on('data', (b: Buffer) => {
+    received += b.length;
+    parts.push(b);
+    // A stream longer than the column stops here, not at its end (which may be gigabytes on).
+    if (received > c.rawSize && failure === undefined) {
+      failure = inflatedTooLong(c);
+      z.destroy();
+      settle();
+    }
   });
   // A piece is handed on once zlib has consumed the one before (its write callback), or, after an
   // error, not at all: zlib never calls back the write it failed on, so `ended` settles the wait.
@@ -54,6 +64,7 @@ export async function readColumn(fh: FileHandle, c: PlannedColumn, piece: Buffer
   }
   z.end();
   await ended;
+  if (failure instanceof IpIntelError) throw failure;
   if (failure !== undefined) throw inflateFailed(c, failure);
   return joined(parts);
 }

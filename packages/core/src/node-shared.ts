@@ -21,7 +21,7 @@ import * as zlib from 'node:zlib';
 import { snapshotNotFound } from './default-snapshot.js';
 import { corrupt } from './errors.js';
 import type { SharedSnapshot } from './shared.js';
-import { checkBlob, columnView, inflateFailed, isDeferred, parseHeader, parsePrelude, sharedColumn, type Header, type PlannedColumn, type Prelude } from './snapshot/decode.js';
+import { checkBlob, columnView, inflatedTooLong, inflateFailed, isDeferred, parseHeader, parsePrelude, sharedColumn, type Header, type PlannedColumn, type Prelude } from './snapshot/decode.js';
 import { HEADER_SIZE } from './snapshot/format.js';
 import { nodeCrc32 } from './node-checksum.js';
 import { fromSharedWith, type IpIntel, type LoadOptions } from './intel.js';
@@ -94,7 +94,9 @@ export const INFLATE_PIECE = 1 << 20;
  * piece as zlib hands them over on the thread pool: each piece is copied
  * while it is still in the caches, and no buffer as large as the column is
  * ever made (on this host fresh memory costs more than the copy). Resolves
- * with the bytes the stream holds (copied only up to `to.length`).
+ * with the bytes the stream holds (copied only up to `to.length`); a stream
+ * that holds more than the column (`c.rawSize`) is refused as soon as it
+ * passes it (`snapshot_corrupt`), not inflated to its end.
  */
 export function inflateInto(blob: Uint8Array, c: PlannedColumn, to: Uint8Array, signal?: AbortSignal): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -105,7 +107,14 @@ export function inflateInto(blob: Uint8Array, c: PlannedColumn, to: Uint8Array, 
       z.destroy(); // no piece is copied after this; 'close' settles the promise
     };
     z.on('data', (piece: Buffer) => {
-      if (signal?.aborted === true) return;
+      if (signal?.aborted === true || settled) return;
+      // A stream longer than the column is refused as soon as it passes it, not inflated to its end.
+      if (at + piece.length > c.rawSize) {
+        settled = true;
+        reject(inflatedTooLong(c));
+        stop();
+        return;
+      }
       if (at + piece.length <= to.length) to.set(piece, at);
       at += piece.length;
     });

@@ -50,12 +50,21 @@ import { HELPER_MIN_STORED, helperAvailable, inflateOnThread, type ColumnOnThrea
  * faster. A chunk one byte larger than the known size keeps zlib from
  * allocating a second chunk when the first fills up.
  */
-export const nodeInflate: Inflate = (stored, rawSize) => zlib.inflateRawSync(stored, { chunkSize: Math.max(64, rawSize + 1) });
+export const nodeInflate: Inflate = (stored, rawSize) => zlib.inflateRawSync(stored, inflateOptions(rawSize));
 
 function inflateAsync(stored: Uint8Array, rawSize: number): Promise<Uint8Array> {
   return new Promise((res, rej) => {
-    zlib.inflateRaw(stored, { chunkSize: Math.max(64, rawSize + 1) }, (err, out) => (err ? rej(err) : res(out)));
+    zlib.inflateRaw(stored, inflateOptions(rawSize), (err, out) => (err ? rej(err) : res(out)));
   });
+}
+
+/**
+ * zlib's options for a column of `rawSize` bytes: one output buffer of that
+ * size, and a stream that would give more stops there (ERR_BUFFER_TOO_LARGE:
+ * layout.ts's inflateFailed) instead of inflating on, maybe to gigabytes.
+ */
+function inflateOptions(rawSize: number): zlib.ZlibOptions {
+  return { chunkSize: Math.max(64, rawSize + 1), maxOutputLength: Math.max(1, rawSize) };
 }
 
 /** Columns inflating at once in `open()`: enough to keep both cores busy, few enough to bound memory. */
@@ -191,7 +200,7 @@ function lateColumn(fd: number, c: PlannedColumn, onThread: ColumnOnThread): Uin
   if (got === undefined) return columnBytes(c, readFully(fd, c.stored, c.at), nodeInflate, nodeCrc32);
   if (got === 'mismatch') throw blobMismatch(c);
   if (got instanceof Uint8Array) return got;
-  throw inflateFailed(c, new Error(got.error));
+  throw inflateFailed(c, Object.assign(new Error(got.error), { code: got.code }));
 }
 
 /** Bytes a column's buffer may carry past its end for serving as the read buffer first (or an eighth of the column, if more). */

@@ -15,7 +15,7 @@ import { damageColumn, modelFromPrefixes, stoppedClock, tempDir } from '@ipintel
 import { defaultSnapshotPath, nodeInflate, openSync } from '../src/index.js';
 import { helpedColumn, readFileSnapshotSync, type StartHelper } from '../src/node.js';
 import { HELPER_MIN_STORED, helperAvailable, helperCanCheck, inflateOnThread, type ColumnOnThread } from '../src/node-column-thread.js';
-import { blobMismatch, finishSnapshot, parseHeader, parsePrelude, type LateColumn, type PlannedColumn } from '../src/snapshot/decode.js';
+import { blobMismatch, finishSnapshot, inflateFailed, parseHeader, parsePrelude, type LateColumn, type PlannedColumn } from '../src/snapshot/decode.js';
 import type { ColumnName } from '../src/snapshot/format.js';
 import { encodeSnapshot } from '../src/writer.js';
 import { crc32 } from '../src/snapshot/checksum.js';
@@ -77,6 +77,20 @@ describe.runIf(helperCanCheck)('a column inflated on a helper thread', () => {
     const broken = start(file.path, { at: file.at, stored: junk.length, rawSize: 10_000, checksum: zcrc(junk) });
     await started(broken);
     expect(broken.take()).toMatchObject({ error: expect.stringMatching(/invalid|incorrect|block/i) });
+  });
+
+  it('stops a stream that inflates past the column at its size, and says so (the caller refuses it as such)', async () => {
+    const bomb = zlib.deflateRawSync(Buffer.alloc(64 << 20)); // ~64 KB that inflate to 64 MB
+    const { path, at } = fileWith(bomb);
+    const onThread = start(path, { at, stored: bomb.length, rawSize: raw.length, checksum: zcrc(bomb) });
+    await started(onThread);
+    const got = onThread.take();
+    expect(got).toMatchObject({ code: 'ERR_BUFFER_TOO_LARGE' });
+    const c: PlannedColumn = { name: 'v4.blk', at, stored: bomb.length, rawSize: raw.length, deflate: true, filter: null, checksum: zcrc(bomb) };
+    expect(inflateFailed(c, Object.assign(new Error((got as { error: string }).error), { code: (got as { code: string }).code }))).toMatchObject({
+      code: 'snapshot_corrupt',
+      message: `snapshot is corrupt: column v4.blk inflates to more than ${raw.length} bytes, expected ${raw.length}`,
+    });
   });
 
   it('leaves the column to the caller when the path holds another file by the time it reads', async () => {

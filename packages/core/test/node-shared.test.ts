@@ -101,10 +101,22 @@ describe('readSharedSnapshot', () => {
     };
     const l = layout(short);
     const err = await readSharedSnapshot(world, short, l.scratch, l.place).then(() => null, (e: unknown) => e);
-    expect(err).toMatchObject({ code: 'snapshot_corrupt', message: expect.stringMatching(/column v4\.dir inflates to \d+ bytes, expected/) as string });
+    expect(err).toMatchObject({ code: 'snapshot_corrupt', message: expect.stringMatching(/column v4\.dir inflates to (more than )?\d+ bytes, expected/) as string });
     const atRefusal = Buffer.from(new Uint8Array(l.sab));
     await new Promise((r) => setTimeout(r, 400));
     expect(Buffer.from(new Uint8Array(l.sab)).equals(atRefusal)).toBe(true);
+  });
+
+  it('refuses a column whose stream inflates past its size at the piece that passes it, not at its end', async () => {
+    // v4.dir (2^16 entries, 256 KB raw) stored as ~32 KB of deflate that inflate to 32 MB.
+    const zeros = zlib.deflateRawSync(Buffer.alloc(32 << 20));
+    const bomb = write('bomb.ipintel', encodeSnapshot(model, { deflate: (raw, level) => (raw.length === 1 << 18 ? zeros : zlib.deflateRawSync(raw, { level })) }));
+    const plan = planSnapshotFile(bomb);
+    const l = layout(plan);
+    await expect(readSharedSnapshot(bomb, plan, l.scratch, l.place)).rejects.toMatchObject({
+      code: 'snapshot_corrupt',
+      message: 'snapshot is corrupt: column v4.dir inflates to more than 262144 bytes, expected 262144',
+    });
   });
 
   it('refuses scratch or places of the wrong size', async () => {
@@ -139,11 +151,14 @@ describe('inflateInto (a column inflated piece by piece into its place)', () => 
     await expect(running).rejects.toThrow('stopped mid-way');
   });
 
-  it('counts a stream longer or shorter than its place without writing past it; refuses one that does not inflate', async () => {
+  it('refuses a stream longer than the column as soon as it passes it, without writing past its place; counts a shorter one; refuses one that does not inflate', async () => {
     const sab = new SharedArrayBuffer(raw.length);
     const short = new Uint8Array(sab, 0, raw.length - 1000);
     new Uint8Array(sab).fill(0xee);
-    await expect(inflateInto(stored, column(short.length), short)).resolves.toBe(raw.length);
+    await expect(inflateInto(stored, column(short.length), short)).rejects.toMatchObject({
+      code: 'snapshot_corrupt',
+      message: expect.stringMatching(new RegExp(`column v4\\.blk inflates to more than ${short.length} bytes`)) as string,
+    });
     expect(new Uint8Array(sab, short.length).every((b) => b === 0xee)).toBe(true);
     const longer = new Uint8Array(raw.length + 1000);
     await expect(inflateInto(stored, column(longer.length), longer)).resolves.toBe(raw.length);

@@ -39,7 +39,7 @@ import { rangeCount4 } from './v4-index.js';
 
 export type { Columns, MainColumns, V6Columns } from './validate.js';
 // The file's layout (layout.ts): re-exported, so that readers import one module.
-export { blobMismatch, checkBlob, inflateFailed, parseHeader, parsePrelude, type Header, type PlannedColumn, type Prelude } from './layout.js';
+export { blobMismatch, checkBlob, inflateFailed, inflatedTooLong, parseHeader, parsePrelude, type Header, type PlannedColumn, type Prelude } from './layout.js';
 
 /** Inflates one deflate-raw column to exactly `rawSize` bytes (lets Node pass its native zlib). */
 export type Inflate = (stored: Uint8Array, rawSize: number) => Uint8Array;

@@ -163,7 +163,18 @@ export function blobMismatch(c: PlannedColumn): IpIntelError {
   return corrupt(`column ${c.name} checksum mismatch (the file is damaged)`, c.name);
 }
 
-/** The error for a column whose stream does not inflate. */
+/**
+ * The error for a column whose stream does not inflate, or inflates past
+ * the column's size: Node's zlib stops there (`maxOutputLength`) with
+ * ERR_BUFFER_TOO_LARGE, so that a small blob that inflates to gigabytes is
+ * refused at once instead of filling the memory first.
+ */
 export function inflateFailed(c: PlannedColumn, e: unknown): IpIntelError {
+  if ((e as { code?: unknown } | null)?.code === 'ERR_BUFFER_TOO_LARGE') return inflatedTooLong(c);
   return corrupt(`column ${c.name} does not inflate: ${(e as Error).message}`, c.name);
+}
+
+/** The error for a column whose stream holds more bytes than the column (found as it inflates, before the rest is). */
+export function inflatedTooLong(c: PlannedColumn): IpIntelError {
+  return corrupt(`column ${c.name} inflates to more than ${c.rawSize} bytes, expected ${c.rawSize}`, c.name);
 }
