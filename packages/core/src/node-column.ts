@@ -40,7 +40,7 @@ export async function readColumn(fh: FileHandle, c: PlannedColumn, piece: Buffer
   const ended = new Promise<void>((resolve) => (settle = resolve));
   z.once('end', settle);
   z.once('error', (e) => {
-    failure = e;
+    failure ??= e; // the first failure stands (a stream stopped as too long is not then another error)
     settle();
   });
   z.on('data', (b: Buffer) => {
