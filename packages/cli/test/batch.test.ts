@@ -644,6 +644,43 @@ describe('the record-id path of IPv4 lines', () => {
     }
   });
 
+  it('empties the store again when the clock steps back across midnight (days D, D+1, D, D+1): no thread keeps a chunk of a store emptied since', async () => {
+    const { BlockProcessor } = await import('../src/batch/block.js');
+    const { RowTemplate } = await import('../src/batch/template.js');
+    const { rowsSpace } = await import('../src/batch/records.js');
+    const { kernelSizing, CHUNK_BYTES } = await import('../src/batch/space.js');
+    const enc = (ips: string[]): Uint8Array => new TextEncoder().encode(ips.join('\n'));
+    const few = enc(['1.1.1.1', '10.0.0.1', '1.2.3.4']);
+    const many = enc([...SAMPLE.filter((ip) => !ip.includes(':')), ...randomIps(6000, 57)]);
+    const text = (o: { bytes: Uint8Array }): string => Buffer.from(o.bytes).toString();
+    const d = Math.floor(Date.parse('2026-11-20T12:00:00.000Z') / 86_400_000);
+    for (const output of ['csv', 'ndjson'] as const) {
+      const template = new RowTemplate({ format: 'native', output });
+      const fresh = (input: Uint8Array, day: number): string => text(new BlockProcessor(intel, template).process(input, undefined, day));
+      kernelSizing.chunk = 512;
+      try {
+        const space = rowsSpace(intel, template, 2);
+        const main = new BlockProcessor(intel, template, space, 0);
+        const other = new BlockProcessor(intel, template, space, 1);
+        main.resetDay(d);
+        other.process(enc(['8.8.8.8']), undefined, d); // thread 1 claims a chunk on day D
+        main.process(many, undefined, d);
+        main.resetDay(d + 1);
+        main.process(many, undefined, d + 1); // thread 1 has no block on D+1
+        main.resetDay(d); // the clock went back: day D again
+        other.process(few, undefined, d);
+        main.process(many, undefined, d);
+        expect(text(other.process(few, undefined, d)), output).toBe(fresh(few, d));
+        expect(text(main.process(many, undefined, d)), output).toBe(fresh(many, d));
+        main.resetDay(d + 1);
+        expect(text(main.process(many, undefined, d + 1)), output).toBe(fresh(many, d + 1));
+        expect(text(other.process(few, undefined, d + 1)), output).toBe(fresh(few, d + 1));
+      } finally {
+        kernelSizing.chunk = CHUNK_BYTES;
+      }
+    }
+  });
+
   it('on two threads, rows of blocks handed out after midnight UTC carry the new day, and no row after them the old one', async () => {
     const { BlockProcessor } = await import('../src/batch/block.js');
     const { RowTemplate } = await import('../src/batch/template.js');

@@ -176,8 +176,9 @@ export class RowKernel {
    * Empties the store of rendered runs: every run's places and every table's
    * cells dropped, and the store's claims start again at its base, so its
    * bytes are written anew. Only while no thread has a block in hand (each
-   * thread then leaves the chunk it had: RunStore#leave). False, and nothing
-   * done, when no thread has claimed any of it (the places are still empty).
+   * thread then leaves the chunk it had: RunStore#leave, when it sees the
+   * store's epoch move). False, and nothing done, when no thread has claimed
+   * any of it (no place or cell can hold bytes then).
    */
   emptyStore(): boolean {
     const top = this.layout.storeTopAt / 4;
@@ -187,7 +188,13 @@ export class RowKernel {
       if (at !== 0) this.words.fill(0, at / 4, at / 4 + 2 * TABLE_IDS[t]!);
     });
     Atomics.store(this.words, top, this.storeAt);
+    Atomics.add(this.words, this.layout.epochAt / 4, 1);
     return true;
+  }
+
+  /** How many times the store was emptied (emptyStore): a chunk claimed at another epoch is no longer its thread's. */
+  get epoch(): number {
+    return Atomics.load(this.words, this.layout.epochAt / 4);
   }
 
   /** The UTC day the shared places were made for (-1: none yet). */

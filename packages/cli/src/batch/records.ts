@@ -100,8 +100,13 @@ export class RecordRows {
   private readonly setup: RenderSetup;
   /** The UTC day of the block in hand. */
   private day = -1;
-  /** The UTC day the store's chunk in hand was claimed on (startBlock leaves it on another). */
-  private storeDay = -1;
+  /**
+   * The store's epoch (RowKernel#epoch) when this thread last left its chunk:
+   * at another, the store was emptied since and the chunk is not its own any
+   * more. An epoch, not the day: a clock stepped back across midnight gives a
+   * day seen before, after the store was emptied twice.
+   */
+  private storeEpoch = -1;
   /** The kernel renders JSON values (1) or CSV cells (0). */
   private readonly json: number;
   /** Scratch of fillKeys. */
@@ -149,10 +154,11 @@ export class RecordRows {
       if (!this.ownSpace) throw new Error(`a block of UTC day ${day} in a batch space whose places are for day ${this.kernel.day}: the run drops them first`);
       this.resetDay(day);
     }
-    // The store was emptied for this day (resetDay): a chunk claimed before is no longer this thread's.
-    if (this.storeDay !== day) {
+    // The store was emptied since this thread's last block (resetDay): its chunk is no longer its own.
+    const epoch = this.kernel.epoch;
+    if (this.storeEpoch !== epoch) {
       this.store.leave();
-      this.storeDay = day;
+      this.storeEpoch = epoch;
     }
   }
 

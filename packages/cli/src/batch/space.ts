@@ -136,9 +136,14 @@ interface ThreadRegions {
 /** Where everything is in a space's memory: plain numbers, posted to worker threads with the memory. */
 export interface KernelLayout {
   readonly threads: number;
-  /** Words shared by the threads: the store's next free byte (absolute), the UTC day the places hold. */
+  /**
+   * Words shared by the threads: the store's next free byte (absolute), the
+   * UTC day the places hold, and how many times the store was emptied (a
+   * thread that sees it move leaves the chunk it had: records.ts).
+   */
   readonly storeTopAt: number;
   readonly dayAt: number;
+  readonly epochAt: number;
   readonly runsAt: number;
   readonly runRecords: readonly number[];
   readonly rowRuns: number;
@@ -225,6 +230,7 @@ export function createKernelSpace(intel: IpIntel, shape: RowShape, threads: numb
   };
   const storeTopAt = take(4);
   const dayAt = take(4);
+  const epochAt = take(4);
   const { runs, rowRuns, pieces, render } = shape;
   const runsAt = take(RUN_BYTES * runs.length);
   const piecesAt = put(Int32Array.from(pieces));
@@ -304,10 +310,12 @@ export function createKernelSpace(intel: IpIntel, shape: RowShape, threads: numb
   reach(memory, storeBase + kernelSizing.store);
   Atomics.store(new Int32Array(memory.buffer, storeTopAt, 1), 0, storeBase);
   Atomics.store(new Int32Array(memory.buffer, dayAt, 1), 0, -1);
+  Atomics.store(new Int32Array(memory.buffer, epochAt, 1), 0, 0);
   const layout: KernelLayout = {
     threads,
     storeTopAt,
     dayAt,
+    epochAt,
     runsAt,
     runRecords: runs.map((r) => r.records),
     rowRuns,
