@@ -244,6 +244,16 @@ describe('explain: typed errors', () => {
     }
   });
 
+  it('a body whose stream inflates past its size (checksums right) is explain_corrupt, found as the inflate passes it', () => {
+    const i = input({ tor: [p4(8, 8, 8, 9, 32, {})] });
+    const { model } = combine(i);
+    const snapshot = encodeSnapshot(model);
+    // The body deflated with 64 MB of zeros after it: the header keeps the body's own size.
+    const long = sidecarOf(i, model, readSnapshotMeta(snapshot), (raw, level) => deflateRawSync(Buffer.concat([raw, Buffer.alloc(64 << 20)]), { level }));
+    const e = ipIntelErrorOf(() => loadSnapshot(snapshot, { explain: long }).check('8.8.8.9', { explain: true }));
+    expect([e.code, e.message]).toEqual(['explain_corrupt', expect.stringMatching(/the body inflates to the wrong size/)]);
+  });
+
   it('an IPv6 section is read on the first IPv6 explanation: a corrupt one (checksums right) fails IPv6 explanations only, every time', () => {
     const tor6 = { version: 6 as const, start: 0x20010db8n << 96n, length: 32, value: {} };
     const { snapshot, sidecar } = built({ tor: [p4(8, 8, 8, 9, 32, {}), tor6] });

@@ -322,7 +322,9 @@ export function decodeSidecar(bytes: Uint8Array, inflate: Inflate): Sidecar {
   let raw: Uint8Array;
   try {
     raw = inflate(body, header.body.raw);
-  } catch {
+  } catch (e) {
+    // Node's inflate stops a stream at the body's size (maxOutputLength): too long, as the check below says of one that ends.
+    if ((e as { code?: unknown } | null)?.code === 'ERR_BUFFER_TOO_LARGE') throw sidecarCorrupt('the body inflates to the wrong size');
     throw sidecarCorrupt('the body does not inflate');
   }
   if (raw.length !== header.body.raw) throw sidecarCorrupt('the body inflates to the wrong size');
