@@ -177,19 +177,18 @@ export class RowKernel {
    * cells dropped, and the store's claims start again at its base, so its
    * bytes are written anew. Only while no thread has a block in hand (each
    * thread then leaves the chunk it had: RunStore#leave, when it sees the
-   * store's epoch move). False, and nothing done, when no thread has claimed
-   * any of it (no place or cell can hold bytes then).
+   * store's epoch move). Nothing to do when no thread has claimed any of it
+   * (no place or cell can hold bytes then).
    */
-  emptyStore(): boolean {
+  emptyStore(): void {
     const top = this.layout.storeTopAt / 4;
-    if (Atomics.load(this.words, top) === this.storeAt) return false;
+    if (Atomics.load(this.words, top) === this.storeAt) return;
     for (const p of this.places) p.fill(0);
     this.layout.tablesAt.forEach((at, t) => {
       if (at !== 0) this.words.fill(0, at / 4, at / 4 + 2 * TABLE_IDS[t]!);
     });
     Atomics.store(this.words, top, this.storeAt);
     Atomics.add(this.words, this.layout.epochAt / 4, 1);
-    return true;
   }
 
   /** How many times the store was emptied (emptyStore): a chunk claimed at another epoch is no longer its thread's. */

@@ -93,8 +93,6 @@ export class RecordRows {
   private readonly pieces: Piece[];
   /** The runs of a row, in order (joined ones as one): the kernel's runs 0..runs.length-1. */
   private readonly runs: Run[];
-  /** Every run, the joined ones' own runs after the row's (the kernel's numbering). */
-  private readonly allRuns: Run[];
   private readonly store: RunStore;
   /** How the kernel renders geo and network runs (render-setup.ts). */
   private readonly setup: RenderSetup;
@@ -127,14 +125,14 @@ export class RecordRows {
   ) {
     this.cells = recordCells(intel);
     const compiled = compileRows(intel, template, this.cells);
-    ({ pieces: this.pieces, runs: this.runs, allRuns: this.allRuns, setup: this.setup } = compiled);
+    ({ pieces: this.pieces, runs: this.runs, setup: this.setup } = compiled);
     this.everyKey = this.runs.some((r) => r.slot >= 1 && r.slot <= 3);
     this.json = template.output === 'csv' ? 0 : 1;
     const shared = space ?? createKernelSpace(intel, compiled.shape, 1);
     this.ownSpace = space === undefined;
     this.space = shared;
     const l = shared.layout;
-    if (l.rowRuns !== this.runs.length || l.runRecords.length !== this.allRuns.length || l.pieceCount !== this.pieces.length) {
+    if (l.rowRuns !== this.runs.length || l.runRecords.length !== compiled.allRuns.length || l.pieceCount !== this.pieces.length) {
       throw new Error('the batch space was laid out for other rows');
     }
     this.kernel = new RowKernel(shared, thread);
