@@ -28,6 +28,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import * as zlib from 'node:zlib';
+import { columnInflateOptions } from './node-checksum.js';
 
 /** The state word's values. */
 const FREE = 0; // nobody has the column yet
@@ -58,6 +59,8 @@ interface HelperData {
   readonly ino: number;
   readonly size: number;
   readonly mtimeMs: number;
+  /** zlib's options for the inflate (node-checksum.ts's columnInflateOptions: bounded by the column's size). */
+  readonly inflate: zlib.ZlibOptions;
 }
 
 // The helper's program, run as CommonJS (`eval`): no module of ours to resolve, so it starts as
@@ -100,8 +103,7 @@ if (Atomics.compareExchange(d.state, 0, ${FREE}, ${WORKING}) === ${FREE}) {
     else {
       let raw;
       try {
-        // As node.ts's inflateOptions: a stream longer than the column stops at its size.
-        raw = zlib.inflateRawSync(blob, { chunkSize: Math.max(64, d.rawSize + 1), maxOutputLength: Math.max(1, d.rawSize) });
+        raw = zlib.inflateRawSync(blob, d.inflate);
       } catch (e) {
         message = { error: String((e && e.message) || e), code: e && typeof e.code === 'string' ? e.code : undefined };
       }
@@ -184,6 +186,7 @@ export function inflateOnThread(
     ino: stat.ino,
     size: stat.size,
     mtimeMs: stat.mtimeMs,
+    inflate: columnInflateOptions(c.rawSize),
   };
   let worker: Worker;
   try {

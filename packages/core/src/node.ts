@@ -41,30 +41,17 @@ import {
   type Prelude,
 } from './snapshot/decode.js';
 import { HEADER_SIZE, type ColumnName } from './snapshot/format.js';
-import { nodeCrc32 } from './node-checksum.js';
+import { columnInflateOptions, nodeCrc32 } from './node-checksum.js';
 import { READ_PIECE, readColumn, readStored } from './node-column.js';
 import { HELPER_MIN_STORED, helperAvailable, inflateOnThread, type ColumnOnThread } from './node-column-thread.js';
 
-/**
- * Native zlib reads the same deflate-raw stream as fflate, several times
- * faster. A chunk one byte larger than the known size keeps zlib from
- * allocating a second chunk when the first fills up.
- */
-export const nodeInflate: Inflate = (stored, rawSize) => zlib.inflateRawSync(stored, inflateOptions(rawSize));
+/** Native zlib reads the same deflate-raw stream as fflate, several times faster (its options: node-checksum.ts). */
+export const nodeInflate: Inflate = (stored, rawSize) => zlib.inflateRawSync(stored, columnInflateOptions(rawSize));
 
 function inflateAsync(stored: Uint8Array, rawSize: number): Promise<Uint8Array> {
   return new Promise((res, rej) => {
-    zlib.inflateRaw(stored, inflateOptions(rawSize), (err, out) => (err ? rej(err) : res(out)));
+    zlib.inflateRaw(stored, columnInflateOptions(rawSize), (err, out) => (err ? rej(err) : res(out)));
   });
-}
-
-/**
- * zlib's options for a column of `rawSize` bytes: one output buffer of that
- * size, and a stream that would give more stops there (ERR_BUFFER_TOO_LARGE:
- * layout.ts's inflateFailed) instead of inflating on, maybe to gigabytes.
- */
-function inflateOptions(rawSize: number): zlib.ZlibOptions {
-  return { chunkSize: Math.max(64, rawSize + 1), maxOutputLength: Math.max(1, rawSize) };
 }
 
 /** Columns inflating at once in `open()`: enough to keep both cores busy, few enough to bound memory. */

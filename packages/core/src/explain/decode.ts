@@ -14,6 +14,7 @@
 import { IpIntelError } from '../errors.js';
 import { crc32 } from '../snapshot/checksum.js';
 import type { Inflate } from '../snapshot/decode.js';
+import { stoppedAtSize } from '../snapshot/layout.js';
 import { ASN_ROLES, PREFIX_ROLES, SECTION_KINDS, SIDECAR_MAGIC, SIDECAR_PRELUDE, SIDECAR_VERSION, type SidecarAsnRole, type SidecarHeader, type SidecarPrefixRole } from './format.js';
 import { bigIntToWords, wordsToBigInt } from '../ip/address.js';
 import { ByteReader } from './varint.js';
@@ -323,8 +324,8 @@ export function decodeSidecar(bytes: Uint8Array, inflate: Inflate): Sidecar {
   try {
     raw = inflate(body, header.body.raw);
   } catch (e) {
-    // Node's inflate stops a stream at the body's size (maxOutputLength): too long, as the check below says of one that ends.
-    if ((e as { code?: unknown } | null)?.code === 'ERR_BUFFER_TOO_LARGE') throw sidecarCorrupt('the body inflates to the wrong size');
+    // Node's inflate stops a stream at the body's size: too long, as the check below says of one that ends.
+    if (stoppedAtSize(e)) throw sidecarCorrupt('the body inflates to the wrong size');
     throw sidecarCorrupt('the body does not inflate');
   }
   if (raw.length !== header.body.raw) throw sidecarCorrupt('the body inflates to the wrong size');

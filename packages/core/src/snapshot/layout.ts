@@ -170,8 +170,13 @@ export function blobMismatch(c: PlannedColumn): IpIntelError {
  * refused at once instead of filling the memory first.
  */
 export function inflateFailed(c: PlannedColumn, e: unknown): IpIntelError {
-  if ((e as { code?: unknown } | null)?.code === 'ERR_BUFFER_TOO_LARGE') return inflatedTooLong(c);
+  if (stoppedAtSize(e)) return inflatedTooLong(c);
   return corrupt(`column ${c.name} does not inflate: ${(e as Error).message}`, c.name);
+}
+
+/** Whether an inflate failed because the stream passed the size it was bounded by (Node's zlib `maxOutputLength`). */
+export function stoppedAtSize(e: unknown): boolean {
+  return (e as { code?: unknown } | null)?.code === 'ERR_BUFFER_TOO_LARGE';
 }
 
 /** The error for a column whose stream holds more bytes than the column (found as it inflates, before the rest is). */
