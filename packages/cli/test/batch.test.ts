@@ -45,6 +45,52 @@ function randomIps(n: number, seed = 7): string[] {
   });
 }
 
+/** Lines as the batch reads them. */
+function encodeLines(ips: readonly string[]): Uint8Array {
+  return new TextEncoder().encode(ips.join('\n'));
+}
+
+/** A UTC day number (2026-11-20) for tests that pass the day to each block. */
+const DAY = Math.floor(Date.parse('2026-11-20T12:00:00.000Z') / 86_400_000);
+
+/** What onTwoThreadsOfOneSpace hands a test, for one output format. */
+interface TwoThreads {
+  readonly output: 'csv' | 'ndjson';
+  readonly space: import('../src/batch/space.js').KernelSpace;
+  /** Threads 0 (the main thread: it empties the store, as run.ts does) and 1 of the space. */
+  readonly main: import('../src/batch/block.js').BlockProcessor;
+  readonly other: import('../src/batch/block.js').BlockProcessor;
+  /** A processor's rows of `input` on `day`, as text. */
+  readonly rows: (p: import('../src/batch/block.js').BlockProcessor, input: Uint8Array, day: number) => string;
+  /** The same from a processor of its own, made now: what the rows must be. */
+  readonly fresh: (input: Uint8Array, day: number) => string;
+}
+
+/**
+ * Runs `test` for CSV and NDJSON on two threads' processors sharing one
+ * space, with 512-byte store chunks: small, so that a thread's chunk of one
+ * day lies inside what another thread writes the next.
+ */
+async function onTwoThreadsOfOneSpace(test: (t: TwoThreads) => void): Promise<void> {
+  const { BlockProcessor } = await import('../src/batch/block.js');
+  const { RowTemplate } = await import('../src/batch/template.js');
+  const { rowsSpace } = await import('../src/batch/records.js');
+  const { kernelSizing, CHUNK_BYTES } = await import('../src/batch/space.js');
+  for (const output of ['csv', 'ndjson'] as const) {
+    const template = new RowTemplate({ format: 'native', output });
+    const rows = (p: InstanceType<typeof BlockProcessor>, input: Uint8Array, day: number): string => Buffer.from(p.process(input, undefined, day).bytes).toString();
+    kernelSizing.chunk = 512;
+    try {
+      const space = rowsSpace(intel, template, 2);
+      const main = new BlockProcessor(intel, template, space, 0);
+      const other = new BlockProcessor(intel, template, space, 1);
+      test({ output, space, main, other, rows, fresh: (input, day) => rows(new BlockProcessor(intel, template), input, day) });
+    } finally {
+      kernelSizing.chunk = CHUNK_BYTES;
+    }
+  }
+}
+
 describe('ipintel batch: rows', () => {
   it.each(['native', 'thirdparty'] as const)('writes exactly JSON.stringify(check(ip)) per line, in input order (%s)', async (format) => {
     const ips = [...SAMPLE, ...randomIps(2000)];
@@ -602,83 +648,49 @@ describe('the record-id path of IPv4 lines', () => {
   });
 
   it('empties the store of rendered runs when the UTC day changes: a stream over many days writes its bytes anew, and each thread leaves the chunk it had', async () => {
-    const { BlockProcessor } = await import('../src/batch/block.js');
-    const { RowTemplate } = await import('../src/batch/template.js');
-    const { rowsSpace } = await import('../src/batch/records.js');
-    const { kernelSizing, CHUNK_BYTES } = await import('../src/batch/space.js');
-    const enc = (ips: string[]): Uint8Array => new TextEncoder().encode(ips.join('\n'));
-    const small = enc(randomIps(300, 51));
-    const large = enc([...SAMPLE.filter((ip) => !ip.includes(':')), ...randomIps(6000, 53)]);
-    const text = (o: { bytes: Uint8Array }): string => Buffer.from(o.bytes).toString();
-    const first = Math.floor(Date.parse('2026-11-20T12:00:00.000Z') / 86_400_000);
-    for (const layout of [{ format: 'native', output: 'csv' }, { format: 'native', output: 'ndjson' }] as const) {
-      const template = new RowTemplate(layout);
-      // Small chunks, so that a thread's chunk of one day lies inside what another thread writes the next.
-      kernelSizing.chunk = 512;
-      try {
-        const space = rowsSpace(intel, template, 2);
-        const top = (): number => Atomics.load(new Int32Array(space.memory.buffer, space.layout.storeTopAt, 1), 0);
-        const main = new BlockProcessor(intel, template, space, 0);
-        const other = new BlockProcessor(intel, template, space, 1);
-        const tops: number[] = [];
-        for (let day = first; day < first + 6; day++) {
-          // As the run does: the main thread empties the store while no block is in hand, then the threads write.
-          main.resetDay(day);
-          other.process(small, undefined, day);
-          main.process(large, undefined, day);
-          other.process(small, undefined, day);
-          // Read from the store again (every run now cached): what a thread still writing into a chunk it had
-          // the day before would have overwritten shows here.
-          const fresh = (input: Uint8Array): string => text(new BlockProcessor(intel, template).process(input, undefined, day));
-          expect(text(main.process(large, undefined, day)), `${layout.output} day ${day}`).toBe(fresh(large));
-          expect(text(other.process(small, undefined, day)), `${layout.output} day ${day}`).toBe(fresh(small));
-          tops.push(top());
-        }
-        // The same rows each day fill the store to about the same place (chunks are claimed in another order), not further each day.
-        const base = space.layout.storeBase;
-        const used = tops.map((t) => t - base);
-        expect(Math.max(...used), `${layout.output}: ${used.join(', ')}`).toBeLessThan(1.5 * used[0]!);
-      } finally {
-        kernelSizing.chunk = CHUNK_BYTES;
+    const small = encodeLines(randomIps(300, 51));
+    const large = encodeLines([...SAMPLE.filter((ip) => !ip.includes(':')), ...randomIps(6000, 53)]);
+    await onTwoThreadsOfOneSpace(({ output, space, main, other, rows, fresh }) => {
+      const top = (): number => Atomics.load(new Int32Array(space.memory.buffer, space.layout.storeTopAt, 1), 0);
+      const tops: number[] = [];
+      for (let day = DAY; day < DAY + 6; day++) {
+        // As the run does: the main thread empties the store while no block is in hand, then the threads write.
+        main.resetDay(day);
+        other.process(small, undefined, day);
+        main.process(large, undefined, day);
+        other.process(small, undefined, day);
+        // Read from the store again (every run now cached): what a thread still writing into a chunk it had
+        // the day before would have overwritten shows here.
+        expect(rows(main, large, day), `${output} day ${day}`).toBe(fresh(large, day));
+        expect(rows(other, small, day), `${output} day ${day}`).toBe(fresh(small, day));
+        tops.push(top());
       }
-    }
+      // The same rows each day fill the store to about the same place (chunks are claimed in another order), not further each day.
+      const base = space.layout.storeBase;
+      const used = tops.map((t) => t - base);
+      expect(Math.max(...used), `${output}: ${used.join(', ')}`).toBeLessThan(1.5 * used[0]!);
+    });
   });
 
   it('empties the store again when the clock steps back across midnight (days D, D+1, D, D+1): no thread keeps a chunk of a store emptied since', async () => {
-    const { BlockProcessor } = await import('../src/batch/block.js');
-    const { RowTemplate } = await import('../src/batch/template.js');
-    const { rowsSpace } = await import('../src/batch/records.js');
-    const { kernelSizing, CHUNK_BYTES } = await import('../src/batch/space.js');
-    const enc = (ips: string[]): Uint8Array => new TextEncoder().encode(ips.join('\n'));
-    const few = enc(['1.1.1.1', '10.0.0.1', '1.2.3.4']);
-    const many = enc([...SAMPLE.filter((ip) => !ip.includes(':')), ...randomIps(6000, 57)]);
-    const text = (o: { bytes: Uint8Array }): string => Buffer.from(o.bytes).toString();
-    const d = Math.floor(Date.parse('2026-11-20T12:00:00.000Z') / 86_400_000);
-    for (const output of ['csv', 'ndjson'] as const) {
-      const template = new RowTemplate({ format: 'native', output });
-      const fresh = (input: Uint8Array, day: number): string => text(new BlockProcessor(intel, template).process(input, undefined, day));
-      kernelSizing.chunk = 512;
-      try {
-        const space = rowsSpace(intel, template, 2);
-        const main = new BlockProcessor(intel, template, space, 0);
-        const other = new BlockProcessor(intel, template, space, 1);
-        main.resetDay(d);
-        other.process(enc(['8.8.8.8']), undefined, d); // thread 1 claims a chunk on day D
-        main.process(many, undefined, d);
-        main.resetDay(d + 1);
-        main.process(many, undefined, d + 1); // thread 1 has no block on D+1
-        main.resetDay(d); // the clock went back: day D again
-        other.process(few, undefined, d);
-        main.process(many, undefined, d);
-        expect(text(other.process(few, undefined, d)), output).toBe(fresh(few, d));
-        expect(text(main.process(many, undefined, d)), output).toBe(fresh(many, d));
-        main.resetDay(d + 1);
-        expect(text(main.process(many, undefined, d + 1)), output).toBe(fresh(many, d + 1));
-        expect(text(other.process(few, undefined, d + 1)), output).toBe(fresh(few, d + 1));
-      } finally {
-        kernelSizing.chunk = CHUNK_BYTES;
-      }
-    }
+    const few = encodeLines(['1.1.1.1', '10.0.0.1', '1.2.3.4']);
+    const many = encodeLines([...SAMPLE.filter((ip) => !ip.includes(':')), ...randomIps(6000, 57)]);
+    const d = DAY;
+    await onTwoThreadsOfOneSpace(({ output, main, other, rows, fresh }) => {
+      main.resetDay(d);
+      other.process(encodeLines(['8.8.8.8']), undefined, d); // thread 1 claims a chunk on day D
+      main.process(many, undefined, d);
+      main.resetDay(d + 1);
+      main.process(many, undefined, d + 1); // thread 1 has no block on D+1
+      main.resetDay(d); // the clock went back: day D again
+      other.process(few, undefined, d);
+      main.process(many, undefined, d);
+      expect(rows(other, few, d), output).toBe(fresh(few, d));
+      expect(rows(main, many, d), output).toBe(fresh(many, d));
+      main.resetDay(d + 1);
+      expect(rows(main, many, d + 1), output).toBe(fresh(many, d + 1));
+      expect(rows(other, few, d + 1), output).toBe(fresh(few, d + 1));
+    });
   });
 
   it('on two threads, rows of blocks handed out after midnight UTC carry the new day, and no row after them the old one', async () => {
