@@ -136,11 +136,13 @@ export class IpIntel {
   /** What the snapshot holds: build date, sources, counts. */
   readonly info: SnapshotInfo;
   private readonly decoded: DecodedSnapshot;
-  private shared: SharedSnapshot | undefined;
+  // Set in the constructor, as undefined, like every field here (the package compiles class fields
+  // as assignments): an instance keeps one shape from its start, and check() one map to expect.
+  private shared: SharedSnapshot | undefined = undefined;
   /** The explain sidecar's bytes or reader; decoded on the first explanation asked for. */
   private readonly explainSource: LoadOptions['explain'];
   private readonly inflate: Inflate | undefined;
-  private explainer: Explainer | undefined;
+  private explainer: Explainer | undefined = undefined;
   /** @internal For `@ipintel/core/internal` only; not part of the API. */
   readonly [INTERNAL]: unknown;
 

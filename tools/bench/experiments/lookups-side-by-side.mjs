@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+// Experiment (issue 13, twenty-second round): the raw IPv4 lookup and the
+// IPv4 check() of two or more builds of @ipintel/core, each in fresh
+// processes taken in alternating order (one build per process: two builds
+// in one process would share the bench loop's call site, and V8 would then
+// inline neither). Each process loads the snapshot and times a million
+// random public addresses, 6 passes of the loop a caller writes
+// (`leafOfIPv4(intel, addrs[i])`, then `intel.check(text)`), CPU time, best
+// pass, as `pnpm bench` sections 1-2 take them. Not part of `pnpm bench`;
+// docs/design.md quotes its output. Keep a copy of a build before a change:
+//
+//   cp -r packages/core/dist /tmp/before
+//   (change, then: pnpm -C packages/core build)
+//   node tools/bench/experiments/lookups-side-by-side.mjs /tmp/before packages/core/dist [--rounds 5] [--snapshot PATH]
+//
+// The snapshot defaults to the bench's (.cache/world.ipintel, `pnpm world`).
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { randomPublicV4, v4Text } from '../common.mjs';
+
+const N = 1_000_000;
+const PASSES = 6;
+
+if (process.env.IPINTEL_LOOKUP_CHILD !== undefined) {
+  // One build, in this process alone.
+  const { dir, snapshot } = JSON.parse(process.env.IPINTEL_LOOKUP_CHILD);
+  const core = await import(pathToFileURL(resolve(dir, 'index.js')).href);
+  const { leafOfIPv4 } = await import(pathToFileURL(resolve(dir, 'internal.js')).href);
+  const intel = core.openSync(snapshot);
+  const addrs = randomPublicV4(N, 7);
+  const texts = Array.from(addrs, v4Text);
+  const raw = () => {
+    let sum = 0;
+    for (let i = 0; i < addrs.length; i++) sum += leafOfIPv4(intel, addrs[i]);
+    return sum;
+  };
+  const check = () => {
+    let sum = 0;
+    for (let i = 0; i < texts.length; i++) sum += intel.check(texts[i]).risk.score;
+    return sum;
+  };
+  const best = { raw: 0, check: 0 };
+  let sink = 0;
+  for (let p = 0; p < PASSES; p++) {
+    for (const [name, loop] of Object.entries({ raw, check })) {
+      const c0 = process.cpuUsage();
+      sink += loop();
+      const c = process.cpuUsage(c0);
+      best[name] = Math.max(best[name], N / (c.user + c.system)); // per microsecond: M/s
+    }
+  }
+  process.stdout.write(JSON.stringify({ ...best, sink }));
+} else {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      rounds: { type: 'string', default: '5' },
+      snapshot: { type: 'string', default: fileURLToPath(new URL('../../../.cache/world.ipintel', import.meta.url)) },
+    },
+  });
+  if (positionals.length < 1) {
+    console.error('usage: lookups-side-by-side.mjs DIST [DIST ...] [--rounds N] [--snapshot PATH]');
+    process.exit(2);
+  }
+  if (!existsSync(values.snapshot)) throw new Error(`no snapshot at ${values.snapshot}: run pnpm world, or pass --snapshot`);
+  const builds = positionals.map((d) => ({ dir: resolve(d), runs: [] }));
+  for (const b of builds) if (!existsSync(resolve(b.dir, 'internal.js'))) throw new Error(`no build at ${b.dir}`);
+  const rounds = Number(values.rounds);
+  for (let round = 0; round < rounds; round++) {
+    for (const b of round % 2 === 0 ? builds : [...builds].reverse()) {
+      const env = { ...process.env, IPINTEL_LOOKUP_CHILD: JSON.stringify({ dir: b.dir, snapshot: values.snapshot }) };
+      b.runs.push(JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url)], { env, encoding: 'utf8' })));
+    }
+  }
+  const spread = (xs) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return `${s[0].toFixed(1)}-${s[s.length - 1].toFixed(1)} (median ${s[s.length >> 1].toFixed(1)})`;
+  };
+  console.log(`${N.toLocaleString('en')} random public IPv4 addresses, best of ${PASSES} passes per process; ${values.snapshot}; ${rounds} alternating rounds`);
+  for (const b of builds) {
+    console.log(`${b.dir}: leafOfIPv4 ${spread(b.runs.map((r) => r.raw))} M/s, check() ${spread(b.runs.map((r) => r.check))} M/s`);
+  }
+}
