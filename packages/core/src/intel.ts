@@ -112,9 +112,12 @@ export class IpIntel {
   /**
    * The index's IPv4 part, read directly by an IPv4 check (one field read
    * fewer than through `index`) and by `leafOfIPv4` (leaves.ts reads it by
-   * this name: see there).
+   * this name: see there). Declared, not defined (`declare`: TypeScript
+   * emits no field definition), so the constructor's one assignment is the
+   * only value it ever holds and V8 treats it as a constant, as V4Index's
+   * fields (snapshot/v4-index.ts says why).
    */
-  private readonly v4: V4Index;
+  private declare readonly v4: V4Index;
   private readonly tables: RecordTables;
   /** Per leaf: its geo row and network/signal pair (layout: leafGeo in snapshot/format.ts). */
   private readonly leafIds: Uint16Array;
@@ -136,13 +139,11 @@ export class IpIntel {
   /** What the snapshot holds: build date, sources, counts. */
   readonly info: SnapshotInfo;
   private readonly decoded: DecodedSnapshot;
-  // Set in the constructor, as undefined, like every field here (the package compiles class fields
-  // as assignments): an instance keeps one shape from its start, and check() one map to expect.
-  private shared: SharedSnapshot | undefined = undefined;
+  private shared: SharedSnapshot | undefined;
   /** The explain sidecar's bytes or reader; decoded on the first explanation asked for. */
   private readonly explainSource: LoadOptions['explain'];
   private readonly inflate: Inflate | undefined;
-  private explainer: Explainer | undefined = undefined;
+  private explainer: Explainer | undefined;
   /** @internal For `@ipintel/core/internal` only; not part of the API. */
   readonly [INTERNAL]: unknown;
 

@@ -1,12 +1,12 @@
 /**
- * The package compiles class fields as assignments in the constructor
- * (`useDefineForClassFields: false` in its tsconfig: V8 then types each
- * field by its first value, which took the IPv4 lookup 1.6-1.8x faster;
- * docs/design.md, "Twenty-second round"). A field with no initializer and
- * no assignment in the constructor would then appear only when first set,
- * and the objects check() reads would change shape in service. This test
- * holds the rule: the loaded snapshot's objects have every property from
- * the start, before and after the calls that fill their lazy parts.
+ * A few fields on the IPv4 lookup's path are declared with `declare` (no
+ * field definition emitted) and assigned once in the constructor, so that V8
+ * treats them as constants (snapshot/v4-index.ts; docs/design.md,
+ * "Twenty-second round"). A field declared that way and set only later would
+ * appear on the object when first set, and the objects check() reads would
+ * change shape in service. This test holds the rule: the loaded snapshot's
+ * objects have every property from the start, before and after the calls
+ * that fill their lazy parts.
  */
 import { describe, expect, it } from 'vitest';
 import { defaultSnapshotPath, openSync, type IpIntel } from '../src/index.js';

@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // Experiment (issue 13, twenty-second round): the raw IPv4 lookup and the
-// IPv4 check() of two or more builds of @ipintel/core, each in fresh
+// IPv4 and IPv6 check() of two or more builds of @ipintel/core, each in fresh
 // processes taken in alternating order (one build per process: two builds
 // in one process would share the bench loop's call site, and V8 would then
 // inline neither). Each process loads the snapshot and times a million
 // random public addresses, 6 passes of the loop a caller writes
-// (`leafOfIPv4(intel, addrs[i])`, then `intel.check(text)`), CPU time, best
-// pass, as `pnpm bench` sections 1-2 take them. Not part of `pnpm bench`;
+// (`leafOfIPv4(intel, addrs[i])`, then `intel.check(text)`), and 200,000
+// random routed IPv6 addresses (`intel.check(text)`, after one IPv6 check
+// made the index), CPU time, best pass, as `pnpm bench` sections 1-2 take
+// them. Not part of `pnpm bench`;
 // docs/design.md quotes its output. Keep a copy of a build before a change:
 //
 //   cp -r packages/core/dist /tmp/before
@@ -19,9 +21,10 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { randomPublicV4, v4Text } from '../common.mjs';
+import { randomPublicV4, randomRoutedV6, v4Text } from '../common.mjs';
 
 const N = 1_000_000;
+const N6 = 200_000;
 const PASSES = 6;
 
 if (process.env.IPINTEL_LOOKUP_CHILD !== undefined) {
@@ -32,6 +35,8 @@ if (process.env.IPINTEL_LOOKUP_CHILD !== undefined) {
   const intel = core.openSync(snapshot);
   const addrs = randomPublicV4(N, 7);
   const texts = Array.from(addrs, v4Text);
+  const texts6 = randomRoutedV6(N6, 7);
+  intel.check(texts6[0]); // the IPv6 index, made on first use
   const raw = () => {
     let sum = 0;
     for (let i = 0; i < addrs.length; i++) sum += leafOfIPv4(intel, addrs[i]);
@@ -42,14 +47,20 @@ if (process.env.IPINTEL_LOOKUP_CHILD !== undefined) {
     for (let i = 0; i < texts.length; i++) sum += intel.check(texts[i]).risk.score;
     return sum;
   };
-  const best = { raw: 0, check: 0 };
+  const check6 = () => {
+    let sum = 0;
+    for (let i = 0; i < texts6.length; i++) sum += intel.check(texts6[i]).risk.score;
+    return sum;
+  };
+  const loops = { raw: [raw, N], check: [check, N], check6: [check6, N6] };
+  const best = { raw: 0, check: 0, check6: 0 };
   let sink = 0;
   for (let p = 0; p < PASSES; p++) {
-    for (const [name, loop] of Object.entries({ raw, check })) {
+    for (const [name, [loop, n]] of Object.entries(loops)) {
       const c0 = process.cpuUsage();
       sink += loop();
       const c = process.cpuUsage(c0);
-      best[name] = Math.max(best[name], N / (c.user + c.system)); // per microsecond: M/s
+      best[name] = Math.max(best[name], n / (c.user + c.system)); // per microsecond: M/s
     }
   }
   process.stdout.write(JSON.stringify({ ...best, sink }));
@@ -79,8 +90,10 @@ if (process.env.IPINTEL_LOOKUP_CHILD !== undefined) {
     const s = [...xs].sort((a, b) => a - b);
     return `${s[0].toFixed(1)}-${s[s.length - 1].toFixed(1)} (median ${s[s.length >> 1].toFixed(1)})`;
   };
-  console.log(`${N.toLocaleString('en')} random public IPv4 addresses, best of ${PASSES} passes per process; ${values.snapshot}; ${rounds} alternating rounds`);
+  console.log(
+    `${N.toLocaleString('en')} random public IPv4 and ${N6.toLocaleString('en')} routed IPv6 addresses, best of ${PASSES} passes per process; ${values.snapshot}; ${rounds} alternating rounds`,
+  );
   for (const b of builds) {
-    console.log(`${b.dir}: leafOfIPv4 ${spread(b.runs.map((r) => r.raw))} M/s, check() ${spread(b.runs.map((r) => r.check))} M/s`);
+    console.log(`${b.dir}: leafOfIPv4 ${spread(b.runs.map((r) => r.raw))} M/s, check() ${spread(b.runs.map((r) => r.check))} M/s, IPv6 check() ${spread(b.runs.map((r) => r.check6))} M/s`);
   }
 }

@@ -30,12 +30,8 @@ export interface V4Arrays {
 export class RangeIndex {
   readonly v4: V4Index;
   readonly arrays4: V4Arrays;
-  /**
-   * Made on first use from `columns6()` (which decodes and checks them, or throws `snapshot_corrupt`).
-   * Set in the constructor (the package compiles class fields as assignments): an instance keeps
-   * one shape from its start.
-   */
-  private v6Made: V6Index | undefined = undefined;
+  /** Made on first use from `columns6()` (which decodes and checks them, or throws `snapshot_corrupt`). */
+  private v6Made: V6Index | undefined;
   private readonly columns6: () => V6Columns;
 
   constructor(a4: V4Arrays, columns6: () => V6Columns) {
