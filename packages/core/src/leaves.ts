@@ -47,8 +47,12 @@ export function leafOfIPv4(intel: IpIntel, addr: number): number {
  * `addrs[i]` (unsigned 32-bit numbers) into `out[i]`, the same answers as
  * {@link leafOfIPv4}. The work is done in stages over groups of addresses,
  * so the memory reads of independent addresses overlap; a caller's own tight
- * loop of leafOfIPv4 overlaps them too, and the two run about alike
- * (0.91-1.18x its rate in the README runs of 2026-12-01 and -02, pnpm bench).
+ * loop of leafOfIPv4 overlaps them too. The two ran about alike (0.91-1.18x
+ * its rate in the README runs of 2026-12-01 and -02, pnpm bench) until the
+ * loop's fields became constants (docs/design.md, "Twenty-second round"):
+ * 0.69x in that round's README run (21.2 against 30.7 M/s). The same loop
+ * inside this call ran no faster than the stages (19.3-25.6 against
+ * 24.4-25.2 M/s in the bench's harness), so the stages stay.
  * Throws `invalid_input` unless both are Uint32Arrays and `out` is at least
  * as long as `addrs`.
  *

@@ -111,7 +111,9 @@ export class V4Index {
 
   /**
    * Leaf ids of `addrs[from, to)` into `out[from, to)`, in stages: the same
-   * answers as {@link leaf}, faster for many addresses.
+   * answers as {@link leaf}, with the reads of a group's addresses overlapping
+   * (checkBatch's and lookupMany's path; leaves.ts has how it compares with a
+   * caller's loop of leaf).
    */
   lookupMany(addrs: Uint32Array, out: Uint32Array, from: number, to: number): void {
     const dir = this.dir;
