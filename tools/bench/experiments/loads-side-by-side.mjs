@@ -11,11 +11,10 @@
 //   node tools/bench/experiments/loads-side-by-side.mjs /tmp/before packages/core/dist [--rounds 10] [--snapshot PATH] [--async] [--preload]
 //
 // The snapshot defaults to the bench's (.cache/world.ipintel, `pnpm world`).
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import { runAlternating, sideBySideArgs, spread } from './fresh-processes.mjs';
 
 if (process.env.IPINTEL_LOAD_CHILD !== undefined) {
   // One load: the build named in the environment.
@@ -30,35 +29,15 @@ if (process.env.IPINTEL_LOAD_CHILD !== undefined) {
   const c = process.cpuUsage(c0);
   process.stdout.write(JSON.stringify({ ms, cpu: (c.user + c.system) / 1000, rss: process.memoryUsage().rss / 1048576 }));
 } else {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      rounds: { type: 'string', default: '10' },
-      snapshot: { type: 'string', default: fileURLToPath(new URL('../../../.cache/world.ipintel', import.meta.url)) },
-      async: { type: 'boolean', default: false },
-      preload: { type: 'boolean', default: false },
-    },
+  const { values, positionals, rounds } = sideBySideArgs('loads-side-by-side.mjs DIST [DIST ...] [--rounds N] [--snapshot PATH] [--async] [--preload]', 10, {
+    async: { type: 'boolean', default: false },
+    preload: { type: 'boolean', default: false },
   });
-  if (positionals.length < 1) {
-    console.error('usage: loads-side-by-side.mjs DIST [DIST ...] [--rounds N] [--snapshot PATH] [--async] [--preload]');
-    process.exit(2);
-  }
-  if (!existsSync(values.snapshot)) throw new Error(`no snapshot at ${values.snapshot}: run pnpm world, or pass --snapshot`);
   const builds = positionals.map((d) => ({ dir: d, index: resolve(d, 'index.js'), runs: [] }));
   for (const b of builds) if (!existsSync(b.index)) throw new Error(`no build at ${b.index}`);
-  const rounds = Number(values.rounds);
-  for (let round = 0; round < rounds; round++) {
-    for (const b of round % 2 === 0 ? builds : [...builds].reverse()) {
-      const env = { ...process.env, IPINTEL_LOAD_CHILD: JSON.stringify({ index: b.index, snapshot: values.snapshot, async: values.async, preload: values.preload }) };
-      b.runs.push(JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url)], { env, encoding: 'utf8' })));
-    }
-  }
-  const spread = (xs) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return `${s[0].toFixed(0)}-${s[s.length - 1].toFixed(0)} (median ${s[s.length >> 1].toFixed(0)})`;
-  };
+  runAlternating(import.meta.url, 'IPINTEL_LOAD_CHILD', builds, rounds, (b) => ({ index: b.index, snapshot: values.snapshot, async: values.async, preload: values.preload }));
   console.log(`${values.async ? 'open()' : 'openSync()'}${values.preload ? ' with preload' : ''} + first check, import included; ${values.snapshot}; ${rounds} alternating rounds`);
   for (const b of builds) {
-    console.log(`${b.dir}: wall ${spread(b.runs.map((r) => r.ms))} ms, CPU ${spread(b.runs.map((r) => r.cpu))} ms, RSS ${spread(b.runs.map((r) => r.rss))} MB`);
+    console.log(`${b.dir}: wall ${spread(b.runs.map((r) => r.ms), 0)} ms, CPU ${spread(b.runs.map((r) => r.cpu), 0)} ms, RSS ${spread(b.runs.map((r) => r.rss), 0)} MB`);
   }
 }

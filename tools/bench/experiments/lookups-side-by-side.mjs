@@ -16,12 +16,11 @@
 //   node tools/bench/experiments/lookups-side-by-side.mjs /tmp/before packages/core/dist [--rounds 5] [--snapshot PATH]
 //
 // The snapshot defaults to the bench's (.cache/world.ipintel, `pnpm world`).
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
 import { randomPublicV4, randomRoutedV6, v4Text } from '../common.mjs';
+import { runAlternating, sideBySideArgs, spread } from './fresh-processes.mjs';
 
 const N = 1_000_000;
 const N6 = 200_000;
@@ -65,35 +64,14 @@ if (process.env.IPINTEL_LOOKUP_CHILD !== undefined) {
   }
   process.stdout.write(JSON.stringify({ ...best, sink }));
 } else {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      rounds: { type: 'string', default: '5' },
-      snapshot: { type: 'string', default: fileURLToPath(new URL('../../../.cache/world.ipintel', import.meta.url)) },
-    },
-  });
-  if (positionals.length < 1) {
-    console.error('usage: lookups-side-by-side.mjs DIST [DIST ...] [--rounds N] [--snapshot PATH]');
-    process.exit(2);
-  }
-  if (!existsSync(values.snapshot)) throw new Error(`no snapshot at ${values.snapshot}: run pnpm world, or pass --snapshot`);
+  const { values, positionals, rounds } = sideBySideArgs('lookups-side-by-side.mjs DIST [DIST ...] [--rounds N] [--snapshot PATH]', 5);
   const builds = positionals.map((d) => ({ dir: resolve(d), runs: [] }));
   for (const b of builds) if (!existsSync(resolve(b.dir, 'internal.js'))) throw new Error(`no build at ${b.dir}`);
-  const rounds = Number(values.rounds);
-  for (let round = 0; round < rounds; round++) {
-    for (const b of round % 2 === 0 ? builds : [...builds].reverse()) {
-      const env = { ...process.env, IPINTEL_LOOKUP_CHILD: JSON.stringify({ dir: b.dir, snapshot: values.snapshot }) };
-      b.runs.push(JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url)], { env, encoding: 'utf8' })));
-    }
-  }
-  const spread = (xs) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return `${s[0].toFixed(1)}-${s[s.length - 1].toFixed(1)} (median ${s[s.length >> 1].toFixed(1)})`;
-  };
+  runAlternating(import.meta.url, 'IPINTEL_LOOKUP_CHILD', builds, rounds, (b) => ({ dir: b.dir, snapshot: values.snapshot }));
   console.log(
     `${N.toLocaleString('en')} random public IPv4 and ${N6.toLocaleString('en')} routed IPv6 addresses, best of ${PASSES} passes per process; ${values.snapshot}; ${rounds} alternating rounds`,
   );
   for (const b of builds) {
-    console.log(`${b.dir}: leafOfIPv4 ${spread(b.runs.map((r) => r.raw))} M/s, check() ${spread(b.runs.map((r) => r.check))} M/s, IPv6 check() ${spread(b.runs.map((r) => r.check6))} M/s`);
+    console.log(`${b.dir}: leafOfIPv4 ${spread(b.runs.map((r) => r.raw), 1)} M/s, check() ${spread(b.runs.map((r) => r.check), 1)} M/s, IPv6 check() ${spread(b.runs.map((r) => r.check6), 1)} M/s`);
   }
 }
