@@ -21,11 +21,23 @@
 // answering the first build's body, as `pnpm bench` section 5's bare server)
 // or a build with suffixes: `BUILD.js#nolog` (no access log), `#nostore`
 // (counting answered by a store that counts nothing, one setImmediate per
-// request, so the cost of the SQLite group commit shows), or both:
+// request), or both:
 //
 //   node tools/bench/experiments/servers-side-by-side.mjs bare D.js D.js#nolog D.js#nostore D.js#nolog#nostore
+//
+// Twenty-third round: `#nostore` answers each request on its own, so it also
+// loses the batching of answers that the group commit gives (answers written
+// together, after a group's requests were all read); `#groupstore` keeps it:
+// every count of a group is answered two event-loop turns after the group's
+// first, as the SQLite store does, and nothing is written, so the difference
+// to the build as it is shows what the SQLite commit itself costs.
+// `#journal` is `#groupstore` plus one append of the group's counts to a file
+// beside the store (one write system call a group: the floor of a store that
+// is durable against a crash of the process). `bare-grouped` is the bare
+// server answering in such groups, with the five headers ours sends.
 import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -35,11 +47,48 @@ import { answerCpu, load, measured, serveBare, snapshotBytes } from '../../../pa
 
 const serverPackage = new URL('../../../packages/server/package.json', import.meta.url);
 
+/** Queues items and hands each group to `answer` two event-loop turns after its first item, as the SQLite store's group commit. */
+function inGroups(answer) {
+  let queue = [];
+  const flush = () => {
+    const group = queue;
+    queue = [];
+    answer(group);
+  };
+  return (item) => {
+    if (queue.push(item) === 1) setImmediate(() => setImmediate(flush));
+  };
+}
+
+/** The bare server answering in groups (inGroups), with the headers a counted answer of ours carries. */
+function serveBareGrouped(body) {
+  const headers = {
+    'ratelimit-limit': '10000000',
+    'ratelimit-remaining': '9999999',
+    'ratelimit-reset': '2342555',
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': String(Buffer.byteLength(body)),
+  };
+  const answerGroup = inGroups((group) => {
+    for (const res of group) {
+      res.writeHead(200, headers);
+      res.end(body);
+    }
+  });
+  const server = createServer((_req, res) => answerGroup(res));
+  server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+  answerCpu();
+}
+
 if (process.env.IPINTEL_SIDE_BY_SIDE_CHILD !== undefined) {
   // A server: the build named in the environment, answering 'cpu' with its CPU time so far (us).
   const { contender, snapshot, store, body } = JSON.parse(process.env.IPINTEL_SIDE_BY_SIDE_CHILD);
   if (contender === 'bare') {
     serveBare(body);
+    process.on('disconnect', () => process.exit(0));
+  } else if (contender === 'bare-grouped') {
+    serveBareGrouped(body);
     process.on('disconnect', () => process.exit(0));
   } else {
     const [build, ...flags] = contender.split('#');
@@ -49,6 +98,15 @@ if (process.env.IPINTEL_SIDE_BY_SIDE_CHILD !== undefined) {
     if (flags.includes('nostore')) {
       const real = await server.openStore(store);
       options.store = { ...real, consume: () => new Promise((res) => setImmediate(() => res({ outcome: 'ok', used: 0 }))) };
+    }
+    if (flags.includes('groupstore') || flags.includes('journal')) {
+      const real = await server.openStore(store);
+      const journal = flags.includes('journal') ? openSync(`${store.slice('sqlite:'.length)}.journal`, 'a') : undefined;
+      const answerGroup = inGroups((group) => {
+        if (journal !== undefined) writeSync(journal, group.map(({ r }) => `${r.account} ${r.period} ${r.n}\n`).join(''));
+        for (const { resolve } of group) resolve({ outcome: 'ok', used: 0 });
+      });
+      options.store = { ...real, consume: (r) => new Promise((resolve) => answerGroup({ r, resolve })) };
     }
     const s = await server.startServer(options);
     process.send({ port: s.port });
@@ -61,16 +119,17 @@ if (process.env.IPINTEL_SIDE_BY_SIDE_CHILD !== undefined) {
     options: { rounds: { type: 'string', default: '6' }, seconds: { type: 'string', default: '5' }, snapshot: { type: 'string' } },
   });
   if (positionals.length < 1) {
-    console.error('usage: servers-side-by-side.mjs CONTENDER [CONTENDER ...] [--rounds N] [--seconds S] [--snapshot PATH]\n  CONTENDER: bare | BUILD.js[#nolog][#nostore]');
+    console.error('usage: servers-side-by-side.mjs CONTENDER [CONTENDER ...] [--rounds N] [--seconds S] [--snapshot PATH]\n  CONTENDER: bare | bare-grouped | BUILD.js[#nolog][#nostore|#groupstore|#journal]');
     process.exit(2);
   }
   // A build's path made absolute, its #flags kept.
+  const isBare = (c) => c === 'bare' || c === 'bare-grouped';
   const contenders = positionals.map((p) => {
-    if (p === 'bare') return p;
+    if (isBare(p)) return p;
     const [file, ...flags] = p.split('#');
     return [resolve(file), ...flags].join('#');
   });
-  const builds = contenders.filter((c) => c !== 'bare').map((c) => c.split('#')[0]);
+  const builds = contenders.filter((c) => !isBare(c)).map((c) => c.split('#')[0]);
   if (builds.length === 0) throw new Error('name at least one build (bare answers the first build\'s body)');
   const requireS = createRequire(serverPackage);
   const autocannon = requireS('autocannon');
@@ -88,7 +147,7 @@ if (process.env.IPINTEL_SIDE_BY_SIDE_CHILD !== undefined) {
     const servers = [];
     let body;
     // Builds first: the bare server answers the body of the first.
-    for (const contender of [...contenders.filter((c) => c !== 'bare'), ...contenders.filter((c) => c === 'bare')]) {
+    for (const contender of [...contenders.filter((c) => !isBare(c)), ...contenders.filter(isBare)]) {
       const env = { ...process.env, IPINTEL_SIDE_BY_SIDE_CHILD: JSON.stringify({ contender, snapshot, store, body }) };
       const child = fork(new URL(import.meta.url).pathname, [], { env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
       const port = await new Promise((res, rej) => {
