@@ -5,7 +5,11 @@
 import fc from 'fast-check';
 import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '@ipintel/testkit';
 import { accessLine, accessLog, serverLogger } from '../src/access-log.js';
+import { turnBuffered } from '../src/log.js';
 import { call, harness } from './support/harness.js';
 
 /** A destination that keeps what it is given. */
@@ -44,6 +48,38 @@ describe('accessLog', () => {
     logger.level = 'warn';
     log('GET', '/healthz', 200, undefined, undefined, 0, '127.0.0.1', 0.25);
     expect(lines.length).toBe(1);
+  });
+
+  it('holds its lines in a turnBuffered destination and writes them, in order with the logger\'s other lines, as accessLine makes them', () => {
+    const tmp = tempDir('ipintel-access-held-');
+    const path = join(tmp.dir, 'out.log');
+    const fd = openSync(path, 'w');
+    const out = turnBuffered(fd, { delayMs: 60_000 });
+    try {
+      const logger = serverLogger(out);
+      const log = accessLog(logger);
+      const now = vi.spyOn(Date, 'now');
+      now.mockReturnValueOnce(7);
+      log('GET', '/v1/check?ip=8.8.8.8', 200, undefined, 'AbCdEfGhIj', 1, '127.0.0.1', 0.5);
+      logger.warn('between'); // pino's own line, written directly to the destination
+      now.mockReturnValueOnce(9);
+      log('POST', '/v1/check/batch', 429, 'quota_exceeded', 'AbCdEfGhIj', 0, '::1', 1.25);
+      now.mockReturnValue(11); // the write's time, which the lines must not take
+      logger.level = 'warn';
+      log('GET', '/healthz', 200, undefined, undefined, 0, '::1', 0.1); // above the level: nothing
+      expect(readFileSync(path, 'utf8')).toBe(''); // held
+      out.flush();
+      const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+      expect(lines).toHaveLength(3);
+      expect(lines[0]! + '\n').toBe(accessLine(7, 'GET', '/v1/check?ip=8.8.8.8', 200, undefined, 'AbCdEfGhIj', 1, '127.0.0.1', 0.5));
+      expect(JSON.parse(lines[1]!)).toMatchObject({ level: 40, msg: 'between' });
+      // The time is the request's (taken when logged), not the write's.
+      expect(lines[2]! + '\n').toBe(accessLine(9, 'POST', '/v1/check/batch', 429, 'quota_exceeded', 'AbCdEfGhIj', 0, '::1', 1.25));
+    } finally {
+      out.end();
+      closeSync(fd);
+      tmp.cleanup();
+    }
   });
 
   it('logs through pino for any other logger (its own serialisers and hooks apply)', () => {

@@ -113,6 +113,39 @@ it('with delayMs: holds the lines past the end of their turn, writes them within
   }
 });
 
+it('writeLater: a held line keeps its place among the written ones, gets its text only when written, and counts its size towards maxBytes', async () => {
+  const tmp = tempDir('ipintel-log-later-');
+  const path = join(tmp.dir, 'out.log');
+  const fd = openSync(path, 'w');
+  let made = 0;
+  const later = (text: string) => ({ toString: () => (made++, text) });
+  const out = turnBuffered(fd, { delayMs: 60_000, maxBytes: 100 });
+  try {
+    out.write('a\n');
+    out.writeLater(later('b\n'), 2);
+    out.write('c\n');
+    out.writeLater(later('d\n'), 2);
+    expect(made).toBe(0);
+    out.flush();
+    expect(made).toBe(2);
+    expect(readFileSync(path, 'utf8')).toBe('a\nb\nc\nd\n');
+    // The size given, not the text's, counts: 100 reached at once.
+    out.writeLater(later('e\n'), 100);
+    expect(readFileSync(path, 'utf8')).toBe('a\nb\nc\nd\ne\n');
+    // A lone held line (no join) too; and without delayMs, at the end of the turn.
+    const perTurn = turnBuffered(fd);
+    perTurn.writeLater(later('f\n'), 2);
+    expect(readFileSync(path, 'utf8')).toBe('a\nb\nc\nd\ne\n');
+    await nextTurn();
+    expect(readFileSync(path, 'utf8')).toBe('a\nb\nc\nd\ne\nf\n');
+    perTurn.end();
+  } finally {
+    out.end();
+    closeSync(fd);
+    tmp.cleanup();
+  }
+});
+
 it('with delayMs: a process whose work ends while lines wait exits at once and writes them', () => {
   const script = `
     const { default: pino } = await import('pino');
