@@ -81,25 +81,25 @@ function serveBareGrouped(body) {
   answerCpu();
 }
 
+/** Whether a contender is one of the bare servers (no build of ours). */
+const isBare = (c) => c === 'bare' || c === 'bare-grouped';
+
 if (process.env.IPINTEL_SIDE_BY_SIDE_CHILD !== undefined) {
   // A server: the build named in the environment, answering 'cpu' with its CPU time so far (us).
   const { contender, snapshot, store, body } = JSON.parse(process.env.IPINTEL_SIDE_BY_SIDE_CHILD);
-  if (contender === 'bare') {
-    serveBare(body);
-    process.on('disconnect', () => process.exit(0));
-  } else if (contender === 'bare-grouped') {
-    serveBareGrouped(body);
+  if (isBare(contender)) {
+    (contender === 'bare' ? serveBare : serveBareGrouped)(body);
     process.on('disconnect', () => process.exit(0));
   } else {
     const [build, ...flags] = contender.split('#');
     const server = await import(pathToFileURL(build).href);
     const options = { port: 0, snapshotPath: snapshot, store, activationDelayMs: 0, rateLimit: false, sighup: false };
     if (flags.includes('nolog')) options.logger = false;
+    // The store doubles are alternatives (#nostore before #groupstore and #journal): one real store is opened.
     if (flags.includes('nostore')) {
       const real = await server.openStore(store);
       options.store = { ...real, consume: () => new Promise((res) => setImmediate(() => res({ outcome: 'ok', used: 0 }))) };
-    }
-    if (flags.includes('groupstore') || flags.includes('journal')) {
+    } else if (flags.includes('groupstore') || flags.includes('journal')) {
       const real = await server.openStore(store);
       const journal = flags.includes('journal') ? openSync(`${store.slice('sqlite:'.length)}.journal`, 'a') : undefined;
       const answerGroup = inGroups((group) => {
@@ -123,7 +123,6 @@ if (process.env.IPINTEL_SIDE_BY_SIDE_CHILD !== undefined) {
     process.exit(2);
   }
   // A build's path made absolute, its #flags kept.
-  const isBare = (c) => c === 'bare' || c === 'bare-grouped';
   const contenders = positionals.map((p) => {
     if (isBare(p)) return p;
     const [file, ...flags] = p.split('#');
