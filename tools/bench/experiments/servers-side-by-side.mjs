@@ -13,6 +13,9 @@
 //   (change, then: pnpm -C packages/server build)
 //   node tools/bench/experiments/servers-side-by-side.mjs packages/server/dist/before.js packages/server/dist/index.js [--rounds 6] [--seconds 5] [--snapshot PATH]
 //
+// --connections (default 10, as the bench) sets autocannon's connections:
+// more connections make larger groups (at most one count a connection).
+//
 // The snapshot defaults to the server benchmark's one-network snapshot
 // (packages/server/bench/shared.mjs); every server shares one SQLite
 // store in a temporary folder and one key.
@@ -35,6 +38,15 @@
 // beside the store (one write system call a group: the floor of a store that
 // is durable against a crash of the process). `bare-grouped` is the bare
 // server answering in such groups, with the five headers ours sends.
+//
+// Twenty-fourth round: `BUILD.js#floor` is the least a server with our
+// features can do on node:http, made of the build's own parts: the key from
+// a per-process map (its hash checked once), core's check(), the count by
+// the build's real store (durable, group-committed), and our body and five
+// headers. No router, no parameter checks, no access log, no problem
+// answers: what is left of our server when everything that could be cut is
+// cut (serveFloor in packages/server/bench/shared.mjs, which `pnpm bench` runs
+// too). Each round also prints the CPU split into user and system time.
 import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
@@ -43,7 +55,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { answerCpu, load, measured, serveBare, snapshotBytes } from '../../../packages/server/bench/shared.mjs';
+import { answerCpu, load, measured, serveBare, serveFloor, snapshotBytes } from '../../../packages/server/bench/shared.mjs';
 
 const serverPackage = new URL('../../../packages/server/package.json', import.meta.url);
 
@@ -93,34 +105,45 @@ if (process.env.IPINTEL_SIDE_BY_SIDE_CHILD !== undefined) {
   } else {
     const [build, ...flags] = contender.split('#');
     const server = await import(pathToFileURL(build).href);
-    const options = { port: 0, snapshotPath: snapshot, store, activationDelayMs: 0, rateLimit: false, sighup: false };
-    if (flags.includes('nolog')) options.logger = false;
-    // The store doubles are alternatives (#nostore before #groupstore and #journal): one real store is opened.
-    if (flags.includes('nostore')) {
-      const real = await server.openStore(store);
-      options.store = { ...real, consume: () => new Promise((res) => setImmediate(() => res({ outcome: 'ok', used: 0 }))) };
-    } else if (flags.includes('groupstore') || flags.includes('journal')) {
-      const real = await server.openStore(store);
-      const journal = flags.includes('journal') ? openSync(`${store.slice('sqlite:'.length)}.journal`, 'a') : undefined;
-      const answerGroup = inGroups((group) => {
-        if (journal !== undefined) writeSync(journal, group.map(({ r }) => `${r.account} ${r.period} ${r.n}\n`).join(''));
-        for (const { resolve } of group) resolve({ outcome: 'ok', used: 0 });
-      });
-      options.store = { ...real, consume: (r) => new Promise((resolve) => answerGroup({ r, resolve })) };
+    if (flags.includes('floor')) {
+      await serveFloor(server, snapshot, store);
+      process.on('disconnect', () => process.exit(0));
+    } else {
+      const options = { port: 0, snapshotPath: snapshot, store, activationDelayMs: 0, rateLimit: false, sighup: false };
+      if (flags.includes('nolog')) options.logger = false;
+      // The store doubles are alternatives (#nostore before #groupstore and #journal): one real store is opened.
+      if (flags.includes('nostore')) {
+        const real = await server.openStore(store);
+        options.store = { ...real, consume: () => new Promise((res) => setImmediate(() => res({ outcome: 'ok', used: 0 }))) };
+      } else if (flags.includes('groupstore') || flags.includes('journal')) {
+        const real = await server.openStore(store);
+        const journal = flags.includes('journal') ? openSync(`${store.slice('sqlite:'.length)}.journal`, 'a') : undefined;
+        const answerGroup = inGroups((group) => {
+          if (journal !== undefined) writeSync(journal, group.map(({ r }) => `${r.account} ${r.period} ${r.n}\n`).join(''));
+          for (const { resolve } of group) resolve({ outcome: 'ok', used: 0 });
+        });
+        options.store = { ...real, consume: (r) => new Promise((resolve) => answerGroup({ r, resolve })) };
+      }
+      const s = await server.startServer(options);
+      process.send({ port: s.port });
+      answerCpu();
+      process.on('disconnect', () => void s.close().then(() => process.exit(0)));
     }
-    const s = await server.startServer(options);
-    process.send({ port: s.port });
-    answerCpu();
-    process.on('disconnect', () => void s.close().then(() => process.exit(0)));
   }
 } else {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { rounds: { type: 'string', default: '6' }, seconds: { type: 'string', default: '5' }, snapshot: { type: 'string' } },
+    options: { rounds: { type: 'string', default: '6' }, seconds: { type: 'string', default: '5' }, snapshot: { type: 'string' }, connections: { type: 'string', default: '10' } },
   });
   if (positionals.length < 1) {
-    console.error('usage: servers-side-by-side.mjs CONTENDER [CONTENDER ...] [--rounds N] [--seconds S] [--snapshot PATH]\n  CONTENDER: bare | bare-grouped | BUILD.js[#nolog][#nostore|#groupstore|#journal]');
+    console.error('usage: servers-side-by-side.mjs CONTENDER [CONTENDER ...] [--rounds N] [--seconds S] [--snapshot PATH] [--connections C]\n  CONTENDER: bare | bare-grouped | BUILD.js#floor | BUILD.js[#nolog][#nostore|#groupstore|#journal]');
     process.exit(2);
+  }
+  for (const name of ['rounds', 'seconds', 'connections']) {
+    if (!/^[1-9]\d*$/.test(values[name])) {
+      console.error(`--${name} takes a positive whole number, got ${JSON.stringify(values[name])}`);
+      process.exit(2);
+    }
   }
   // A build's path made absolute, its #flags kept.
   const contenders = positionals.map((p) => {
@@ -153,22 +176,26 @@ if (process.env.IPINTEL_SIDE_BY_SIDE_CHILD !== undefined) {
         child.once('message', (m) => res(m.port));
         child.once('exit', (c) => rej(new Error(`${contender} exited with ${c}`)));
       });
-      body ??= await (await fetch(`http://127.0.0.1:${port}/v1/check?ip=8.8.8.8`, { headers: { 'x-api-key': key } })).text();
+      const answer = await (await fetch(`http://127.0.0.1:${port}/v1/check?ip=8.8.8.8`, { headers: { 'x-api-key': key } })).text();
+      // Every build (the floor too) must answer what the first does, but for its port in the attribution link.
+      const unported = (text) => text.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT');
+      if (body !== undefined && !isBare(contender) && unported(answer) !== unported(body)) throw new Error(`${contender} answers differently from the first build`);
+      body ??= answer;
       servers.push({ build: contender, child, port, rounds: [], rps: [], cpu: [] });
     }
     const run = (port, duration) =>
-      load(autocannon, { url: `http://127.0.0.1:${port}/v1/check?ip=8.8.8.8`, connections: 10, duration, headers: { 'x-api-key': key } });
+      load(autocannon, { url: `http://127.0.0.1:${port}/v1/check?ip=8.8.8.8`, connections: Number(values.connections), duration, headers: { 'x-api-key': key } });
     for (const sv of servers) await run(sv.port, 2); // warm-up
     for (let round = 0; round < Number(values.rounds); round++) {
       for (const sv of round % 2 === 0 ? servers : [...servers].reverse()) {
         const r = await measured(sv.child, () => run(sv.port, Number(values.seconds)));
         if (r.non2xx > 0 || r.errors > 0) throw new Error(`${sv.build}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
-        sv.rounds.push(`${Math.round(r.requests.average)} req/s ${r.cpuPerRequest.toFixed(1)} us p99 ${r.latency.p99} ms`);
+        sv.rounds.push(`${Math.round(r.requests.average)} req/s ${r.cpuPerRequest.toFixed(1)} us (user ${r.userPerRequest.toFixed(1)}, system ${r.systemPerRequest.toFixed(1)}) p99 ${r.latency.p99} ms`);
         sv.rps.push(r.requests.average);
         sv.cpu.push(r.cpuPerRequest);
       }
     }
-    console.log(`autocannon 10 connections, ${values.seconds} s per round, ${values.rounds} alternating rounds; snapshot ${values.snapshot ?? 'one network'}`);
+    console.log(`autocannon ${values.connections} connections, ${values.seconds} s per round, ${values.rounds} alternating rounds; snapshot ${values.snapshot ?? 'one network'}`);
     const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     for (const sv of servers) {
       console.log(`${sv.build}: ${sv.rounds.join(' | ')}`);
