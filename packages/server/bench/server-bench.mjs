@@ -3,6 +3,10 @@
 // SQLite store, access log written), in alternating rounds (the best round of
 // each counts), then ipintel at half the bare server's
 // rate for its p99 latency. Targets: >= 70% of bare rps, p99 < 10 ms at half load.
+// A third contender, the floor (shared.mjs), answers the same requests with our
+// parts and nothing else (key map, check(), the SQLite store's count, our body
+// and headers): the most a server that counts each request through the shared
+// SQLite file reaches on this machine, as a ratio to the bare server.
 // Also the CPU time each server process spent per request (its own
 // process.cpuUsage(), user + system), which the machine's other work does not
 // inflate as much as it does req/s, and, in this process without sockets, the
@@ -19,7 +23,7 @@ import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { answerCpu, load, measured, serveBare, snapshotBytes } from './shared.mjs';
+import { answerCpu, load, measured, serveBare, serveFloor, snapshotBytes } from './shared.mjs';
 
 const here = new URL('.', import.meta.url);
 
@@ -45,6 +49,10 @@ if (role === '--serve-bare') {
   process.send({ port: s.port });
   answerCpu();
   process.on('disconnect', () => void s.close().then(() => process.exit(0)));
+} else if (role === '--serve-floor') {
+  const { server } = await importBuilt();
+  await serveFloor(server, process.argv[3], `sqlite:${process.argv[4]}`);
+  process.on('disconnect', () => process.exit(0));
 } else {
   await main();
 }
@@ -126,47 +134,64 @@ async function main() {
     const bare = await startChild(['--serve-bare', body]);
     const bareBody = await (await fetch(bare.url + path)).text();
     if (bareBody !== body) throw new Error('the contenders do not answer the same body');
+    // The floor counts in a store of its own (the same key), so that ours' count below stays ours.
+    const floorStorePath = join(dir, 'floor.sqlite');
+    const oursStore = await server.openStore(`sqlite:${storePath}`);
+    const [record] = await oursStore.listKeys();
+    await oursStore.close();
+    const floorStore = await server.openStore(`sqlite:${floorStorePath}`);
+    await floorStore.insertKey(record);
+    await floorStore.close();
+    const floor = await startChild(['--serve-floor', snapshotPath, floorStorePath]);
+    // The same body but for the port in the attribution link (each server's own).
+    const unported = (text) => text.replaceAll(ours.url, 'http://127.0.0.1:PORT').replaceAll(floor.url, 'http://127.0.0.1:PORT');
+    const floorBody = await (await fetch(floor.url + path, { headers })).text();
+    if (unported(floorBody) !== unported(body)) throw new Error('the floor does not answer the same body');
 
     const run = (url, extra = {}) => load(autocannon, { url: url + path, connections, duration, headers, ...extra });
     const check = (r, name) => {
       if (r.non2xx > 0 || r.errors > 0) throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
     };
-    await run(bare.url, { duration: 2 }); // warm-ups
-    await run(ours.url, { duration: 2 });
-    // Alternating rounds, each starting with the other server: a burst of the machine's other work
+    const servers = { bare, ours, floor };
+    for (const s of Object.values(servers)) await run(s.url, { duration: 2 }); // warm-ups
+    // Rounds in turn, each starting with the next server: a burst of the machine's other work
     // then slows one run of each rather than the one run of one server (it made a single pair of
     // runs read 43.7% and 85.9% on the same code). Each server's best round counts.
     const rounds = [];
+    const names = Object.keys(servers);
     for (let r = 0; r < roundCount; r++) {
-      const order = r % 2 === 0 ? ['bare', 'ours'] : ['ours', 'bare'];
+      const order = names.map((_, i) => names[(i + r) % names.length]);
       const pair = {};
       for (const who of order) {
-        const s = who === 'bare' ? bare : ours;
-        pair[who] = await measured(s.child, () => run(s.url));
-        check(pair[who], who === 'bare' ? 'bare' : 'ipintel');
+        pair[who] = await measured(servers[who].child, () => run(servers[who].url));
+        check(pair[who], who === 'ours' ? 'ipintel' : who);
       }
       rounds.push(pair);
     }
     const best = (who) => rounds.map((p) => p[who]).reduce((a, b) => (b.requests.average > a.requests.average ? b : a));
     const bareRes = best('bare');
     const oursRes = best('ours');
+    const floorRes = best('floor');
     const half = Math.round(bareRes.requests.average / 2);
     const halfRes = await run(ours.url, { overallRate: half });
     check(halfRes, 'ipintel at half load');
 
     const ratio = oursRes.requests.average / bareRes.requests.average;
-    const perRound = rounds.map((p) => `${((100 * p.ours.requests.average) / p.bare.requests.average).toFixed(1)}%`).join(', ');
+    const perRound = (who) => rounds.map((p) => `${((100 * p[who].requests.average) / p.bare.requests.average).toFixed(1)}%`).join(', ');
     const row = (name, r) => `| ${name} | ${Math.round(r.requests.average)} | ${r.latency.p50} | ${r.latency.p99} | ${r.cpuPerRequest === undefined ? '–' : r.cpuPerRequest.toFixed(1)} |`;
     console.log(
       `\nNode ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} x${cpus().length}; autocannon ${connections} connections, ${duration} s per run, ` +
-        `GET ${path}; ${roundCount} alternating rounds, each server's best round below\n`,
+        `GET ${path}; ${roundCount} rounds, each started by the next server, each server's best round below\n`,
     );
     console.log('| server | req/s | p50 ms | p99 ms | server CPU per request (us) |');
     console.log('|---|---:|---:|---:|---:|');
     console.log(row('bare node:http, fixed JSON', bareRes));
     console.log(row('ipintel /v1/check (key + quota on SQLite + access log)', oursRes));
+    console.log(row('the floor: node:http with our key map, check(), SQLite count, body and headers, nothing else', floorRes));
     console.log(row(`ipintel at half the bare rate (${half} req/s offered)`, halfRes));
-    console.log(`\nipintel / bare: ${(ratio * 100).toFixed(1)}% (target >= 70%; round by round: ${perRound}); p99 at half load: ${halfRes.latency.p99} ms (target < 10 ms)`);
+    console.log(`\nipintel / bare: ${(ratio * 100).toFixed(1)}% (target >= 70%; round by round: ${perRound('ours')}); p99 at half load: ${halfRes.latency.p99} ms (target < 10 ms)`);
+    const floorRatio = floorRes.requests.average / bareRes.requests.average;
+    console.log(`floor / bare: ${(floorRatio * 100).toFixed(1)}% (round by round: ${perRound('floor')}): the most a server that counts each request through the shared SQLite file reached here`);
     const verify = await server.openStore(`sqlite:${storePath}`);
     const k = (await verify.listKeys())[0];
     const used = await verify.usage(k.account, server.periodAt('month', Date.now()).key);
@@ -174,8 +199,7 @@ async function main() {
     console.log(`lookups counted in the store: ${used} (every 200 of the ipintel runs and the sample)`);
     const core = await routingCore(server, writer, dir);
     console.log(`\nThe routing core alone (app.handle in this process, no sockets; key check, SQLite group commit, result JSON), CPU per request, best of 5 rounds side by side: ${core.map((c) => `${c.name} ${c.us.toFixed(1)} us`).join(', ')}.`);
-    bare.child.disconnect();
-    ours.child.disconnect();
+    for (const s of Object.values(servers)) s.child.disconnect();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
