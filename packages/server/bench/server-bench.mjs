@@ -5,8 +5,10 @@
 // rate for its p99 latency. Targets: >= 70% of bare rps, p99 < 10 ms at half load.
 // A third contender, the floor (shared.mjs), answers the same requests with our
 // parts and nothing else (key map, check(), the SQLite store's count, our body
-// and headers): the most a server that counts each request through the shared
-// SQLite file reaches on this machine, as a ratio to the bare server.
+// and headers): what is left of our server when everything that could be cut
+// is cut. It is no bound: it reads requests faster, so fewer join a commit's
+// group and it may pay more commits a request than ours (docs/design.md,
+// "Twenty-fourth round").
 // Also the CPU time each server process spent per request (its own
 // process.cpuUsage(), user + system), which the machine's other work does not
 // inflate as much as it does req/s, and, in this process without sockets, the
@@ -191,7 +193,7 @@ async function main() {
     console.log(row(`ipintel at half the bare rate (${half} req/s offered)`, halfRes));
     console.log(`\nipintel / bare: ${(ratio * 100).toFixed(1)}% (target >= 70%; round by round: ${perRound('ours')}); p99 at half load: ${halfRes.latency.p99} ms (target < 10 ms)`);
     const floorRatio = floorRes.requests.average / bareRes.requests.average;
-    console.log(`floor / bare: ${(floorRatio * 100).toFixed(1)}% (round by round: ${perRound('floor')}): the most a server that counts each request through the shared SQLite file reached here`);
+    console.log(`floor / bare: ${(floorRatio * 100).toFixed(1)}% (round by round: ${perRound('floor')}): our parts and nothing else, store included (its groups of counts may be smaller than ours: docs/design.md, "Twenty-fourth round")`);
     const verify = await server.openStore(`sqlite:${storePath}`);
     const k = (await verify.listKeys())[0];
     const used = await verify.usage(k.account, server.periodAt('month', Date.now()).key);
