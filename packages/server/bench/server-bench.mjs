@@ -25,7 +25,7 @@ import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { answerCpu, load, measured, serveBare, serveFloor, snapshotBytes } from './shared.mjs';
+import { answerCpu, load, measured, serveBare, serveFloor, snapshotBytes, withoutPort } from './shared.mjs';
 
 const here = new URL('.', import.meta.url);
 
@@ -124,7 +124,7 @@ async function main() {
     writeFileSync(snapshotPath, snapshotBytes(writer));
     const storePath = join(dir, 'store.sqlite');
     const store = await server.openStore(`sqlite:${storePath}`);
-    const { key } = await server.createKey(store, { plan: 'scale', plans: server.resolvePlans(), now: 0 });
+    const { key, record } = await server.createKey(store, { plan: 'scale', plans: server.resolvePlans(), now: 0 });
     await store.close();
 
     const ours = await startChild(['--serve-ipintel', snapshotPath, storePath]);
@@ -138,17 +138,13 @@ async function main() {
     if (bareBody !== body) throw new Error('the contenders do not answer the same body');
     // The floor counts in a store of its own (the same key), so that ours' count below stays ours.
     const floorStorePath = join(dir, 'floor.sqlite');
-    const oursStore = await server.openStore(`sqlite:${storePath}`);
-    const [record] = await oursStore.listKeys();
-    await oursStore.close();
     const floorStore = await server.openStore(`sqlite:${floorStorePath}`);
     await floorStore.insertKey(record);
     await floorStore.close();
     const floor = await startChild(['--serve-floor', snapshotPath, floorStorePath]);
     // The same body but for the port in the attribution link (each server's own).
-    const unported = (text) => text.replaceAll(ours.url, 'http://127.0.0.1:PORT').replaceAll(floor.url, 'http://127.0.0.1:PORT');
     const floorBody = await (await fetch(floor.url + path, { headers })).text();
-    if (unported(floorBody) !== unported(body)) throw new Error('the floor does not answer the same body');
+    if (withoutPort(floorBody) !== withoutPort(body)) throw new Error('the floor does not answer the same body');
 
     const run = (url, extra = {}) => load(autocannon, { url: url + path, connections, duration, headers, ...extra });
     const check = (r, name) => {

@@ -103,6 +103,11 @@ export async function serveFloor(build, snapshot, storeSpec) {
   answerCpu();
 }
 
+/** An answer's text with the port of each 127.0.0.1 link taken out: two servers of ours answer alike but for their own port in the attribution link. */
+export function withoutPort(text) {
+  return text.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT');
+}
+
 /** Child side: answers 'cpu' with this process's CPU time so far (us), in all and split into user and system time. */
 export function answerCpu() {
   process.on('message', (m) => {

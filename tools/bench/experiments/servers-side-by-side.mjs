@@ -55,7 +55,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { answerCpu, load, measured, serveBare, serveFloor, snapshotBytes } from '../../../packages/server/bench/shared.mjs';
+import { answerCpu, load, measured, serveBare, serveFloor, snapshotBytes, withoutPort } from '../../../packages/server/bench/shared.mjs';
 
 const serverPackage = new URL('../../../packages/server/package.json', import.meta.url);
 
@@ -178,8 +178,7 @@ if (process.env.IPINTEL_SIDE_BY_SIDE_CHILD !== undefined) {
       });
       const answer = await (await fetch(`http://127.0.0.1:${port}/v1/check?ip=8.8.8.8`, { headers: { 'x-api-key': key } })).text();
       // Every build (the floor too) must answer what the first does, but for its port in the attribution link.
-      const unported = (text) => text.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT');
-      if (body !== undefined && !isBare(contender) && unported(answer) !== unported(body)) throw new Error(`${contender} answers differently from the first build`);
+      if (body !== undefined && !isBare(contender) && withoutPort(answer) !== withoutPort(body)) throw new Error(`${contender} answers differently from the first build`);
       body ??= answer;
       servers.push({ build: contender, child, port, rounds: [], rps: [], cpu: [] });
     }
