@@ -3,7 +3,12 @@
  * write transaction (the SQLite store's group commit).
  *
  * Each request is decided in arrival order, exactly as if it ran alone:
- *   1. rate window: a new second starts at 0; at the limit -> rate_limited
+ *   1. rate window: a later second starts at 0; at the limit -> rate_limited.
+ *      A request stamped with an earlier second than the window's (its body
+ *      was read across a second's end, or another process counted a later
+ *      second first) counts in the current window: restarting the window for
+ *      it would let every late request reset the count, and the per-second
+ *      limit would no longer hold.
  *   2. n = 0 -> ok (only reads the counter)
  *   3. used + n > quota -> quota_exceeded (nothing added)
  *   4. otherwise used += n -> ok
@@ -53,7 +58,7 @@ export function countGroup(reqs: readonly ConsumeRequest[], io: CounterIO): Cons
         w = { sec: row?.sec ?? -1, count: row?.count ?? 0, dirty: false };
         windows.set(r.account, w);
       }
-      if (w.sec !== r.second) {
+      if (r.second > w.sec) {
         w.sec = r.second;
         w.count = 0;
       }
