@@ -19,7 +19,7 @@ import { defaultLogger, loggableUrl, silentLogger } from './log.js';
 import { accessLog } from './access-log.js';
 import { resolvePlans, type Plan } from './plans.js';
 import { methodsOf, route, splitUrl } from './routes/router.js';
-import { clientAddressResolver, type TrustProxy } from './http/client-address.js';
+import { clientAddressResolver, unmappedPeer, type TrustProxy } from './http/client-address.js';
 import { corsPolicy } from './http/cors.js';
 import { demoPlan as demoPlanOf } from './demo.js';
 import { SnapshotHolder } from './snapshot/holder.js';
@@ -197,7 +197,7 @@ export function createApp(options: AppOptions = {}): App {
   async function handle(given: ApiRequest): Promise<ApiResponse> {
     const t0 = performance.now();
     const rc: RequestLog = { keyId: undefined, lookups: 0 };
-    const client = clientOf === undefined ? given.remoteAddress : clientOf(given.remoteAddress, given.headers['x-forwarded-for']);
+    const client = clientOf === undefined ? unmappedPeer(given.remoteAddress) : clientOf(given.remoteAddress, given.headers['x-forwarded-for']);
     const req = client === given.remoteAddress ? given : { ...given, remoteAddress: client };
     let res: ApiResponse;
     let preflight: ApiResponse | undefined;

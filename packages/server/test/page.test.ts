@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoBucket } from '../src/demo.js';
+import { unmappedPeer } from '../src/http/client-address.js';
 import { PAGE_CSP } from '../src/routes/page.js';
 import { MAP_HEIGHT, MAP_WIDTH, project, topologyPath, worldMapJson } from '../src/page/world-map.js';
 import { call, expectProblem, harness, type Harness } from './support/harness.js';
@@ -168,6 +169,34 @@ describe('the demo quota', () => {
     expect((await call(h.app, '/v1/check/batch', { ...one, body: { ips: ['8.8.8.8', '8.8.4.4'] } })).status).toBe(200);
     expect((await call(h.app, '/v1/check?ip=8.8.8.8', other)).headers['ratelimit-remaining']).toBe('0');
     expectProblem(await call(h.app, '/v1/check?ip=8.8.8.8', other), 429, 'quota_exceeded');
+  });
+
+  it('counts IPv4 clients of a server listening on :: (mapped peers) per IPv4 address, not in one shared /64', async () => {
+    // node:http on `::` reports an IPv4 client as ::ffff:a.b.c.d; all of those share the /64 of `::`.
+    const a = { remoteAddress: '::ffff:198.51.100.7' };
+    expect((await call(h.app, '/page/client.json', a)).json.ip).toBe('198.51.100.7');
+    expect((await call(h.app, '/v1/check/batch', { ...a, body: { ips: ['8.8.8.8', '8.8.4.4', '1.1.1.1'] } })).status).toBe(200);
+    expectProblem(await call(h.app, '/v1/check?ip=8.8.8.8', a), 429, 'quota_exceeded');
+    // The same client seen unmapped has used its quota too; another IPv4 client has not.
+    expectProblem(await call(h.app, '/v1/check?ip=8.8.8.8', { remoteAddress: '198.51.100.7' }), 429, 'quota_exceeded');
+    expect((await call(h.app, '/v1/check?ip=8.8.8.8', { remoteAddress: '::ffff:198.51.100.8' })).status).toBe(200);
+  });
+
+  it('unmappedPeer undoes IPv4 mapping and leaves every other peer as given', () => {
+    fc.assert(
+      fc.property(fc.ipV4(), fc.constantFrom('::ffff:', '::FFFF:'), (v4, prefix) => {
+        expect(unmappedPeer(prefix + v4)).toBe(v4);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.ipV6(), fc.ipV4(), fc.string()), (peer) => {
+        if (/^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(peer) && isIP(peer.slice(7)) === 4) return;
+        expect(unmappedPeer(peer)).toBe(peer);
+      }),
+    );
+    expect(unmappedPeer(undefined)).toBeUndefined();
+    expect(unmappedPeer('::ffff:1.2.3')).toBe('::ffff:1.2.3');
+    expect(unmappedPeer('::ffff:102:304')).toBe('::ffff:102:304');
   });
 
   it('a presented key is judged by itself: a bad key is refused, a good one counts on its account', async () => {

@@ -39,6 +39,18 @@ export function plainAddress(text: string): string | undefined {
   return isIP(t) === 0 ? undefined : t;
 }
 
+/**
+ * The connection's peer with IPv4 mapping undone (`::ffff:10.0.0.1` -> `10.0.0.1`), as a server
+ * listening on `::` sees its IPv4 clients; any other text as given. The client without trustProxy:
+ * an IPv4 client must count per address in the demo quota, not in the /64 of `::ffff:0:0` that
+ * every IPv4 client shares. Cheap on the request path: one character test for most peers.
+ */
+export function unmappedPeer(peer: string | undefined): string | undefined {
+  if (peer === undefined || peer.charCodeAt(0) !== 58 /* ':' */ || !/^::ffff:/i.test(peer)) return peer;
+  const v4 = peer.slice(7);
+  return isIP(v4) === 4 ? v4 : peer;
+}
+
 /** `(peer, forwardedFor) => client`; throws TypeError for a bad trustProxy entry. */
 export function clientAddressResolver(trust: TrustProxy | undefined): ((peer: string | undefined, forwardedFor: string | readonly string[] | undefined) => string | undefined) | undefined {
   if (trust === undefined || (Array.isArray(trust) && trust.length === 0) || trust === 0) return undefined;
