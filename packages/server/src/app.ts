@@ -214,7 +214,8 @@ export function createApp(options: AppOptions = {}): App {
       res = failure(ctx, e, req);
     }
     if (cors !== undefined && preflight === undefined) res = cors.decorate(req, res);
-    if (req.method === 'HEAD') res = { ...res, body: '' };
+    // A HEAD answer carries the length its GET's body would have (RFC 9110 9.3.2, 8.6), not 0.
+    if (req.method === 'HEAD') res = { ...res, headers: { ...res.headers, 'content-length': String(Buffer.byteLength(res.body)) }, body: '' };
     if (logAccess !== undefined) {
       const ms = Math.round((performance.now() - t0) * 100) / 100;
       logAccess(req.method, loggableUrl(req.url), res.status, res.code, rc.keyId, rc.lookups, client, ms);

@@ -166,10 +166,15 @@ describe('routing', () => {
     expect((await call(h.app, '/healthz', { method: 'DELETE' })).headers['allow']).toBe('GET, HEAD');
   });
 
-  it('HEAD /healthz answers without a body', async () => {
-    const res = await call(h.app, '/healthz', { method: 'HEAD' });
-    expect(res.status).toBe(200);
-    expect(res.body).toBe('');
+  it('HEAD answers without a body, with the length of the GET answer\'s body', async () => {
+    for (const path of ['/healthz', '/v1/openapi.json', '/attribution', '/']) {
+      const get = await call(h.app, path);
+      const head = await call(h.app, path, { method: 'HEAD' });
+      expect(head.status).toBe(get.status);
+      expect(head.body).toBe('');
+      expect(head.headers['content-length']).toBe(String(Buffer.byteLength(get.body)));
+      expect(head.headers['content-type']).toBe(get.headers['content-type']);
+    }
   });
 });
 

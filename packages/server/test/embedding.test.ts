@@ -56,6 +56,14 @@ describe('createNodeHandler', () => {
     const self = await fetch(`${base}/ipintel/thirdparty/json`, { headers: { 'x-api-key': key } });
     expect(((await self.json()) as { ip: string }).ip).toBe('127.0.0.1');
 
+    // Through node:http, a HEAD answer says the length the GET body has, and sends no body.
+    const getHealth = await (await fetch(`${base}/ipintel/healthz`)).text();
+    const headHealth = await fetch(`${base}/ipintel/healthz`, { method: 'HEAD' });
+    expect(headHealth.status).toBe(200);
+    expect(headHealth.headers.get('content-length')).toBe(String(Buffer.byteLength(getHealth)));
+    expect(getHealth.length).toBeGreaterThan(0);
+    expect(await headHealth.text()).toBe('');
+
     await new Promise<void>((r) => server.close(() => r()));
     await handler.close();
   });

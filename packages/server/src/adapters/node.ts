@@ -65,10 +65,10 @@ export function readNodeBody(req: IncomingMessage, limit: number, res?: ServerRe
   });
 }
 
-/** Writes a core response to a Node response. */
+/** Writes a core response to a Node response (a HEAD answer's length, set by the app, is kept). */
 export function writeNodeResponse(res: ServerResponse, r: ApiResponse): void {
   const headers = r.headers;
-  headers['content-length'] = String(Buffer.byteLength(r.body));
+  if (headers['content-length'] === undefined) headers['content-length'] = String(Buffer.byteLength(r.body));
   if (r.close === true) headers['connection'] = 'close';
   res.writeHead(r.status, headers);
   res.end(r.body);
