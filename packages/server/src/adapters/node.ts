@@ -21,7 +21,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { createApp, type App, type AppOptions } from '../app.js';
-import { problem, ProblemError } from '../http/problem.js';
+import { DEFAULT_PROBLEM_TYPE_BASE, problem, ProblemError } from '../http/problem.js';
 import { DEFAULT_MAX_BODY_BEFORE_AUTH, type ApiRequest, type ApiResponse } from '../http/types.js';
 
 export interface NodeHandler {
@@ -173,6 +173,7 @@ export function createNodeHandler(options: NodeHandlerOptions = {}): NodeHandler
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
   const unreadLimit = options.maxBodyBeforeAuthBytes ?? DEFAULT_MAX_BODY_BEFORE_AUTH;
   const closeConnections = options.closeConnections;
+  const problemTypeBase = options.problemTypeBase ?? DEFAULT_PROBLEM_TYPE_BASE;
   const answering = new Set<Promise<void>>();
   const send = (req: IncomingMessage, res: ServerResponse, r: ApiResponse): void => {
     if (req.complete) return writeNodeResponse(res, closeConnections?.() === true ? { ...r, close: true } : r);
@@ -182,6 +183,14 @@ export function createNodeHandler(options: NodeHandlerOptions = {}): NodeHandler
     dropUnreadBody(req, unreadLimit, () => writeNodeResponse(res, closing));
   };
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void => {
+    // HTTP/1.1 requires Host (RFC 9112, 3.2). node:http's own check answers a bare 400 that no
+    // listener sees; startServer turns it off (requireHostHeader) so that the refusal is a
+    // problem, logged as node's other refusals are (http/client-error.ts).
+    if (req.headers.host === undefined && req.httpVersion === '1.1') {
+      app.logger.info({ status: 400, code: 'malformed_request', cause: 'missing Host' }, 'client error');
+      send(req, res, { ...problem('malformed_request', 'the request is not valid HTTP/1.1 (it has no Host header)', {}, problemTypeBase), close: true });
+      return;
+    }
     const url = stripBase(req.url ?? '/', basePath);
     if (url === undefined) {
       if (next !== undefined) next();

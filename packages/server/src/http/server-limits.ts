@@ -58,6 +58,8 @@ export function limitedServer(limits: Required<ServerLimits>, maxHeaders: number
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     maxHeaderSize: limits.maxHeaderBytes,
+    // The Node handler refuses an HTTP/1.1 request without Host itself, as a problem (adapters/node.ts).
+    requireHostHeader: false,
     // How often the timeouts are checked (node's default, 30 s, made them 30 s late).
     connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
   });

@@ -103,6 +103,16 @@ describe("Node's own answers are problems (row 8)", () => {
     }
   });
 
+  it('an HTTP/1.1 request without Host: 400 malformed_request; HTTP/1.0 may leave it out', async () => {
+    for (const raw of ['GET /healthz HTTP/1.1\r\n\r\n', 'GET /v1/check?ip=8.8.8.8 HTTP/1.1\r\nx-api-key: k\r\n\r\n']) {
+      const r = await exchange(server.port, (s) => void s.write(raw));
+      expectProblemText(r.data, 400, 'malformed_request');
+      expect(firstResponse(r.data)!.headers['connection']).toBe('close');
+    }
+    const old = await exchange(server.port, (s) => void s.write('GET /healthz HTTP/1.0\r\n\r\n'));
+    expect(firstResponse(old.data)!.status).toBe(200);
+  });
+
   it('headers over the size limit: 431 headers_too_large', async () => {
     const r = await exchange(server.port, (s) => void s.write(`GET /v1/check?ip=8.8.8.8 HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`));
     expectProblemText(r.data, 431, 'headers_too_large');
