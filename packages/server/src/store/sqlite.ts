@@ -12,6 +12,18 @@
  * counter, so no other process can write between the check and the increment
  * (count-group.ts has the rule).
  *
+ * Waiting for another process's lock: better-sqlite3 is synchronous, and
+ * SQLite's busy handler sleeps on the calling thread. A server's counts must
+ * not stop its event loop for as long as another process (a CLI key command,
+ * a long transaction, a backup) holds the write lock, nor outlive their
+ * deadline (`storeTimeoutMs`). So SQLite waits at most BUSY_SLICE_MS at a
+ * time; a group that finds the lock taken is tried again BUSY_RETRY_MS later
+ * (the loop serves other requests meanwhile), and each try first refuses the
+ * counts past their deadline (503, nothing counted). A count without a
+ * deadline gives up after `busyTimeoutMs`. The other calls (key reads and
+ * writes: the CLI's key commands) keep waiting in place, in slices, up to
+ * `busyTimeoutMs`; opening the file waits up to `busyTimeoutMs` too.
+ *
  * Group commit: the consume calls that arrive within GROUP_TURNS turns of the
  * event loop are run in ONE such transaction (each call still decided in
  * arrival order, as if alone), and every caller is answered only after the
@@ -41,6 +53,18 @@ import { StoreUnavailableError, type ConsumeRequest, type ConsumeResult, type Ke
  * request waits one more turn (microseconds).
  */
 const GROUP_TURNS = 2;
+
+/** The longest SQLite's busy handler waits for a lock in one try, ms: the longest a try can hold up the event loop. */
+export const BUSY_SLICE_MS = 5;
+
+/** How long a group that found the write lock taken waits (without blocking) before its next try, ms. */
+const BUSY_RETRY_MS = 2;
+
+/** Whether `e` says the database was locked by another connection (SQLITE_BUSY and its extended codes). */
+function isBusy(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS keys (
@@ -78,17 +102,23 @@ const toRecord = (r: KeyRow): KeyRecord => ({
 });
 
 export interface SqliteStoreOptions {
-  /** How long a writer waits for another process's lock, ms (default 5000). */
+  /**
+   * How long a call waits for another connection's lock, ms (default 5000): the key calls and a
+   * count without a deadline. A count with a deadline waits until its deadline, without blocking.
+   */
   readonly busyTimeoutMs?: number;
 }
 
 /** Opens (creating when needed) the SQLite store at `path`. */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
   if (path !== ':memory:') createPrivately(path);
-  const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  const db = new Database(path, { timeout: busyTimeoutMs });
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.exec(SCHEMA);
+  // From here SQLite waits for a lock in slices; longer waits are ours (see the module comment).
+  db.pragma(`busy_timeout = ${Math.min(BUSY_SLICE_MS, busyTimeoutMs)}`);
   const q = {
     getKey: db.prepare<[string], KeyRow>('SELECT * FROM keys WHERE id = ?'),
     insertKey: db.prepare(
@@ -117,25 +147,44 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     readonly r: ConsumeRequest;
     readonly resolve: (v: ConsumeResult) => void;
     readonly reject: (e: unknown) => void;
+    /** When a try of its group first found the write lock taken (Date.now()); counts without a deadline wait busyTimeoutMs from then. */
+    busySince?: number;
   }
   let queue: Pending[] = [];
+  /** A retry of a group that found the lock taken is scheduled: new counts join it instead of starting a group. */
+  let retrying = false;
+  /** Whether `p` may no longer be counted at `t`: past its deadline, or (without one) waiting for the lock for busyTimeoutMs. */
+  const expired = (p: Pending, t: number): boolean =>
+    p.r.deadline !== undefined ? t > p.r.deadline : p.busySince !== undefined && t - p.busySince >= busyTimeoutMs;
   const flush = (): void => {
     let batch = queue;
     queue = [];
+    retrying = false;
     if (closed) {
       for (const p of batch) p.reject(new StoreUnavailableError('the SQLite store is closed'));
       return;
     }
     // A count past its deadline is refused before the transaction: its request is answered 503.
     const t = Date.now();
-    if (batch.some((p) => p.r.deadline !== undefined && t > p.r.deadline)) {
-      for (const p of batch) if (p.r.deadline !== undefined && t > p.r.deadline) p.reject(new StoreUnavailableError('SQLite store: the count came after its deadline; nothing was counted'));
-      batch = batch.filter((p) => p.r.deadline === undefined || t <= p.r.deadline);
+    if (batch.some((p) => expired(p, t))) {
+      for (const p of batch) if (expired(p, t)) p.reject(new StoreUnavailableError(p.r.deadline !== undefined ? 'SQLite store: the count came after its deadline; nothing was counted' : 'SQLite store: the database stayed locked by another connection; nothing was counted'));
+      batch = batch.filter((p) => !expired(p, t));
+      if (batch.length === 0) return;
     }
     let results: ConsumeResult[];
     try {
       results = group.immediate(batch.map((p) => p.r));
     } catch (e) {
+      if (isBusy(e)) {
+        // Another connection holds the write lock: nothing was done. Try again later, ahead of
+        // the counts that arrive meanwhile (arrival order is the counting order).
+        const now = Date.now();
+        for (const p of batch) p.busySince ??= now;
+        queue = batch.concat(queue);
+        retrying = true;
+        setTimeout(flush, BUSY_RETRY_MS);
+        return;
+      }
       const err = unavailable('count usage', e);
       for (const p of batch) p.reject(err);
       return;
@@ -146,7 +195,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const flushLater = (turns: number): void => void setImmediate(turns <= 1 ? flush : () => flushLater(turns - 1));
   const consume = (r: ConsumeRequest): Promise<ConsumeResult> =>
     new Promise((resolve, reject) => {
-      if (queue.push({ r, resolve, reject }) === 1) flushLater(GROUP_TURNS);
+      if (queue.push({ r, resolve, reject }) === 1 && !retrying) flushLater(GROUP_TURNS);
     });
   const revoke = db.transaction((id: string, at: number, replacedBy: string | undefined): boolean => {
     if (q.getKey.get(id) === undefined) return false;
@@ -155,12 +204,16 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     return true;
   });
 
+  /** `fn`, tried again in place (in BUSY_SLICE_MS waits) while another connection holds a lock it needs, up to busyTimeoutMs. */
   const guard = <T>(what: string, fn: () => T): Promise<T> => {
     if (closed) return Promise.reject(new StoreUnavailableError('the SQLite store is closed'));
-    try {
-      return Promise.resolve(fn());
-    } catch (e) {
-      return Promise.reject(unavailable(what, e));
+    const until = Date.now() + busyTimeoutMs;
+    for (;;) {
+      try {
+        return Promise.resolve(fn());
+      } catch (e) {
+        if (!isBusy(e) || Date.now() >= until) return Promise.reject(unavailable(what, e));
+      }
     }
   };
 
