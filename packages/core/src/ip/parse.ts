@@ -61,7 +61,7 @@ export const REASONS: readonly string[] = [
   'empty string',
   `longer than ${MAX_ADDRESS_LENGTH} characters`,
   'whitespace is not part of an address',
-  'zone identifiers are not accepted',
+  '"%" is not part of an address (no zone identifier or percent-encoding)',
   'a prefix, not an address',
   'not an IPv4 dotted-decimal or IPv6 text form',
   'leading zeros in an IPv4 part are ambiguous',
