@@ -83,6 +83,16 @@ describe('POST /v1/check/batch', () => {
     expectProblem(await batch('{"ips":[]}', key, { 'content-type': 'application/json; charset=latin1' }), 415, 'unsupported_media_type');
     expect((await batch('{"ips":[]}', key, { 'content-type': 'application/json; charset=UTF-8' })).status).toBe(200);
   });
+
+  it('415 for a compressed body (Content-Encoding), on both batch routes; identity is the body as sent', async () => {
+    for (const path of ['/v1/check/batch', '/thirdparty/batch']) {
+      const coded = await call(h.app, path, { key, method: 'POST', body: new Uint8Array([0x1f, 0x8b, 0x08, 0]), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+      expectProblem(coded, 415, 'unsupported_media_type');
+      expect(coded.headers['accept-encoding']).toBe('identity');
+      expect(coded.json.detail).toMatch(/Content-Encoding "gzip"/);
+    }
+    expect((await batch('{"ips":[]}', key, { 'content-type': 'application/json', 'content-encoding': 'identity' })).status).toBe(200);
+  });
 });
 
 describe('quota and rate limits', () => {

@@ -68,8 +68,13 @@ export async function readJsonBody(req: ApiRequest, limit: number): Promise<unkn
   return parseJsonText(text);
 }
 
-/** Reads a body of at most `limit` bytes as UTF-8 text, whatever its type; throws 413 or 400 problems. */
+/** Reads a body of at most `limit` bytes as UTF-8 text, whatever its type; throws 413, 415 (a coded body) or 400 problems. */
 export async function readTextBody(req: ApiRequest, limit: number): Promise<string> {
+  // A compressed body is not decoded here: refuse it (RFC 9110, 15.5.16) rather than call its bytes bad UTF-8.
+  const coding = header(req, 'content-encoding')?.trim().toLowerCase();
+  if (coding !== undefined && coding !== '' && coding !== 'identity') {
+    throw new ProblemError('unsupported_media_type', `send the body uncompressed, not with Content-Encoding ${quote(coding)}`, { 'accept-encoding': 'identity' });
+  }
   const declared = Number(header(req, 'content-length'));
   const bytes = declared > limit ? null : req.readBody === undefined ? new Uint8Array(0) : await req.readBody(limit);
   if (bytes === null) throw new BodyTooLarge(limit);
