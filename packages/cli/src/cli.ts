@@ -21,7 +21,7 @@ import { infoCommand } from './commands/info.js';
 import { keysCommand } from './commands/keys.js';
 import { serveCommand } from './commands/serve.js';
 import { EXIT_OK, reportError, UsageError } from './errors.js';
-import { processIo, writeAsync, type CliIo } from './io.js';
+import { processIo, writeOutput, type CliIo } from './io.js';
 import { VERSION } from './version.js';
 
 export const COMMANDS: Readonly<Record<string, Command>> = {
@@ -63,12 +63,12 @@ export function mainHelp(): string {
 
 async function help(topic: string | undefined, io: CliIo): Promise<number> {
   if (topic === undefined) {
-    await writeAsync(io.stdout, mainHelp());
+    await writeOutput(io.stdout, mainHelp());
     return EXIT_OK;
   }
   const c = Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined;
   if (c !== undefined) {
-    await writeAsync(io.stdout, commandHelp(c));
+    await writeOutput(io.stdout, commandHelp(c));
     return EXIT_OK;
   }
   throw new UsageError(`unknown command ${JSON.stringify(topic)}`, '');
@@ -90,7 +90,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     }
     if (name === '--version' || name === '-V') {
       if (rest.length > 0) throw new UsageError(`--version takes no arguments`, '');
-      await writeAsync(io.stdout, `${VERSION}\n`);
+      await writeOutput(io.stdout, `${VERSION}\n`);
       return EXIT_OK;
     }
     if (name === 'help' || name === '--help' || name === '-h') {
@@ -101,7 +101,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     if (command !== undefined) {
       const args = parseArgs(rest, command.spec);
       if (args.flags['help'] !== undefined) {
-        await writeAsync(io.stdout, commandHelp(command));
+        await writeOutput(io.stdout, commandHelp(command));
         return EXIT_OK;
       }
       return await command.run(args, io);

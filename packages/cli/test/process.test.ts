@@ -157,6 +157,20 @@ describe('ipintel as a process', () => {
     expect(r.code).toBe(0);
   }, 60_000);
 
+  it('check stops quietly (exit 0) when the reader of its output goes away', async () => {
+    // Two thousand answers are far more than a pipe holds, so the write meets the closed reader.
+    const ips = Array.from({ length: 2_000 }, (_, i) => `8.8.${i >> 8}.${i & 255}`);
+    const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [bundle.main, 'check', ...ips, '--snapshot', synth, '--compact'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.stdout.once('data', () => child.stdout.destroy());
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  }, 60_000);
+
   // Issue 11 row 14: the default SIGINT action cut the last row and left the JSON array open.
   it('on SIGINT to a pipe: complete rows, a closed JSON array, exit 130', async () => {
     const r = await new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) => {

@@ -35,7 +35,7 @@ export interface BatchHooks {
   autoParallelBytes?: number;
   /** Wait for the workers before the first block, so that tiny inputs reach them. */
   awaitWorkers?: boolean;
-  /** The cores `--jobs auto` plans for, instead of this machine's (auto runs one thread on two cores or fewer). */
+  /** The cores `--jobs auto` plans for, instead of this machine's (auto runs one thread a core on a large input). */
   cores?: number;
   /** Leave the IPv4 index's check to the first worker however long it takes to start (so that tests run that path; batch/load.ts). */
   indexOnWorker?: boolean;
@@ -261,7 +261,7 @@ export const batchCommand: Command = {
     'JSON object with every entry.',
     'A progress bar with rate and ETA is drawn on stderr when it is a terminal.',
     '--jobs N: N threads check lines (the main thread and N-1 workers); auto = 1 for inputs',
-    'under ~3 MB (about 200,000 lines) and on machines with two cores or fewer, else one per core.',
+    'under ~3 MB (about 200,000 lines), else one per core.',
   ].join('\n'),
   examples: [
     'ipintel batch ips.txt > results.ndjson                     # NDJSON, all fields',

@@ -15,7 +15,7 @@ import { HELP_FLAG, stringFlag, type ParsedArgs } from '../args.js';
 import { CliError, EXIT_INVALID_INPUT, EXIT_OK, UsageError } from '../errors.js';
 import { trimAddress } from '../address-text.js';
 import { explanationTable } from '../explain-table.js';
-import { isTTY, writeAsync, type CliIo } from '../io.js';
+import { isTTY, writeOutput, type CliIo } from '../io.js';
 import { missingSourcesWarning, openSnapshot, SNAPSHOT_FLAG, snapshotPath } from '../snapshot.js';
 import type { Command } from './command.js';
 
@@ -51,7 +51,7 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
   if (tables) text = results.map((r) => ('error' in r ? `${r.ip}: ${r.error.message}\n` : explanationTable(r as CheckResult))).join('\n');
   else if (!pretty) text = results.map((r) => `${JSON.stringify(r)}\n`).join('');
   else text = `${JSON.stringify(results.length === 1 ? results[0] : results, null, 2)}\n`;
-  await writeAsync(io.stdout, text);
+  await writeOutput(io.stdout, text);
   return bad === 0 ? EXIT_OK : EXIT_INVALID_INPUT;
 }
 

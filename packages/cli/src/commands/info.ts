@@ -13,7 +13,7 @@ import { EXIT_OK } from '../errors.js';
 import { coverage } from '../info/coverage.js';
 import { renderQuality } from '../info/quality.js';
 import { renderInfo } from '../info/render.js';
-import { writeAsync, type CliIo } from '../io.js';
+import { writeOutput, type CliIo } from '../io.js';
 import { openSnapshot, SNAPSHOT_FLAG, snapshotPath } from '../snapshot.js';
 import type { Command } from './command.js';
 
@@ -34,10 +34,9 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
       ...(cov === null ? { address_counts_note: note } : {}),
       ...(quality === null ? {} : { quality: { public_ipv4: quality.public_ipv4, mapped_ipv4: quality.mapped_ipv4, labels: quality.labels } }),
     };
-    await writeAsync(io.stdout, `${JSON.stringify(body, null, 2)}\n`);
+    await writeOutput(io.stdout, `${JSON.stringify(body, null, 2)}\n`);
   } else {
-    await writeAsync(io.stdout, renderInfo(path, bytes, intel.info, cov, note, fresh));
-    if (quality !== null) await writeAsync(io.stdout, `\n${renderQuality(quality)}`);
+    await writeOutput(io.stdout, renderInfo(path, bytes, intel.info, cov, note, fresh) + (quality === null ? '' : `\n${renderQuality(quality)}`));
   }
   return EXIT_OK;
 }
