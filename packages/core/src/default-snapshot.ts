@@ -69,3 +69,13 @@ export function snapshotNotFound(path: string): IpIntelError {
     : 'build one with `ipintel build --out PATH`, or pass the path of an existing snapshot';
   return new IpIntelError('snapshot_not_found', `no snapshot at ${path}: ${how}`, path);
 }
+
+/**
+ * The size of the snapshot file whose stat is `stat`; `snapshot_not_found` when `path` names no
+ * regular file (a directory, a pipe), whose reads would fail with a bare EISDIR or ESPIPE.
+ */
+export function snapshotFileSize(stat: { isFile(): boolean; isDirectory(): boolean; size: number }, path: string): number {
+  if (stat.isFile()) return stat.size;
+  const what = stat.isDirectory() ? 'a directory' : 'not a regular file';
+  throw new IpIntelError('snapshot_not_found', `no snapshot at ${path}: it is ${what}; pass the path of a snapshot file (\`ipintel build --out PATH\` makes one)`, path);
+}

@@ -18,7 +18,7 @@
  */
 import { closeSync, fstatSync, openSync as openFd, readSync } from 'node:fs';
 import * as zlib from 'node:zlib';
-import { snapshotNotFound } from './default-snapshot.js';
+import { snapshotFileSize, snapshotNotFound } from './default-snapshot.js';
 import { corrupt } from './errors.js';
 import type { SharedSnapshot } from './shared.js';
 import { checkBlob, columnView, inflatedTooLong, inflateFailed, isDeferred, parseHeader, parsePrelude, sharedColumn, type Header, type PlannedColumn, type Prelude } from './snapshot/decode.js';
@@ -59,7 +59,7 @@ export function planSnapshotFile(path: string): SnapshotFilePlan {
     throw e;
   }
   try {
-    const size = fstatSync(fd).size;
+    const size = snapshotFileSize(fstatSync(fd), path);
     const head = new Uint8Array(Math.min(size, HEADER_SIZE));
     const header = parseHeader(head.subarray(0, readAll(fd, head, 0)), size);
     const meta = new Uint8Array(4 + header.metaSize);
@@ -160,7 +160,7 @@ export async function readSharedSnapshot(path: string, plan: SnapshotFilePlan, s
   }
   let file: Uint8Array;
   try {
-    const size = fstatSync(fd).size;
+    const size = snapshotFileSize(fstatSync(fd), path);
     file = scratch.subarray(0, size);
     if (size !== plan.size || readAll(fd, file, 0) !== size) throw corrupt('the file changed while it was read', 'header');
   } finally {

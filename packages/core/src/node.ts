@@ -19,7 +19,7 @@
 import { closeSync, fstatSync, openSync as openFd, readFileSync, readSync } from 'node:fs';
 import { open as openFile, type FileHandle } from 'node:fs/promises';
 import * as zlib from 'node:zlib';
-import { defaultSnapshotPath, snapshotNotFound } from './default-snapshot.js';
+import { defaultSnapshotPath, snapshotFileSize, snapshotNotFound } from './default-snapshot.js';
 import { IpIntelError } from './errors.js';
 import { IpIntel, fromSharedWith, loadSnapshotWith, type LoadOptions } from './intel.js';
 import type { SharedSnapshot } from './shared.js';
@@ -105,7 +105,7 @@ export function readFileSnapshotSync(path: string, inflate: Inflate, preload: bo
   let onThread: ColumnOnThread | undefined;
   try {
     const stat = fstatSync(fd);
-    const size = stat.size;
+    const size = snapshotFileSize(stat, path);
     const header = parseHeader(readFully(fd, Math.min(size, HEADER_SIZE), 0), size);
     const prelude = parsePrelude(header, readFully(fd, 4 + header.metaSize, HEADER_SIZE));
     const raw = new Map<ColumnName, Uint8Array | LateColumn>();
@@ -236,7 +236,7 @@ async function readFileSnapshot(path: string, preload: boolean): Promise<Decoded
     throw (e as NodeJS.ErrnoException).code === 'ENOENT' ? snapshotNotFound(path) : e;
   });
   try {
-    const size = (await fh.stat()).size;
+    const size = snapshotFileSize(await fh.stat(), path);
     const header = parseHeader(await readFullyAsync(fh, Math.min(size, HEADER_SIZE), 0), size);
     const prelude = parsePrelude(header, await readFullyAsync(fh, 4 + header.metaSize, HEADER_SIZE));
     // Each parallel reader reads its columns in pieces through one small buffer (node-column.ts says why).
@@ -264,8 +264,10 @@ function withSidecar(path: string | null, options: OpenOptions | undefined): Loa
     try {
       return readFileSync(f);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
-        throw new IpIntelError('explain_unavailable', `no explain sidecar at ${f}: build the snapshot without --no-explain, or pass explainPath`, f);
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'EISDIR') {
+        const what = code === 'EISDIR' ? ' (a directory)' : '';
+        throw new IpIntelError('explain_unavailable', `no explain sidecar at ${f}${what}: build the snapshot without --no-explain, or pass explainPath`, f);
       }
       throw e;
     }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IpIntelError, loadSnapshot, open, openSync } from '../src/index.js';
+import { planSnapshotFile } from '../src/node-shared.js';
 import { HOST_SLACK, scratchHost } from '../src/node.js';
 import { parseHeader, parsePrelude, type PlannedColumn } from '../src/snapshot/decode.js';
 import { HEADER_SIZE } from '../src/snapshot/format.js';
@@ -42,6 +43,20 @@ describe('Node layer', () => {
     await expect(open(join(dir, 'nope.ipintel'))).rejects.toMatchObject({ code: 'snapshot_not_found' });
     expect(() => openSync(join(dir, 'nope.ipintel'))).toThrow(IpIntelError);
     expect(() => openSync(join(dir, 'nope.ipintel'))).toThrow(/nope\.ipintel/);
+  });
+
+  it('reports a path that names a directory (or no regular file) as snapshot_not_found, saying so', async () => {
+    // Its reads would fail with a bare EISDIR; the explain sidecar's path likewise.
+    for (const path of [dir, '/dev/null']) {
+      const what = path === dir ? /is a directory/ : /not a regular file/;
+      await expect(open(path)).rejects.toMatchObject({ code: 'snapshot_not_found', message: expect.stringMatching(what) });
+      await expect(open(path, { inflate: (b) => b })).rejects.toMatchObject({ code: 'snapshot_not_found' });
+      expect(() => openSync(path)).toThrow(expect.objectContaining({ code: 'snapshot_not_found', message: expect.stringMatching(what) }) as Error);
+      expect(() => planSnapshotFile(path)).toThrow(expect.objectContaining({ code: 'snapshot_not_found' }) as Error);
+    }
+    writeFileSync(join(dir, 'ok.ipintel'), bytes);
+    const explained = openSync(join(dir, 'ok.ipintel'), { explainPath: dir });
+    expect(() => explained.check('8.8.8.8', { explain: true })).toThrow(expect.objectContaining({ code: 'explain_unavailable', message: expect.stringMatching(/a directory/) }) as Error);
   });
 
   it('refuses a damaged file on both paths', async () => {
