@@ -38,6 +38,17 @@ import type { RowTemplate } from './template.js';
 /** Longest bad input echoed back in an error row. */
 export const ECHO_LIMIT = 256;
 
+/**
+ * Bad input as echoed: cut to ECHO_LIMIT UTF-16 units with `…` appended, one
+ * unit sooner when the cut would split a surrogate pair (an emoji), so the
+ * echo stays well-formed text; short input as is.
+ */
+export function echoOf(line: string): string {
+  if (line.length <= ECHO_LIMIT) return line;
+  const last = line.charCodeAt(ECHO_LIMIT - 1);
+  return `${line.slice(0, last >= 0xd800 && last <= 0xdbff ? ECHO_LIMIT - 1 : ECHO_LIMIT)}…`;
+}
+
 export interface BlockStats {
   /** Physical lines in the block (for line numbers), counting skipped ones. */
   readonly lines: number;
@@ -182,8 +193,7 @@ export class BlockProcessor {
     } catch (err) {
       // A snapshot found damaged on its first IPv6 line (its IPv6 index is decoded then) is not a bad line: the batch stops, exit 3.
       if (!(err instanceof IpIntelError) || err.code === 'snapshot_corrupt') throw err;
-      const echo = line.length > ECHO_LIMIT ? `${line.slice(0, ECHO_LIMIT)}…` : line;
-      sink.putText(this.template.errorRow(echo, err.code, err.message));
+      sink.putText(this.template.errorRow(echoOf(line), err.code, err.message));
       if (!this.joined) sink.putText('\n');
       st.invalid++;
       if (st.firstInvalidLine === 0) {

@@ -20,6 +20,14 @@ const ECHO_BYTES = 256;
 const ELLIPSIS_LF = new Uint8Array([0xe2, 0x80, 0xa6, 0x0a]);
 const LF = 10;
 
+/** The first ECHO_BYTES bytes of an overlong line, cut before a UTF-8 sequence they would split (so its echo has no U+FFFD). */
+export function echoHead(line: Uint8Array): Uint8Array {
+  let end = Math.min(ECHO_BYTES, line.length);
+  // A continuation byte (10xxxxxx) at the cut: its sequence began before it; cut before the lead byte.
+  if (end < line.length) while (end > 0 && (line[end]! & 0xc0) === 0x80) end--;
+  return line.subarray(0, end);
+}
+
 function concat(parts: readonly Uint8Array[], size: number, alloc: (size: number) => Uint8Array = (n) => new Uint8Array(n)): Uint8Array {
   const out = alloc(size);
   let at = 0;
@@ -119,7 +127,7 @@ export async function* readBlocks(input: AsyncIterable<Uint8Array | string>, tar
         tail.push(chunk);
         tailSize += chunk.length;
         if (tailSize > MAX_LINE_BYTES) {
-          const head = concat(tail, tailSize).subarray(0, ECHO_BYTES);
+          const head = echoHead(concat(tail, tailSize));
           done.push(head, ELLIPSIS_LF);
           doneSize += head.length + ELLIPSIS_LF.length;
           tail = [];
