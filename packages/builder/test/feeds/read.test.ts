@@ -6,7 +6,7 @@ import { gzipSync } from 'fflate';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { pushRangePrefixes, rangeToPrefixes } from '../../src/feeds/read/cidr.js';
-import { gzipHeader } from '../../src/feeds/read/compression.js';
+import { gzipHeader, unpackFeed } from '../../src/feeds/read/compression.js';
 import { forEachCsvRecord, unquoteCsvField } from '../../src/feeds/read/csv.js';
 import { compactDate, isoFromCtimeUtc, isoFromEpochMillis, isoFromZonelessUtc, versionDate } from '../../src/feeds/read/dates.js';
 import { htmlLinks, newestInListing, newestLink, pageUrls } from '../../src/feeds/read/links.js';
@@ -77,6 +77,19 @@ describe('fields, numbers, dates', () => {
     expect(versionDate('2.3.2026061719')).toBe('2026-06-17');
     expect(versionDate('1.0.0')).toBeNull();
     expect(isoFromEpochMillis('1787299542583')).toBe('2026-08-21T08:05:42Z');
+  });
+
+  it('unpacks every member of a multi-member gzip file, and refuses a damaged CRC or length', () => {
+    const one = gzipSync(enc('a\nb\n'));
+    const two = gzipSync(enc('c\n'));
+    const both = new Uint8Array([...one, ...two]);
+    expect(new TextDecoder().decode(unpackFeed('f', both))).toBe('a\nb\nc\n');
+    for (const at of [one.length - 8, one.length - 1]) {
+      const bad = one.slice();
+      bad[at]! ^= 0x01; // the CRC-32, then the length (ISIZE)
+      expect(() => unpackFeed('f', bad)).toThrow(expect.objectContaining({ code: 'feed_compression' }) as Error);
+    }
+    expect(() => unpackFeed('f', one.subarray(0, one.length - 4))).toThrow(expect.objectContaining({ code: 'feed_compression' }) as Error);
   });
 
   it('reads gzip headers', () => {

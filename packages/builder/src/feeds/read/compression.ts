@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { gunzipSync } from 'fflate';
 import { createRequire } from 'node:module';
+import { gunzipSync } from 'node:zlib';
 import { FeedError } from '../../errors.js';
 
 /** Header fields of a gzip member (RFC 1952) that carry provenance. */
@@ -52,6 +52,10 @@ let bunzip: ((input: Uint8Array, output?: undefined, multistream?: boolean) => U
  */
 export function unpackFeed(feed: string, data: Uint8Array): Uint8Array {
   if (isGzip(data)) {
+    // Node's zlib, not fflate's one-call gunzip: that read only the first member of a file of several
+    // (RFC 1952 allows them; `gzip -c a b > ab` makes one), sized its output by the last member's
+    // length field and checked neither CRC nor length, so a damaged or multi-member feed lost rows
+    // without an error. zlib reads every member and refuses a CRC or length that does not match.
     try {
       return gunzipSync(data);
     } catch (e) {
