@@ -5,7 +5,10 @@
 import { gzipSync } from 'fflate';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { pushRangePrefixes, rangeToPrefixes } from '../../src/feeds/read/cidr.js';
+import { parseCidr, pushRangePrefixes, rangeToPrefixes } from '../../src/feeds/read/cidr.js';
+import { parseCidrList } from '../../src/feeds/read/lines.js';
+import { parseIpinfoBogons } from '../../src/feeds/bogons/bogon-lists.js';
+import { parsePfx2as } from '../../src/feeds/routing/pfx2as.js';
 import { gzipHeader, unpackFeed } from '../../src/feeds/read/compression.js';
 import { forEachCsvRecord, unquoteCsvField } from '../../src/feeds/read/csv.js';
 import { compactDate, isoFromCtimeUtc, isoFromEpochMillis, isoFromZonelessUtc, versionDate } from '../../src/feeds/read/dates.js';
@@ -214,5 +217,28 @@ describe('URLs written in a page and the directory-listing locator', () => {
 
   it('throws, naming what it looked for, when a listing has neither', () => {
     expect(() => locate(page(listing(['README.txt']), 'https://h.test/d/'))).toThrow(/no link to f-<date>.gz, and no numbered sub-folder/);
+  });
+});
+
+describe('prefixes that would tag a whole address family', () => {
+  it('parseCidr: an IPv4-mapped prefix is IPv4 from /104 on; the mapped block itself (/96) is refused', () => {
+    expect(parseCidr('::ffff:1.2.3.0/120')).toMatchObject({ ok: true, version: 4, length: 24 });
+    expect(parseCidr('::ffff:0:0/104')).toMatchObject({ ok: true, version: 4, length: 8 });
+    for (const text of ['::ffff:0:0/96', '::ffff:0.0.0.0/96', '::ffff:0:0/100']) expect(parseCidr(text)).toMatchObject({ ok: false, message: expect.stringMatching(/mapped IPv6 block/) });
+  });
+
+  it('a list refuses a default route line, and ipinfo\'s IPv4-mapped row does not make IPv4 a bogon', () => {
+    const list = parseCidrList('f', '0.0.0.0/0\n::/0\n1.2.3.0/24\n', () => true);
+    expect(list.prefixes.map((p) => `${p.start}/${p.length}`)).toEqual([`${0x01020300n}/24`]);
+    expect(list.rejected.map((r) => r.line)).toEqual([1, 2]);
+    const bogons = parseIpinfoBogons('0.0.0.0/8 # "This" network\n::ffff:0:0/96 # IPv4-mapped\n', 'ipinfo-bogons');
+    expect(bogons.prefixes.map((p) => [p.version, p.length])).toEqual([[4, 8]]);
+    expect(bogons.rejected).toHaveLength(1);
+  });
+
+  it('pfx2as refuses a default route', () => {
+    const r = parsePfx2as(enc('0.0.0.0\t0\t64500\n8.8.8.0\t24\t15169\n'), 'routeviews-pfx2as');
+    expect(r.prefixes).toHaveLength(1);
+    expect(r.rejected).toEqual([{ feed: 'routeviews-pfx2as', line: 1, message: expect.stringMatching(/default route/) }]);
   });
 });

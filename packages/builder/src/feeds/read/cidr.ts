@@ -15,7 +15,12 @@ export type CidrParse =
  * Parses `a.b.c.d/n`, `x::/n` or a bare address (= /32 or /128). Host bits
  * set (`1.2.3.4/24`) are cleared and reported through `hostBitsSet`, so the
  * adapter can decide (most publishers mean the enclosing network).
- * IPv4-mapped IPv6 prefixes (`::ffff:0:0/96` and longer) are returned as IPv4.
+ * IPv4-mapped IPv6 prefixes (`::ffff:1.2.3.0/120`) are returned as IPv4.
+ *
+ * Refused: an IPv4-mapped prefix shorter than /104. No feed means one as the
+ * IPv4 range it would become: `::ffff:0:0/96`, listed by bogon pages, names
+ * the mapped IPv6 block, and read as 0.0.0.0/0 it made every IPv4 address a
+ * bogon. (A list's default route is refused by parseCidrList.)
  */
 export function parseCidr(text: string): CidrParse {
   const slash = text.indexOf('/');
@@ -35,6 +40,7 @@ export function parseCidr(text: string): CidrParse {
     length = Number(lenText);
     if (mappedV4) {
       if (length < 96 || length > 128) return { ok: false, message: `IPv4-mapped prefix length ${length} outside 96..128` };
+      if (length < 104) return { ok: false, message: `IPv4-mapped prefix /${length} names the mapped IPv6 block, not IPv4 addresses (it would cover /${length - 96} of IPv4)` };
       length -= 96;
     }
     if (length > bits) return { ok: false, message: `prefix length ${length} exceeds ${bits}` };

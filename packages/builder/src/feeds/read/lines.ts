@@ -125,6 +125,11 @@ export function parseCidrList<V>(
       reject(c.message);
       continue;
     }
+    if (c.length === 0) {
+      // Every address of its family: one such line would give the list's label to all of them.
+      reject(`a default route (/0) is no list entry: ${JSON.stringify(l.text.slice(0, 60))}`);
+      continue;
+    }
     if (options.family !== undefined && c.version !== options.family) {
       reject(`IPv${c.version} entry in an IPv${options.family} list`);
       continue;

@@ -86,6 +86,11 @@ export function parsePfx2as(data: Uint8Array, feed: string): PrefixesFound<Origi
       rejected.push({ feed, line: lineNo, message: `bad prefix length: ${excerpt(line.slice(t1 + 1, t2))}` });
       return;
     }
+    if (length === 0) {
+      // The default route says nothing about who routes which address (RIS's reader drops it too).
+      rejected.push({ feed, line: lineNo, message: `a default route (/0): ${excerpt(line)}` });
+      return;
+    }
     if ((addr.value & hostMask(addr.version, length)) !== 0n) {
       rejected.push({ feed, line: lineNo, message: `host bits set in ${line.slice(0, t1)}/${length}` });
       return;
