@@ -218,3 +218,32 @@ describe('explain sidecar files', () => {
     expect(readFileSync(`${again}.explain`).equals(readFileSync(`${out()}.explain`))).toBe(true);
   }, 120_000);
 });
+
+describe('explanation values', () => {
+  /** Every object or array inside `v`. */
+  const objectsIn = (v: unknown, out: object[] = []): object[] => {
+    if (typeof v === 'object' && v !== null) {
+      out.push(v);
+      for (const x of Object.values(v)) objectsIn(x, out);
+    }
+    return out;
+  };
+
+  it('are frozen all the way down, so a caller cannot change later explanations', () => {
+    let seen = 0;
+    for (const ip of ['8.8.8.8', '1.1.1.1', '66.249.66.1', '185.220.101.1', '2001:4860::8888', '172.224.226.5']) {
+      const fields = intel.check(ip, { explain: true }).explanation!.fields;
+      for (const f of fields) {
+        for (const s of f.sources) {
+          for (const o of objectsIn(s.value)) {
+            seen++;
+            expect(Object.isFrozen(o)).toBe(true);
+          }
+        }
+      }
+      expect(intel.check(ip, { explain: true }).explanation).toEqual(intel.check(ip, { explain: true }).explanation);
+    }
+    // The fixture's sources carry object values (providers, origin lists): the test saw some.
+    expect(seen).toBeGreaterThan(0);
+  });
+});

@@ -103,9 +103,17 @@ export function readSidecarHeader(bytes: Uint8Array): SidecarHeader {
   return parseHead(bytes).header;
 }
 
+/** JSON.parse's reviver that freezes every object and array (it runs innermost first, so the freeze is deep). */
+const freezing = (_key: string, v: unknown): unknown => (typeof v === 'object' && v !== null ? Object.freeze(v) : v);
+
+/**
+ * A value table. Its values are frozen: every explanation that names a value
+ * hands out the same object, so a caller that changed one would change every
+ * later explanation of it (or make it fail its check against the result).
+ */
 function table(r: ByteReader): unknown[] {
   try {
-    const t = JSON.parse(r.text()) as unknown;
+    const t = JSON.parse(r.text(), freezing) as unknown;
     if (!Array.isArray(t)) throw new Error('not an array');
     return t;
   } catch (e) {
