@@ -79,3 +79,11 @@ export function snapshotFileSize(stat: { isFile(): boolean; isDirectory(): boole
   const what = stat.isDirectory() ? 'a directory' : 'not a regular file';
   throw new IpIntelError('snapshot_not_found', `no snapshot at ${path}: it is ${what}; pass the path of a snapshot file (\`ipintel build --out PATH\` makes one)`, path);
 }
+
+/** Errors of a path that names no file: missing, a file used as a folder on the way, a name too long. */
+const NO_FILE = new Set(['ENOENT', 'ENOTDIR', 'ENAMETOOLONG']);
+
+/** Whether opening a path failed because it names no file (so: `snapshot_not_found`). */
+export function namesNoFile(e: unknown): boolean {
+  return NO_FILE.has((e as NodeJS.ErrnoException | null)?.code ?? '');
+}

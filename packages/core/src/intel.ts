@@ -164,7 +164,8 @@ export class IpIntel {
     this.pairNet = c['pair.net'];
     this.pairSig = c['pair.sig'];
     const now = options.now;
-    this.today = now === undefined ? currentUtcDay : () => utcDayOf(now());
+    if (now !== undefined && typeof now !== 'function') throw new IpIntelError('invalid_input', `options.now must be a function returning ms since the epoch, got ${quoteInput(now)}`);
+    this.today = now === undefined ? currentUtcDay : () => clockDay(now);
     const m = decoded.meta;
     this.attribution = options.attributionUrl ?? m.attribution_url;
     this.info = Object.freeze({
@@ -486,6 +487,17 @@ export function fromSharedWith(shared: SharedSnapshot, options: LoadOptions | un
 }
 
 /** {@link loadSnapshot} with `fallback` as the inflater unless the options name one (see {@link fromSharedWith}). */
+/**
+ * The UTC day of a caller's clock. A clock that gives no finite number is the caller's error, said
+ * as one: NaN would start a new day on every call (NaN !== NaN), dropping the answer slots a check
+ * is reading.
+ */
+function clockDay(now: () => number): number {
+  const ms = now();
+  if (typeof ms !== 'number' || !Number.isFinite(ms)) throw new IpIntelError('invalid_input', `options.now returned ${quoteInput(ms)}, not a time in ms since the epoch`);
+  return utcDayOf(ms);
+}
+
 export function loadSnapshotWith(bytes: Uint8Array, options: LoadOptions | undefined, fallback: Inflate): IpIntel {
   if (!(bytes instanceof Uint8Array)) throw new IpIntelError('invalid_input', 'loadSnapshot expects a Uint8Array');
   const inflate = options?.inflate ?? fallback;

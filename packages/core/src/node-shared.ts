@@ -18,7 +18,7 @@
  */
 import { closeSync, fstatSync, openSync as openFd, readSync } from 'node:fs';
 import * as zlib from 'node:zlib';
-import { snapshotFileSize, snapshotNotFound } from './default-snapshot.js';
+import { namesNoFile, snapshotFileSize, snapshotNotFound } from './default-snapshot.js';
 import { corrupt } from './errors.js';
 import type { SharedSnapshot } from './shared.js';
 import { checkBlob, columnView, inflatedTooLong, inflateFailed, isDeferred, parseHeader, parsePrelude, sharedColumn, type Header, type PlannedColumn, type Prelude } from './snapshot/decode.js';
@@ -55,7 +55,7 @@ export function planSnapshotFile(path: string): SnapshotFilePlan {
   try {
     fd = openFd(path, 'r');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw snapshotNotFound(path);
+    if (namesNoFile(e)) throw snapshotNotFound(path);
     throw e;
   }
   try {
@@ -155,7 +155,7 @@ export async function readSharedSnapshot(path: string, plan: SnapshotFilePlan, s
   try {
     fd = openFd(path, 'r');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw snapshotNotFound(path);
+    if (namesNoFile(e)) throw snapshotNotFound(path);
     throw e;
   }
   let file: Uint8Array;

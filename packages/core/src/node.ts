@@ -19,8 +19,8 @@
 import { closeSync, fstatSync, openSync as openFd, readFileSync, readSync } from 'node:fs';
 import { open as openFile, type FileHandle } from 'node:fs/promises';
 import * as zlib from 'node:zlib';
-import { defaultSnapshotPath, snapshotFileSize, snapshotNotFound } from './default-snapshot.js';
-import { IpIntelError } from './errors.js';
+import { defaultSnapshotPath, namesNoFile, snapshotFileSize, snapshotNotFound } from './default-snapshot.js';
+import { IpIntelError, quoteInput } from './errors.js';
 import { IpIntel, fromSharedWith, loadSnapshotWith, type LoadOptions } from './intel.js';
 import type { SharedSnapshot } from './shared.js';
 import {
@@ -84,9 +84,16 @@ function withErrno<T>(path: string, f: () => T): T {
   try {
     return f();
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw snapshotNotFound(path);
+    if (namesNoFile(e)) throw snapshotNotFound(path);
     throw e;
   }
+}
+
+/** `source` if it is a path or bytes (or absent: the default snapshot); `invalid_input` otherwise. */
+function sourceArgument(source: unknown, fn: string): string | Uint8Array | undefined {
+  if (source === undefined || typeof source === 'string' || source instanceof Uint8Array) return source;
+  const hint = source instanceof ArrayBuffer ? '; wrap an ArrayBuffer as new Uint8Array(buffer)' : '';
+  throw new IpIntelError('invalid_input', `${fn} expects a snapshot path (string) or its bytes (Uint8Array), got ${quoteInput(source)}${hint}`);
 }
 
 /** Starts a helper thread on a column (node-column-thread.ts); tests pass one that records what it did. */
@@ -233,7 +240,7 @@ async function columnOfBytes(c: PlannedColumn, bytes: Uint8Array, preload: boole
 
 async function readFileSnapshot(path: string, preload: boolean): Promise<DecodedSnapshot> {
   const fh = await openFile(path, 'r').catch((e: unknown) => {
-    throw (e as NodeJS.ErrnoException).code === 'ENOENT' ? snapshotNotFound(path) : e;
+    throw namesNoFile(e) ? snapshotNotFound(path) : e;
   });
   try {
     const size = snapshotFileSize(await fh.stat(), path);
@@ -259,13 +266,17 @@ export const EXPLAIN_SUFFIX = '.explain';
 
 /** Load options with the sidecar read lazily from its file, and Node's inflate for it. */
 function withSidecar(path: string | null, options: OpenOptions | undefined): LoadOptions {
+  // A number would be read as a file descriptor (stdin for 0: a wait for input that may never end).
+  if (options?.explainPath !== undefined && typeof options.explainPath !== 'string') {
+    throw new IpIntelError('invalid_input', `options.explainPath must be a path (string), got ${quoteInput(options.explainPath)}`);
+  }
   const file = options?.explainPath ?? (path === null ? null : path + EXPLAIN_SUFFIX);
   const read = (f: string) => (): Uint8Array => {
     try {
       return readFileSync(f);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'EISDIR') {
+      if (code === 'EISDIR' || namesNoFile(e)) {
         const what = code === 'EISDIR' ? ' (a directory)' : '';
         throw new IpIntelError('explain_unavailable', `no explain sidecar at ${f}${what}: build the snapshot without --no-explain, or pass explainPath`, f);
       }
@@ -286,7 +297,8 @@ function withSidecar(path: string | null, options: OpenOptions | undefined): Loa
  * const intel = await open(); intel.check('8.8.8.8').geo.country_code // => 'US'
  * const server = await open(path, { preload: true }); // everything decoded and checked now
  */
-export async function open(source?: string | Uint8Array, options?: OpenOptions): Promise<IpIntel> {
+export async function open(given?: string | Uint8Array, options?: OpenOptions): Promise<IpIntel> {
+  const source = sourceArgument(given, 'open');
   const preload = options?.preload === true;
   if (source instanceof Uint8Array) {
     const header = parseHeader(source, source.length);
@@ -333,7 +345,8 @@ export function fromShared(shared: SharedSnapshot, options?: LoadOptions): IpInt
  * helper thread inflates meanwhile when this process has a second core
  * (node-column-thread.ts); the call blocks until the snapshot is checked.
  */
-export function openSync(source?: string | Uint8Array, options?: OpenOptions): IpIntel {
+export function openSync(given?: string | Uint8Array, options?: OpenOptions): IpIntel {
+  const source = sourceArgument(given, 'openSync');
   const inflate = options?.inflate ?? nodeInflate;
   const preload = options?.preload === true;
   if (source instanceof Uint8Array) return new IpIntel(decodeSnapshot(source, inflate, nodeCrc32, preload), withSidecar(null, options));

@@ -59,6 +59,43 @@ describe('Node layer', () => {
     expect(() => explained.check('8.8.8.8', { explain: true })).toThrow(expect.objectContaining({ code: 'explain_unavailable', message: expect.stringMatching(/a directory/) }) as Error);
   });
 
+  it('refuses arguments of the wrong type as invalid_input, and paths that name no file as snapshot_not_found', async () => {
+    for (const bad of [new ArrayBuffer(8), 123, new DataView(new ArrayBuffer(8)), null, {}]) {
+      await expect(open(bad as unknown as string)).rejects.toMatchObject({ code: 'invalid_input' });
+      expect(() => openSync(bad as unknown as string)).toThrow(expect.objectContaining({ code: 'invalid_input' }) as Error);
+    }
+    await expect(open(new ArrayBuffer(8) as unknown as Uint8Array)).rejects.toThrow(/new Uint8Array\(buffer\)/);
+    // A file used as a folder (ENOTDIR) and a name too long (ENAMETOOLONG) name no file either.
+    for (const missing of [join(path, 'x.ipintel'), join(dir, 'n'.repeat(5000))]) {
+      await expect(open(missing)).rejects.toMatchObject({ code: 'snapshot_not_found' });
+      expect(() => openSync(missing)).toThrow(expect.objectContaining({ code: 'snapshot_not_found' }) as Error);
+      expect(() => planSnapshotFile(missing)).toThrow(expect.objectContaining({ code: 'snapshot_not_found' }) as Error);
+      const explained = openSync(path, { explainPath: `${missing}.explain` });
+      expect(explained.canExplain()).toBe(false);
+      expect(() => explained.check('1.2.3.4', { explain: true })).toThrow(expect.objectContaining({ code: 'explain_unavailable' }) as Error);
+    }
+    // A number as explainPath would be read as a file descriptor (0: stdin, a wait without end).
+    expect(() => openSync(path, { explainPath: 0 as unknown as string })).toThrow(expect.objectContaining({ code: 'invalid_input' }) as Error);
+    await expect(open(path, { explainPath: 0 as unknown as string })).rejects.toMatchObject({ code: 'invalid_input' });
+  });
+
+  it('refuses a clock that is not a function, and a clock that gives no time, as invalid_input', async () => {
+    expect(() => openSync(path, { now: 5 as unknown as () => number })).toThrow(expect.objectContaining({ code: 'invalid_input' }) as Error);
+    for (const t of [Number.NaN, Number.POSITIVE_INFINITY, '1' as unknown as number]) {
+      const intel = openSync(path, { now: () => t });
+      for (let i = 0; i < 3; i++) {
+        expect(() => intel.check('1.2.3.4')).toThrow(expect.objectContaining({ code: 'invalid_input', message: expect.stringMatching(/options\.now/) }) as Error);
+        expect(() => intel.checkBatch(['1.2.3.4', '2001:4860::1'])).toThrow(expect.objectContaining({ code: 'invalid_input' }) as Error);
+      }
+    }
+    // A good clock after a bad one: the same object keeps answering.
+    let t = Number.NaN;
+    const intel = openSync(path, { now: () => t });
+    expect(() => intel.check('1.2.3.4')).toThrow(IpIntelError);
+    t = Date.UTC(2026, 0, 1);
+    expect(intel.check('1.2.3.4').ip).toBe('1.2.3.4');
+  });
+
   it('refuses a damaged file on both paths', async () => {
     const bad = bytes.slice();
     bad[bad.length - 10]! ^= 0xff;
