@@ -11,6 +11,8 @@ import { runBatch } from './io.js';
 import { trickyModel, writeSnapshot } from './snapshots.js';
 
 const strict = new TextDecoder('utf-8', { fatal: true });
+/** No lone surrogate (String#isWellFormed, which this project's TypeScript lib does not declare yet). */
+const wellFormed = (s: string): boolean => !/\p{Surrogate}/u.test(s);
 /** Text with many characters outside the BMP (surrogate pairs in UTF-16, four bytes in UTF-8). */
 const wideText = fc.array(fc.oneof(fc.constantFrom('😀', '𝄞', 'é', '€', 'a', '1', '.'), fc.string({ unit: 'binary', maxLength: 3 })), { maxLength: 400 }).map((p) => p.join(''));
 
@@ -28,7 +30,7 @@ describe('echoOf (by UTF-16 units)', () => {
         expect(line.startsWith(kept)).toBe(true);
         expect(kept.length === ECHO_LIMIT || kept.length === ECHO_LIMIT - 1).toBe(true);
         // Well-formed whenever the input was: the cut adds no lone surrogate.
-        if (line.isWellFormed()) expect(echo.isWellFormed()).toBe(true);
+        if (wellFormed(line)) expect(wellFormed(echo)).toBe(true);
       }),
     );
   });
@@ -62,7 +64,7 @@ describe('the batch echoes bad lines whole characters only', () => {
     expect(rows).toHaveLength(3);
     for (const row of rows.slice(0, 2)) {
       expect(row.error?.code).toBe('invalid_ip');
-      expect(row.ip.isWellFormed()).toBe(true);
+      expect(wellFormed(row.ip)).toBe(true);
       expect(row.ip).not.toContain('\ufffd');
       expect(row.ip.endsWith('…')).toBe(true);
     }

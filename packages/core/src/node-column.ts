@@ -32,7 +32,14 @@ export const READ_PIECE = 1 << 18;
 export async function readColumn(fh: FileHandle, c: PlannedColumn, piece: Buffer, crc: Checksum): Promise<Uint8Array> {
   if (!c.deflate) return readStored(fh, c, crc);
   // One output buffer of the column's size (+1 so that a stream inflating to more than that shows up as such).
-  const z = zlib.createInflateRaw({ chunkSize: Math.max(64, c.rawSize + 1) });
+  // A meta that claims a column past what one buffer can hold (a crafted file: its checksums were
+  // sealed again) fails here, in zlib's constructor: the file's fault, said as such.
+  let z: zlib.InflateRaw;
+  try {
+    z = zlib.createInflateRaw({ chunkSize: Math.max(64, c.rawSize + 1) });
+  } catch (e) {
+    throw inflateFailed(c, e);
+  }
   const parts: Buffer[] = [];
   let failure: unknown;
   let received = 0;

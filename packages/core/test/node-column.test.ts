@@ -57,6 +57,14 @@ describe('readColumn', () => {
     });
   });
 
+  it('refuses a column whose claimed size no buffer can hold as snapshot_corrupt, not a RangeError', async () => {
+    // A crafted meta (its checksums sealed again) may claim any size; zlib's constructor refuses it.
+    const c = prelude.columns.find((x) => x.deflate)!;
+    await withFile(bytes, async (fh) => {
+      await expect(readColumn(fh, { ...c, rawSize: 2 ** 32 + 4 }, Buffer.alloc(64), zcrc)).rejects.toMatchObject({ code: 'snapshot_corrupt' });
+    });
+  });
+
   it('refuses a flipped byte anywhere in a blob as a checksum mismatch', async () => {
     const big = prelude.columns.filter((c) => c.deflate).sort((a, b) => b.stored - a.stored)[0]!;
     await fc.assert(

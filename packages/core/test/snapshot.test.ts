@@ -53,6 +53,19 @@ describe('snapshot loading', () => {
     );
   });
 
+  it('refuses a deflated column that claims more than its stored bytes can inflate to', () => {
+    // Deflate expands ~1,032 times at most; a larger count is a crafted meta, refused before any
+    // buffer of that size is asked for (open() failed with a bare RangeError there).
+    const columns = readSnapshotMeta(good).columns as Record<string, { deflate?: boolean; stored: number }>;
+    const name = Object.keys(columns).find((n) => columns[n]!.deflate === true)!;
+    const stored = columns[name]!.stored;
+    const claim = (count: number): Uint8Array => withMeta(good, (meta) => void (meta.columns[name]!.count = count));
+    expect(errorCode(claim(2 ** 30 + 1))).toBe('snapshot_corrupt');
+    expect(() => loadSnapshot(claim(2 ** 30 + 1))).toThrow(/more than its \d+ stored bytes can inflate to/);
+    // Within the ratio it is still refused, later, by the inflated length.
+    expect(errorCode(claim(stored * 100))).toBe('snapshot_corrupt');
+  });
+
   it('refuses trailing bytes', () => {
     const longer = new Uint8Array(good.length + 3);
     longer.set(good);

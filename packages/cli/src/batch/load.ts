@@ -20,10 +20,10 @@
  *
  * @module
  */
-import { fromShared, nodeInflate, type IpIntel, type SharedSnapshot } from '@ipintel/core';
+import { fromShared, IpIntelError, nodeInflate, type IpIntel, type SharedSnapshot } from '@ipintel/core';
 import { checkSharedIndex4, fromSharedButIndex4, placedBytes, planSnapshotFile, readSharedSnapshot, type PlannedColumn } from '@ipintel/core/internal';
 import type { WorkerPool } from './pool.js';
-import { align, newSpaceMemory, type WasmMemory } from './space.js';
+import { align, MAX_SPACE_BYTES, newSpaceMemory, type WasmMemory } from './space.js';
 
 /** What a batch's load leaves: the snapshot, opened over the shared memory, and where that memory is free again. */
 export interface BatchLoad {
@@ -60,6 +60,11 @@ export async function loadForBatch(path: string, workers?: WorkerPool | null, le
   }
   const columnsEnd = at;
   const scratchAt = align(columnsEnd);
+  // The columns and the file side by side in one WebAssembly memory (at most MAX_SPACE_BYTES): a meta that
+  // claims more is no snapshot this batch can hold, said before the memory is asked for (a bare RangeError).
+  if (scratchAt + plan.size > MAX_SPACE_BYTES) {
+    throw new IpIntelError('snapshot_corrupt', `${path}: its columns claim ${scratchAt} bytes, more than a batch holds (${MAX_SPACE_BYTES} with the file)`, path);
+  }
   const memory = newSpaceMemory(scratchAt + plan.size);
   const scratch = new Uint8Array(memory.buffer, scratchAt, plan.size);
   const place = (c: PlannedColumn, bytes: number): Uint8Array => new Uint8Array(memory.buffer, places.get(c.name), bytes);

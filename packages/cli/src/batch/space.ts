@@ -39,6 +39,8 @@ export const KEYS = 5;
 const PAGE = 65536;
 /** The memory's most pages, as the kernel declares it: 2 GB (places are i32 offsets). */
 const MAX_PAGES = 32768;
+/** The most bytes a kernel space's memory can grow to (MAX_PAGES pages). */
+export const MAX_SPACE_BYTES = MAX_PAGES * PAGE;
 /** Input bytes the kernel reads at once; a longer block is cut at line ends (block.ts). Any address is far shorter. */
 export const INPUT_BYTES = 256 * 1024;
 /** Room for one call's rows (a group's CSV rows take ~110 KB); rows that do not fit wait for the next call. */

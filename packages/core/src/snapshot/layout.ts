@@ -98,6 +98,9 @@ export interface Prelude {
   readonly columns: readonly PlannedColumn[];
 }
 
+/** The most a deflate stream expands (258-byte matches at about two bits each, plus block overhead: ~1,032). */
+const MAX_DEFLATE_RATIO = 1032;
+
 /** Column `name` as the meta's column table describes it (`base`: where the blobs start in the file), its reference checked. */
 export function planColumn(meta: SnapshotMeta, name: ColumnName, base: number): PlannedColumn {
   const ref: ColumnRef | undefined = meta.columns[name];
@@ -107,6 +110,11 @@ export function planColumn(meta: SnapshotMeta, name: ColumnName, base: number): 
   if (!ints) throw corrupt(`column ${name} has a malformed reference`, name);
   const rawSize = ref.count * TYPE_SIZE[type];
   if (!ref.deflate && ref.stored !== rawSize) throw corrupt(`column ${name} has ${ref.stored} bytes for ${ref.count} elements`, name);
+  // Deflate expands at most ~1,032 times: a larger claim is a damaged or crafted meta, refused
+  // before any buffer of that size is asked for (a loader would fail there with a bare RangeError).
+  if (ref.deflate && rawSize > ref.stored * MAX_DEFLATE_RATIO + MAX_DEFLATE_RATIO) {
+    throw corrupt(`column ${name} claims ${rawSize} bytes, more than its ${ref.stored} stored bytes can inflate to`, name);
+  }
   const filter = ref.filter ?? null;
   if (filter !== null) {
     if (!isColumnFilter(filter)) throw new IpIntelError('snapshot_version', `column ${name} uses a filter unknown to this reader (${String(filter)})`, name);
