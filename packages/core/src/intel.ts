@@ -149,6 +149,9 @@ export class IpIntel {
 
   /** Use {@link loadSnapshot} or `open()`; this takes an already decoded snapshot. */
   constructor(decoded: DecodedSnapshot, options: LoadOptions = {}) {
+    // The meta is handed out by share() (and read by every explanation's check against the build):
+    // frozen, so that a caller who changes what share() gave cannot change this object's answers.
+    frozenDeep(decoded.meta);
     this.decoded = decoded;
     this.explainSource = options.explain;
     this.inflate = options.inflate;
@@ -290,12 +293,13 @@ export class IpIntel {
   checkBatch(ips: Iterable<unknown>, options?: CheckOptions): (CheckResult | ThirdPartyResult | BatchError)[] {
     const format = formatOf(options);
     const explain = format === 'native' && explainOf(options);
-    if (ips === null || typeof ips !== 'object' || typeof (ips as unknown as Record<symbol, unknown>)[Symbol.iterator] !== 'function') {
+    // A String object is iterable too, by character: a string where a list was meant.
+    if (ips === null || typeof ips !== 'object' || ips instanceof String || typeof (ips as unknown as Record<symbol, unknown>)[Symbol.iterator] !== 'function') {
       throw new IpIntelError('invalid_input', `checkBatch expects an iterable of strings, got ${quoteInput(ips)}`);
     }
     // A missing or foreign sidecar fails the whole call, not each element.
     if (explain) this.loadExplainer();
-    const list: readonly unknown[] = Array.isArray(ips) ? ips : Array.from(ips);
+    const list: readonly unknown[] = Array.isArray(ips) ? ips : iterated(ips);
     const out = new Array<CheckResult | ThirdPartyResult | BatchError>(list.length);
     for (let g = 0; g < list.length; g += BATCH_STAGE) this.checkGroup(list, g, Math.min(list.length, g + BATCH_STAGE), format, out, explain);
     return out;
@@ -314,8 +318,10 @@ export class IpIntel {
     const geos = this.batchGeos;
     const ids = this.leafIds;
     const n = to - from;
+    // Each element read once (an element with a getter might say another thing the second time).
+    const group = list.slice(from, to);
     for (let j = 0; j < n; j++) {
-      const ip = list[from + j];
+      const ip = group[j];
       const a = typeof ip === 'string' && ip.length <= MAX_IPV4_LENGTH ? parseIPv4(ip) : -1;
       addrs[j] = a < 0 ? 0 : a;
       this.batchIsV4[j] = a < 0 ? 0 : 1;
@@ -328,7 +334,7 @@ export class IpIntel {
     }
     const today = this.today();
     for (let j = 0; j < n; j++) {
-      const ip = list[from + j];
+      const ip = group[j];
       let r: CheckResult;
       if (this.batchIsV4[j] === 1) r = this.result(geos[j]!, pairs[j]!, ip as string, 4, today);
       else {
@@ -350,7 +356,7 @@ export class IpIntel {
    * addresses all get the same result, so a caller may cache by it.
    *
    * @example
-   * intel.match('8.8.8.8').prefix // => '8.8.8.0/24'
+   * intel.match('8.8.8.8').prefix // => '8.8.8.8/32' (the default data lists 8.8.8.8 alone as a public resolver)
    */
   match(ip: string): MatchInfo {
     const a = parseAddress(ip);
@@ -487,6 +493,25 @@ export function fromSharedWith(shared: SharedSnapshot, options: LoadOptions | un
 }
 
 /** {@link loadSnapshot} with `fallback` as the inflater unless the options name one (see {@link fromSharedWith}). */
+/** `v` with every object and array in it frozen (JSON-like data: no cycles). */
+function frozenDeep<T>(v: T): T {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+    for (const x of Object.values(v)) frozenDeep(x);
+    Object.freeze(v);
+  }
+  return v;
+}
+
+/** The elements of an iterable; one whose iterator breaks the protocol (a non-object result) is `invalid_input`. */
+function iterated(ips: Iterable<unknown>): unknown[] {
+  try {
+    return Array.from(ips);
+  } catch (e) {
+    if (e instanceof TypeError) throw new IpIntelError('invalid_input', `checkBatch could not iterate its argument: ${e.message}`);
+    throw e;
+  }
+}
+
 /**
  * The UTC day of a caller's clock. A clock that gives no finite number is the caller's error, said
  * as one: NaN would start a new day on every call (NaN !== NaN), dropping the answer slots a check

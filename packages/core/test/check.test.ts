@@ -131,6 +131,30 @@ describe('checkBatch()', () => {
     expect(intel.checkBatch(new Set(['1.1.1.1']), { format: 'thirdparty' })[0]).toHaveProperty('privacy');
   });
 
+  it('reads each element once: an element whose getter changes its answer gets the answer of the one read', () => {
+    const reads: string[] = [];
+    const flaky: unknown[] = ['8.8.8.8', 'x', 'y'];
+    let n = 0;
+    Object.defineProperty(flaky, 0, { get: () => (reads.push('0'), n++ === 0 ? '8.8.8.8' : 42), enumerable: true });
+    const out = intel.checkBatch(flaky);
+    expect(reads).toHaveLength(1);
+    expect(out[0]).toEqual(intel.check('8.8.8.8'));
+  });
+
+  it('refuses what cannot be iterated as a list of addresses as invalid_input', () => {
+    const broken = { [Symbol.iterator]: () => ({ next: () => 5 }) };
+    expect(() => intel.checkBatch(broken as unknown as string[])).toThrow(expect.objectContaining({ code: 'invalid_input' }) as Error);
+    expect(() => intel.checkBatch({ [Symbol.iterator]: () => 5 } as unknown as string[])).toThrow(expect.objectContaining({ code: 'invalid_input' }) as Error);
+    // A String object is iterable by character: a string where a list was meant.
+    expect(() => intel.checkBatch(new String('8.8.8.8') as unknown as string[])).toThrow(expect.objectContaining({ code: 'invalid_input' }) as Error);
+    // An iterator's own error is its own, not ours.
+    const failing = (function* () {
+      yield '8.8.8.8';
+      throw new RangeError('from the caller');
+    })();
+    expect(() => intel.checkBatch(failing)).toThrow(RangeError);
+  });
+
   it('equals check() element-wise for arbitrary input', () => {
     fc.assert(
       fc.property(fc.array(fc.oneof(fc.ipV4(), fc.ipV6(), fc.string({ maxLength: 8 }))), (ips) => {

@@ -92,6 +92,29 @@ describe('sharing a snapshot between threads', () => {
     expect(() => fromShared({ meta: shared.meta, columns: shared.columns })).toThrow(/v6\./);
     expect(() => fromShared(null as never)).toThrow(/share\(\)/);
   });
+
+  it('refuses a shared meta whose unavailable signals or country names are not what a snapshot holds', () => {
+    const shared = intel.share();
+    const withMeta = (m: Record<string, unknown>) => ({ ...shared, meta: { ...shared.meta, ...m } });
+    for (const unavailable of [5, 'tor', ['bogus_key'], [null]]) {
+      expect(() => fromShared(withMeta({ unavailable }))).toThrow(expect.objectContaining({ code: 'snapshot_corrupt' }) as Error);
+    }
+    for (const country_names of [{ US: 5 }, { DE: { x: 1 } }, ['United States'], null]) {
+      expect(() => fromShared(withMeta({ country_names }))).toThrow(expect.objectContaining({ code: 'snapshot_corrupt' }) as Error);
+    }
+    expect(fromShared(withMeta({ unavailable: undefined })).check('8.8.8.8')).toBeDefined();
+  });
+
+  it('hands out a frozen meta: changing what share() gave cannot change the snapshot\'s answers', () => {
+    const shared = intel.share();
+    const before = intel.check('8.8.8.8');
+    expect(Object.isFrozen(shared.meta)).toBe(true);
+    expect(Object.isFrozen(shared.meta.country_names)).toBe(true);
+    expect(() => {
+      (shared.meta.country_names as Record<string, string>)['US'] = 'Elsewhere';
+    }).toThrow(TypeError);
+    expect(intel.check('8.8.8.8')).toEqual(before);
+  });
 });
 
 describe('sharing a snapshot opened with Node zlib', () => {

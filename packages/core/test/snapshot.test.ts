@@ -66,6 +66,12 @@ describe('snapshot loading', () => {
     expect(errorCode(claim(stored * 100))).toBe('snapshot_corrupt');
   });
 
+  it('refuses country names that are not strings (answers carry them as geo.country)', () => {
+    for (const names of [{ US: 5 }, { DE: { x: 1 } }, ['United States']]) {
+      expect(errorCode(withMeta(good, (meta) => void ((meta as unknown as Record<string, unknown>)['country_names'] = names)))).toBe('snapshot_corrupt');
+    }
+  });
+
   it('refuses trailing bytes', () => {
     const longer = new Uint8Array(good.length + 3);
     longer.set(good);

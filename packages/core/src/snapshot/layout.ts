@@ -140,7 +140,7 @@ export function parsePrelude(header: Header, metaRegion: Uint8Array): Prelude {
   }
   require(typeof meta === 'object' && meta !== null && typeof meta.columns === 'object' && meta.columns !== null, 'meta has no columns', 'meta');
   require(typeof meta.build_date === 'string' && Array.isArray(meta.sources), 'meta lacks build date or sources', 'meta');
-  require(typeof meta.country_names === 'object' && meta.country_names !== null, 'meta lacks country names', 'meta');
+  require(hasCountryNames(meta), 'meta lacks country names (an object of strings)', 'meta');
   require(Array.isArray(meta.unavailable) && meta.unavailable.every(isEvidenceKey), 'meta lacks a valid list of unavailable signals', 'meta');
   const base = HEADER_SIZE + 4 + header.metaSize;
   const columns: PlannedColumn[] = [];
@@ -190,4 +190,10 @@ export function stoppedAtSize(e: unknown): boolean {
 /** The error for a column whose stream holds more bytes than the column (found as it inflates, before the rest is). */
 export function inflatedTooLong(c: PlannedColumn): IpIntelError {
   return corrupt(`column ${c.name} inflates to more than ${c.rawSize} bytes, expected ${c.rawSize}`, c.name);
+}
+
+/** Whether the meta's country names are an object of strings (answers carry them as `geo.country`, a string or null). */
+export function hasCountryNames(meta: SnapshotMeta): boolean {
+  const names: unknown = meta.country_names;
+  return typeof names === 'object' && names !== null && !Array.isArray(names) && Object.values(names).every((v) => typeof v === 'string');
 }
