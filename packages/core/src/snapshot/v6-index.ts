@@ -49,36 +49,67 @@ export interface GroupHash {
   readonly shift: number;
   /** slot count - 1 */
   readonly mask: number;
+  /** The odd multiplier of the hash: GOLDEN, unless the words collide under it (see buildGroupHash). */
+  readonly mul: number;
 }
 
 /** The multiplier of {@link groupSlot}: 2^32 / golden ratio, which spreads sorted keys over the slots. */
-const GOLDEN = 0x9e3779b1;
+export const GOLDEN = 0x9e3779b1;
 
 /** The first slot to probe for word `a0`. */
-export function groupSlot(a0: number, shift: number): number {
-  return Math.imul(a0, GOLDEN) >>> shift;
+export function groupSlot(a0: number, shift: number, mul = GOLDEN): number {
+  return Math.imul(a0, mul) >>> shift;
 }
 
-/** Builds the {@link GroupHash} of the groups' first words (distinct, as the decoder checks). */
-export function buildGroupHash(w0: Uint32Array): GroupHash {
+/** Probes a build may make in all before it tries another multiplier: a few per word on real data. */
+function probeBudget(words: number): number {
+  return 4 * words + 64;
+}
+
+/** Multipliers tried after GOLDEN before the last one is kept whatever its probes. */
+const RETRIES = 8;
+
+/**
+ * Builds the {@link GroupHash} of the groups' first words (distinct, as the
+ * decoder checks). Words chosen to share first slots under GOLDEN (a crafted
+ * file: the words x / GOLDEN mod 2^32 all start at slot 0) would make the
+ * linear probing quadratic: 40 s of load for 200,000 groups. So a build that
+ * probes past its budget starts again with a random odd multiplier, which no
+ * file can be made against in advance.
+ */
+export function buildGroupHash(w0: Uint32Array, random: () => number = Math.random): GroupHash {
+  let mul = GOLDEN;
+  for (let attempt = 0; ; attempt++) {
+    const hash = groupHashWith(w0, mul, attempt < RETRIES ? probeBudget(w0.length) : Number.POSITIVE_INFINITY);
+    if (hash !== null) return hash;
+    mul = (Math.floor(random() * 2 ** 32) | 1) >>> 0;
+  }
+}
+
+/** The table of `w0` under multiplier `mul`, or null once it has probed more than `budget` slots. */
+function groupHashWith(w0: Uint32Array, mul: number, budget: number): GroupHash | null {
   let bits = 4;
   while (2 ** bits < 1.5 * w0.length) bits++;
   const slots = new Uint32Array(2 << bits);
   const mask = (1 << bits) - 1;
   const shift = 32 - bits;
+  let probes = 0;
   for (let g = 0; g < w0.length; g++) {
-    let h = groupSlot(w0[g]!, shift);
-    while (slots[2 * h + 1] !== 0) h = (h + 1) & mask;
+    let h = groupSlot(w0[g]!, shift, mul);
+    while (slots[2 * h + 1] !== 0) {
+      h = (h + 1) & mask;
+      if (++probes > budget) return null;
+    }
     slots[2 * h] = w0[g]!;
     slots[2 * h + 1] = g + 1;
   }
-  return { slots, shift, mask };
+  return { slots, shift, mask, mul };
 }
 
 /** The group whose first word is `a0`, or -1 when there is none (no range starts in that /32). */
 export function findGroup(hash: GroupHash, a0: number): number {
   const slots = hash.slots;
-  let h = groupSlot(a0, hash.shift);
+  let h = groupSlot(a0, hash.shift, hash.mul);
   for (;;) {
     const g = slots[2 * h + 1]!;
     if (g === 0) return -1;
