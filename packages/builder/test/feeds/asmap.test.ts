@@ -81,6 +81,62 @@ describe('asmap bytecode', () => {
   });
 });
 
+/** A program of `n` × [JUMP over the DEFAULT, DEFAULT] then RETURN: both sides of each jump run the same code, 2^n paths in a few bytes. */
+function sharedCodeAsmap(n: number): Uint8Array {
+  const bits: number[] = [];
+  const num = (v: number, width: number): void => {
+    for (let k = width - 1; k >= 0; k--) bits.push((v >>> k) & 1);
+  };
+  for (let i = 0; i < n; i++) {
+    bits.push(1, 0, 0); // JUMP, class 0 (5 bits)
+    num(2, 5); // 17 + 2 = 19 bits: over the DEFAULT below
+    bits.push(1, 1, 1, 0); // DEFAULT, class 0 (15 bits)
+    num(100, 15); // AS 101
+  }
+  bits.push(0, 0); // RETURN, class 0
+  num(13334, 15); // AS 13335
+  const out = new Uint8Array(Math.ceil(bits.length / 8));
+  bits.forEach((b, i) => {
+    out[i >>> 3]! |= b << (i & 7);
+  });
+  return out;
+}
+
+describe('asmap bytecode, code reached by two paths', () => {
+  it('refuses a program whose jumps share code (2^40 paths in 138 bytes) at once, as feed_format', () => {
+    const bytes = sharedCodeAsmap(40);
+    expect(bytes.length).toBe(138);
+    const started = Date.now();
+    expect(() => decodeAsmap(bytes, 'asmap-bytecode')).toThrow(
+      expect.objectContaining({ name: 'FeedError', code: 'feed_format', message: expect.stringContaining('two paths') }),
+    );
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('refuses shared code at any depth, even one jump (2 paths)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 16 }), (n) => {
+        expect(() => decodeAsmap(sharedCodeAsmap(n), 'asmap-bytecode')).toThrow(FeedError);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('yields at most 8 prefixes per bit of any input: work bounded by the file size', () => {
+    // Each instruction runs once and yields at most 8 prefixes (a MATCH of 8 bits), and takes at least 1 bit.
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 256 }), (bytes) => {
+        try {
+          expect(decodeAsmap(bytes, 'asmap-bytecode').length).toBeLessThanOrEqual(bytes.length * 8 * 8);
+        } catch (e) {
+          expect(e).toBeInstanceOf(FeedError);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
 describe('asmap bytecode, the vendored full-size file', () => {
   const feed = feedById('asmap-bytecode');
   if (feed.origin !== 'feeds') throw new Error('asmap-bytecode is a feeds-folder file');

@@ -81,8 +81,15 @@ class BitReader {
  * Every prefix the program maps, ASN 0 (unmapped) included, in the order
  * the paths end. Prefixes do not overlap: each is one path of the program.
  *
+ * Each instruction may be reached by one path only, as in the programs
+ * Bitcoin Core writes (a tree: its SanityCheckAsmap refuses code reachable
+ * twice). Two jumps to shared code would let a small file hold 2^n paths
+ * (138 bytes, 2^40 prefixes: out of memory); with the rule, the work and
+ * the prefixes are bounded by the file's size (at most 8 per instruction).
+ *
  * @throws FeedError (`feed_format`) on a malformed program: an unknown
- *   instruction, a jump out of the data, a match past 128 bits.
+ *   instruction, a jump out of the data, a match past 128 bits, an
+ *   instruction reached by two paths.
  */
 export function decodeAsmap(bytes: Uint8Array, feed: string): AsmapLeaf[] {
   const r = new BitReader(bytes, feed);
@@ -91,12 +98,17 @@ export function decodeAsmap(bytes: Uint8Array, feed: string): AsmapLeaf[] {
   // Paths still to run: where the program continues, the address bits so far, and the default AS.
   const pending: { pos: number; start: bigint; depth: number; fallback: number }[] = [{ pos: 0, start: 0n, depth: 0, fallback: 0 }];
   const bitAt = (depth: number): bigint => 1n << BigInt(127 - depth);
+  // One bit per bit position of the file: an instruction already run from there.
+  const ran = new Uint8Array(Math.ceil(r.end / 8));
   let furthest = 0;
   while (pending.length > 0) {
     const path = pending.pop()!;
     r.pos = path.pos;
     let { start, depth, fallback } = path;
     for (;; furthest = Math.max(furthest, r.pos)) {
+      const at = r.pos;
+      if ((ran[at >>> 3]! >>> (at & 7)) & 1) r.fail('an instruction reached by two paths (not a tree, as Bitcoin Core writes)');
+      ran[at >>> 3]! |= 1 << (at & 7);
       const op = r.number(0, TYPE_BITS, 'an instruction');
       if (op === RETURN) {
         out.push({ start, length: depth, asn: r.number(1, ASN_BITS, 'an AS number') });
