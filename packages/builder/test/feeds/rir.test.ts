@@ -1,9 +1,14 @@
 import { bigIntToText } from '@ipintel/core/writer';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { feedById } from '../../src/feeds/registry.js';
 import { parseDelegated } from '../../src/feeds/routing/rir.js';
 import type { RirFound } from '../../src/feeds/routing/rir.js';
 import { enc, readFixture, readFullSize } from './helpers.js';
+
+/** The asn records one AS at a time (the fixtures' ranges are short). */
+const perAsn = (f: RirFound): Record<number, string | null> =>
+  Object.fromEntries(f.asnRanges.flatMap((r) => Array.from({ length: r.last - r.first + 1 }, (_, i) => [r.first + i, r.country])));
 
 const show = (f: RirFound): string[] =>
   f.prefixes.map((p) => `${bigIntToText(p.version, p.start)}/${p.length} ${p.value.country} ${p.value.date} ${p.value.status} ${p.value.registry}`);
@@ -22,7 +27,7 @@ describe('AFRINIC extended fixture', () => {
     expect(f.prefixes[1]!.value).toBe(f.prefixes[2]!.value);
     expect(f.skipped).toBe(2);
     expect(f.counts).toEqual({ asn: 2, ipv4: 6, ipv6: 3 });
-    expect(Object.fromEntries(f.asnCountry)).toEqual({ 1228: 'ZA' });
+    expect(perAsn(f)).toEqual({ 1228: 'ZA' });
     expect(f.header).toEqual({
       version: '2',
       registry: 'afrinic',
@@ -54,7 +59,7 @@ describe('APNIC standard fixture', () => {
       '14.192.2.0/24 IN 2010-07-06 allocated apnic',
       '2410::/17 SG 2024-11-08 allocated apnic',
     ]);
-    expect(Object.fromEntries(f.asnCountry)).toEqual({ 173: 'JP', 4608: 'AU', 4609: 'AU', 4610: 'AU', 4611: 'AU' });
+    expect(perAsn(f)).toEqual({ 173: 'JP', 4608: 'AU', 4609: 'AU', 4610: 'AU', 4611: 'AU' });
     expect(f.rejected).toEqual([
       { feed: 'rir-apnic', line: 21, message: 'bad ipv4 start "1.1.300.0": "apnic|AU|ipv4|1.1.300.0|256|20110811|assigned"' },
       { feed: 'rir-apnic', line: 22, message: 'bad date "2011081": "apnic|AU|ipv4|1.2.0.0|256|2011081|assigned"' },
@@ -86,7 +91,7 @@ describe('LACNIC fixtures', () => {
     ]);
     expect(f.skipped).toBe(3);
     expect(f.header.version).toBe('2.3');
-    expect(Object.fromEntries(f.asnCountry)).toEqual({ 28000: 'BR', 28001: 'BR' });
+    expect(perAsn(f)).toEqual({ 28000: 'BR', 28001: 'BR' });
     expect(f.rejected).toEqual([
       { feed: 'rir-lacnic-extended', line: 9, message: 'bad ipv4 start "200.3.256.0": "lacnic|AR|ipv4|200.3.256.0|256|20010101|allocated|12"' },
     ]);
@@ -127,6 +132,51 @@ describe('truncated RIPE NCC fixture', () => {
   });
 });
 
+describe('asn records', () => {
+  const file = (first: string, count: string): Uint8Array =>
+    enc(`2|arin|20260101|1|19830101|20260101|-0500\narin|US|asn|${first}|${count}|19960328|assigned|x\n`);
+
+  it('keeps a record as one range, even one of 10^8 ASNs (no per-AS entries: once 15 s and a Map size crash)', () => {
+    const started = Date.now();
+    const f = parseDelegated(file('7018', '100000000'), 'rir-arin');
+    expect(f.asnRanges).toEqual([{ first: 7018, last: 100007017, country: 'US' }]);
+    expect(f.rejected).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(parseDelegated(file('0', '4294967296'), 'rir-arin').asnRanges).toEqual([{ first: 0, last: 4294967295, country: 'US' }]);
+  });
+
+  it('rejects a count that runs past AS 4294967295, naming the line', () => {
+    const f = parseDelegated(file('4294967295', '2'), 'rir-arin');
+    expect(f.asnRanges).toEqual([]);
+    expect(f.rejected).toEqual([
+      { feed: 'rir-arin', line: 2, message: 'asn count 2 from AS4294967295 runs past AS4294967295: "arin|US|asn|4294967295|2|19960328|assigned|x"' },
+    ]);
+  });
+
+  it('any start and count: one range when it ends by AS 4294967295, else one diagnostic', () => {
+    fc.assert(
+      fc.property(fc.nat(0xffffffff), fc.oneof(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 9_999_999_999 })), (first, n) => {
+        const f = parseDelegated(file(String(first), String(n)), 'rir-arin');
+        if (first + n - 1 <= 0xffffffff) {
+          expect(f.asnRanges).toEqual([{ first, last: first + n - 1, country: 'US' }]);
+          expect(f.rejected).toEqual([]);
+        } else {
+          expect(f.asnRanges).toEqual([]);
+          expect(f.rejected.map((d) => d.line)).toEqual([2]);
+        }
+      }),
+    );
+  });
+
+  it('rejects a bad start or count', () => {
+    for (const [first, count] of [['4294967296', '1'], ['-1', '1'], ['1', '0'], ['1', ''], ['1', '12345678901']]) {
+      const f = parseDelegated(file(first!, count!), 'rir-arin');
+      expect(f.asnRanges).toEqual([]);
+      expect(f.rejected.map((d) => d.message.slice(0, 8))).toEqual([`bad asn `]);
+    }
+  });
+});
+
 describe('RIR declarations', () => {
   it('the truncated RIPE NCC copy and the superseded LACNIC extended file are context only', () => {
     expect(['rir-afrinic', 'rir-apnic', 'rir-lacnic', 'rir-lacnic-extended', 'rir-ripencc-partial'].map((id) => feedById(id).use)).toEqual([
@@ -147,7 +197,7 @@ describe('ARIN extended fixture (the format ARIN serves)', () => {
     ]);
     expect(f.header).toMatchObject({ version: '2.3', registry: 'arin', serial: '1787429142000', records: 9, startDate: '1970-01-01', endDate: '2026-08-22' });
     expect(f.skipped).toBe(2);
-    expect(Object.fromEntries(f.asnCountry)).toEqual({ 7018: 'US', 64496: null });
+    expect(perAsn(f)).toEqual({ 7018: 'US', 64496: null });
   });
   it('rejects the impossible date, and nothing else (the counts agree)', () => {
     expect(f.rejected).toEqual([
@@ -168,7 +218,7 @@ describe('RIPE NCC extended fixture (the format RIPE NCC serves)', () => {
     ]);
     expect(f.skipped).toBe(1);
     expect(f.counts).toEqual({ asn: 2, ipv4: 4, ipv6: 2 });
-    expect(Object.fromEntries(f.asnCountry)).toEqual({ 1101: 'NL', 3333: 'EU' });
+    expect(perAsn(f)).toEqual({ 1101: 'NL', 3333: 'EU' });
   });
   it('rejects the unknown status', () => {
     expect(f.rejected.map((d) => [d.line, d.message.slice(0, 26)])).toEqual([[8, 'unknown status "allocate":']]);

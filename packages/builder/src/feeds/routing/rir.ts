@@ -17,9 +17,10 @@
  *
  * Rules: allocated/assigned records are used; available/reserved records
  * are counted in `skipped` (never rejected); asn records give no prefixes
- * but fill `asnCountry`. Country `ZZ` (unknown) and empty are null. A record
- * with a bad address, value, date, type or status is rejected with a
- * diagnostic. The header's record count and each summary count are checked
+ * but fill `asnRanges`, one range per record as written (not one entry per
+ * AS: a record may count 10^8 ASNs). Country `ZZ` (unknown) and empty are
+ * null. A record with a bad address, value, date, type or status, or an asn
+ * count that runs past AS 4294967295, is rejected with a diagnostic. The header's record count and each summary count are checked
  * against the body and a mismatch is a diagnostic, not an error (LACNIC's
  * own file disagrees with itself). A last line without a line end, when the
  * counts show the file is incomplete, is reported as cut off and not used.
@@ -33,7 +34,7 @@ import { defineFeed } from '../declare.js';
 import { parseAddressValue, parseCidr, pushRangePrefixes } from '../read/cidr.js';
 import { unpackFeed } from '../read/compression.js';
 import { compactDate } from '../read/dates.js';
-import { parseUint } from '../read/numbers.js';
+import { MAX_ASN, parseUint } from '../read/numbers.js';
 import { excerpt, feedText } from '../read/text.js';
 import type { Diagnostic, Prefix, PrefixesFound } from '../types.js';
 
@@ -67,8 +68,15 @@ export interface RirFound extends PrefixesFound<RirValue> {
   readonly counts: { readonly asn: number; readonly ipv4: number; readonly ipv6: number };
   /** available / reserved records (well-formed, deliberately unused). */
   readonly skipped: number;
-  /** AS number -> country (null when unknown) for allocated/assigned asn records. */
-  readonly asnCountry: Map<number, string | null>;
+  /** The allocated/assigned asn records, in file order: ASNs first..last (inclusive) and their country (null when unknown). */
+  readonly asnRanges: readonly AsnRange[];
+}
+
+/** One asn record: a run of AS numbers delegated to one country. */
+export interface AsnRange {
+  readonly first: number;
+  readonly last: number;
+  readonly country: string | null;
 }
 
 const USED = new Set(['allocated', 'assigned']);
@@ -98,7 +106,7 @@ export function parseDelegated(data: Uint8Array, feed: string): RirFound {
   let skipped = 0;
   const prefixes: Prefix<RirValue>[] = [];
   const rejected: Diagnostic[] = [];
-  const asnCountry = new Map<number, string | null>();
+  const asnRanges: AsnRange[] = [];
   let cutOff: Pending | null = null;
 
   const record = (f: string[], lineNo: number, raw: string): void => {
@@ -119,10 +127,13 @@ export function parseDelegated(data: Uint8Array, feed: string): RirFound {
     if (cc !== '' && !/^[A-Z]{2}$/.test(cc)) return reject(`bad country code ${JSON.stringify(cc)}`);
     const country = cc === '' || cc === 'ZZ' ? null : cc;
     if (type === 'asn') {
-      const first = parseUint(start, 0xffffffff);
-      const n = parseUint(value, 0xffffffff);
-      if (first < 0 || n < 1 || first + n - 1 > 0xffffffff) return reject('bad asn range');
-      for (let a = first; a < first + n; a++) asnCountry.set(a, country);
+      const first = parseUint(start, MAX_ASN);
+      const n = parseUint(value, Number.MAX_SAFE_INTEGER);
+      if (first < 0) return reject(`bad asn start ${JSON.stringify(start)}`);
+      if (n < 1) return reject(`bad asn count ${JSON.stringify(value)}`);
+      if (first + n - 1 > MAX_ASN) return reject(`asn count ${n} from AS${first} runs past AS${MAX_ASN}`);
+      // Kept as the range it is: nothing reads per-AS countries, and a huge count must cost no memory.
+      asnRanges.push({ first, last: first + n - 1, country });
       return;
     }
     const v: RirValue = { date, country, registry, status };
@@ -195,7 +206,7 @@ export function parseDelegated(data: Uint8Array, feed: string): RirFound {
   }
 
   const dataDate = header.endDate ?? compactDate(header.serial);
-  return { prefixes, rejected, dataDate, header, counts, skipped, asnCountry };
+  return { prefixes, rejected, dataDate, header, counts, skipped, asnRanges };
 }
 
 // ---------------------------------------------------------------------------
