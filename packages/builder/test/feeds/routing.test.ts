@@ -1,7 +1,8 @@
 import { bigIntToText } from '@ipintel/core/writer';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { feedById } from '../../src/feeds/registry.js';
-import { asnRangesToPrefixes } from '../../src/feeds/routing/ip-location-db-asn.js';
+import { asnRangesToPrefixes, parseAsnCsvRanges } from '../../src/feeds/routing/ip-location-db-asn.js';
 import type { AsnRangesFound } from '../../src/feeds/routing/ip-location-db-asn.js';
 import { parseOriginField, parsePfx2as } from '../../src/feeds/routing/pfx2as.js';
 import type { OriginsValue } from '../../src/feeds/routing/pfx2as.js';
@@ -160,6 +161,55 @@ describe('ip-location-db ASN CSV', () => {
     expect(v6.rejected).toEqual([
       { feed: 'ip-location-db-asn-ipv6', line: 4, message: 'range end 2a00:1450:4001:: before start 2a00:1450:4001::1' },
     ]);
+  });
+});
+
+describe('ip-location-db ASN CSV, rows of the other IP version', () => {
+  const read = (id: string, text: string): AsnRangesFound => feedById(id).read(enc(text)) as unknown as AsnRangesFound;
+
+  it('the IPv6 file rejects IPv4 rows, IPv4-mapped ones included: no made-up AS for 216.0.0.1', () => {
+    const f = read('ip-location-db-asn-ipv6', '::ffff:216.0.0.0,::ffff:216.0.0.255,64500,Mapped\n2001:db8::,2001:db8::ff,5,six\n1.0.0.0,1.0.0.255,1,A\n');
+    expect(f.ranges.map((r) => `${r.version} ${bigIntToText(r.version, r.first)} AS${r.asn}`)).toEqual(['6 2001:db8:: AS5']);
+    expect(f.rejected).toEqual([
+      { feed: 'ip-location-db-asn-ipv6', line: 1, message: 'IPv4 address in the IPv6 file' },
+      { feed: 'ip-location-db-asn-ipv6', line: 3, message: 'IPv4 address in the IPv6 file' },
+    ]);
+  });
+
+  it('the IPv4 file rejects IPv6 rows, and the order check sees across them (the build once failed unnamed)', () => {
+    const f = read('ip-location-db-asn-ipv4', '1.0.0.0,1.0.0.255,1,A\n2001:db8::,2001:db8::ff,5,six\n1.0.0.10,1.0.0.20,4,Inside\n0.255.0.0,0.255.0.255,3,Before\n');
+    expect(f.ranges.map((r) => `${bigIntToText(4, r.first)}-${bigIntToText(4, r.last)} AS${r.asn}`)).toEqual(['1.0.0.0-1.0.0.255 AS1']);
+    expect(f.rejected.map((d) => [d.line, d.message])).toEqual([
+      [2, 'IPv6 address in the IPv4 file'],
+      [3, "range lies inside the previous row's range; dropped"],
+      [4, "out of order: starts before the previous row's start"],
+    ]);
+  });
+
+  it("any rows, either file: ranges of the file's version only, ascending and disjoint; every other row a diagnostic", () => {
+    const v4 = fc.nat(0xffffffff).map((n) => [4, BigInt(n)] as const);
+    const v6 = fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }).map((n) => [6, n] as const);
+    const mapped = fc.nat(0xffffffff).map((n) => [6, (0xffffn << 32n) | BigInt(n)] as const); // ::ffff:a.b.c.d: IPv4 to core
+    const row = fc.tuple(fc.oneof(v4, v6, mapped), fc.nat(300)).map(([[ver, first], span]) => {
+      const max = ver === 4 ? 0xffffffffn : (1n << 128n) - 1n;
+      const last = first + BigInt(span) > max ? max : first + BigInt(span);
+      return `${bigIntToText(ver, first)},${bigIntToText(ver, last)},64500,Org`;
+    });
+    fc.assert(
+      fc.property(fc.constantFrom(4 as const, 6 as const), fc.array(row, { maxLength: 30 }), (version, rows) => {
+        const f = parseAsnCsvRanges(enc(rows.join('\n')), 'test', version);
+        for (let i = 0; i < f.ranges.length; i++) {
+          const r = f.ranges[i]!;
+          expect(r.version).toBe(version);
+          expect(r.first <= r.last).toBe(true);
+          if (version === 6) expect(r.first >> 32n === 0xffffn && r.last >> 32n === 0xffffn).toBe(false);
+          if (i > 0) expect(f.ranges[i - 1]!.last < r.first).toBe(true);
+        }
+        // A row not used whole has a diagnostic (a clipped one has a range and a diagnostic).
+        expect(f.ranges.length + f.rejected.length).toBeGreaterThanOrEqual(rows.length);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

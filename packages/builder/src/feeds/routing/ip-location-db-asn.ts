@@ -5,9 +5,11 @@
  *
  * Publisher's format: no header, `range_start,range_end,asn,org`,
  * inclusive ranges, org optionally quoted RFC 4180 style
- * (`"Cloudflare, Inc."`, `"LLC ""SPUTNIK"""`). Rule: ranges must ascend
- * without overlap; a range overlapping its predecessor is clipped to the
- * part after it (reported), one wholly inside it dropped.
+ * (`"Cloudflare, Inc."`, `"LLC ""SPUTNIK"""`). Rule: each file holds its
+ * own IP version only (an IPv4 row, `::ffff:a.b.c.d` included, in the IPv6
+ * file is rejected, as is the reverse); ranges must ascend without overlap;
+ * a range overlapping its predecessor is clipped to the part after it
+ * (reported), one wholly inside it dropped.
  *
  * @module
  */
@@ -40,19 +42,21 @@ export interface AsnRangesFound extends Found {
 }
 
 /**
- * Reads an ip-location-db ASN CSV (`range_start,range_end,asn,org`) into
- * ranges. Rows must ascend: a row that starts at or before the end of the
- * previous range is clipped to start after it (diagnostic), dropped when
- * nothing is left (diagnostic). A row whose start is below the previous
- * row's start is out of order and dropped (diagnostic).
+ * Reads an ip-location-db ASN CSV (`range_start,range_end,asn,org`) of IP
+ * `version` into ranges. A row of the other version is dropped
+ * (diagnostic): core reads `::ffff:a.b.c.d` as IPv4, so the IPv6 file
+ * could otherwise give IPv4 addresses an AS, and mixed rows escaped the
+ * order check below. Rows must ascend: a row that starts at or before the
+ * end of the previous range is clipped to start after it (diagnostic),
+ * dropped when nothing is left (diagnostic). A row whose start is below the
+ * previous row's start is out of order and dropped (diagnostic).
  */
-export function parseAsnCsvRanges(data: Uint8Array, feed: string): AsnRangesFound {
+export function parseAsnCsvRanges(data: Uint8Array, feed: string, version: 4 | 6): AsnRangesFound {
   const text = feedText(unpackFeed(feed, data));
   const ranges: AsnRange[] = [];
   const rejected: Diagnostic[] = [];
   // The `asn,org` tail of a row -> its parsed value (80k organisations share 515k rows).
   const tails = new Map<string, AsnOrgValue | string>();
-  let prevVersion = 0;
   let prevFirst = -1n;
   let prevLast = -1n;
   eachLine(text, (line, lineNo) => {
@@ -69,6 +73,10 @@ export function parseAsnCsvRanges(data: Uint8Array, feed: string): AsnRangesFoun
     if (!a || !b || a.version !== b.version) {
       const why = !a ? `bad range start ${excerpt(line.slice(0, c1))}` : !b ? `bad range end ${excerpt(line.slice(c1 + 1, c2))}` : 'range start and end differ in IP version';
       rejected.push({ feed, line: lineNo, message: why });
+      return;
+    }
+    if (a.version !== version) {
+      rejected.push({ feed, line: lineNo, message: `IPv${a.version} address in the IPv${version} file` });
       return;
     }
     if (b.value < a.value) {
@@ -90,28 +98,25 @@ export function parseAsnCsvRanges(data: Uint8Array, feed: string): AsnRangesFoun
       return;
     }
     let first = a.value;
-    if (a.version === prevVersion) {
-      if (first < prevFirst) {
-        rejected.push({ feed, line: lineNo, message: `out of order: starts before the previous row's start` });
+    if (first < prevFirst) {
+      rejected.push({ feed, line: lineNo, message: `out of order: starts before the previous row's start` });
+      return;
+    }
+    if (first <= prevLast) {
+      if (b.value <= prevLast) {
+        rejected.push({ feed, line: lineNo, message: `range lies inside the previous row's range; dropped` });
         return;
       }
-      if (first <= prevLast) {
-        if (b.value <= prevLast) {
-          rejected.push({ feed, line: lineNo, message: `range lies inside the previous row's range; dropped` });
-          return;
-        }
-        first = prevLast + 1n;
-        rejected.push({
-          feed,
-          line: lineNo,
-          message: `range overlaps the previous row's range; clipped to start after it (${first - a.value} addresses dropped)`,
-        });
-      }
+      first = prevLast + 1n;
+      rejected.push({
+        feed,
+        line: lineNo,
+        message: `range overlaps the previous row's range; clipped to start after it (${first - a.value} addresses dropped)`,
+      });
     }
-    prevVersion = a.version;
     prevFirst = first;
     prevLast = b.value;
-    ranges.push({ version: a.version, first, last: b.value, asn: value.asn, org: value.org });
+    ranges.push({ version, first, last: b.value, asn: value.asn, org: value.org });
   });
   // The file states no date: the npm package's version gives it (acquire.ts).
   return { ranges, rejected, dataDate: null };
@@ -149,6 +154,6 @@ export const IP_LOCATION_DB_ASN = ([4, 6] as const).map((v) =>
     origin: 'npm',
     npm: { package: '@ip-location-db/asn', file: `asn-ipv${v}.csv` },
     path: `bgp/ip-location-db-asn-ipv${v}.csv`,
-    parse: parseAsnCsvRanges,
+    parse: (data: Uint8Array, feed: string) => parseAsnCsvRanges(data, feed, v),
   }),
 );
