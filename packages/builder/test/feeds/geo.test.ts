@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { bigIntToText } from '@ipintel/core/writer';
+import fc from 'fast-check';
 import { Reader } from 'mmdb-lib';
 import { describe, expect, it } from 'vitest';
 import { readNpmFile } from '../../src/acquire.js';
@@ -387,6 +388,48 @@ describe('walkMmdb on hand-built MMDB files', () => {
     expect(feed.ranges[0]!.geo).toBe(feed.ranges[2]!.geo);
     expect(feed.ranges[3]!.geo).toEqual(
       row('US', 'United States', 'California', 'Mountain View', Math.fround(37.422), Math.fround(-122.085), 'America/Los_Angeles'),
+    );
+  });
+});
+
+describe('readDbipCityMmdb on an MMDB of another layout', () => {
+  const dbip = feedById('dbip-city-lite-ipv4');
+
+  it('the iCloud egress MMDB (GeoIP2-Country layout) as the geo file: feed_format, not 0 rejected and all-null geo', () => {
+    const icloud = readFileSync(fileURLToPath(new URL('../../../../fixtures/feeds/relay/icloud-egress-ip-ranges.mmdb', import.meta.url)));
+    expect(() => dbip.read(icloud)).toThrow(
+      expect.objectContaining({ name: 'FeedError', code: 'feed_format', message: expect.stringMatching(/no country_code: not a DB-IP city record \(keys: country\)/) }),
+    );
+  });
+
+  it('a record of another layout among DB-IP ones is a diagnostic; its network gets no geo', () => {
+    const buf = writeMmdb([...V4_ENTRIES.slice(0, 3), { cidr: '9.9.9.0/24', data: { country: { iso_code: 'US' } } }, { cidr: '9.9.10.0/24', data: {} }], { ipVersion: 4 });
+    const f = readDbipCityMmdb(buf, 4, 'dbip-city-lite-ipv4');
+    expect(f.rejected.map((d) => d.message.replace(/^data record at offset \d+: /, ''))).toEqual([
+      'no country_code: not a DB-IP city record (keys: country)',
+      'no country_code: not a DB-IP city record (keys: none)',
+    ]);
+    expect(f.ranges.map((r) => `${rangeText(4, r)} ${r.geo.city}`)).toEqual([
+      '1.0.0.0-1.1.255.255 Brisbane',
+      '1.2.0.0-1.2.255.255 Sydney',
+      '1.3.0.0-1.255.255.255 Brisbane',
+      '8.8.8.0-8.8.8.255 Mountain View',
+    ]);
+  });
+
+  it('any record without country_code: a diagnostic, never a geo row (alone in the file: feed_format)', () => {
+    const value: fc.Arbitrary<MmdbEntry['data'][string]> = fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.dictionary(fc.constantFrom('iso_code', 'names', 'en'), fc.string({ maxLength: 8 })));
+    const keys = fc.constantFrom('country', 'city', 'state1', 'timezone', 'location', 'iso_code', 'continent', 'postcode');
+    fc.assert(
+      fc.property(fc.dictionary(keys, value, { maxKeys: 4 }), (record) => {
+        const alone = writeMmdb([{ cidr: '9.9.9.0/24', data: record }], { ipVersion: 4 });
+        expect(() => readDbipCityMmdb(alone, 4, 'x')).toThrow(expect.objectContaining({ code: 'feed_format' }));
+        const mixed = writeMmdb([V4_ENTRIES[2]!, { cidr: '9.9.9.0/24', data: record }], { ipVersion: 4 });
+        const f = readDbipCityMmdb(mixed, 4, 'x');
+        expect(f.rejected).toHaveLength(1);
+        expect(f.ranges.map((r) => rangeText(4, r))).toEqual(['8.8.8.0-8.8.8.255']);
+      }),
+      { numRuns: 100 },
     );
   });
 });

@@ -148,12 +148,21 @@ class GeoRows {
   }
 }
 
-/** Why an MMDB record is not a DB-IP city record, or null when it is one. */
+/**
+ * Why an MMDB record is not a DB-IP city record, or null when it is one.
+ * Every DB-IP city record has `country_code` (empty when unknown); without
+ * it every field would read as null, so a database of another layout
+ * (GeoIP2's `country.iso_code`) would pass as geo data that knows nothing.
+ */
 function recordProblem(r: unknown): string | null {
   if (typeof r !== 'object' || r === null || Array.isArray(r)) return 'not a map';
   const o = r as Record<string, unknown>;
   for (const k of ['country_code', 'state1', 'city', 'timezone']) {
     if (o[k] !== undefined && typeof o[k] !== 'string') return `${k} is not a string`;
+  }
+  if (o['country_code'] === undefined) {
+    const keys = Object.keys(o).slice(0, 5).join(', ');
+    return `no country_code: not a DB-IP city record (keys: ${keys === '' ? 'none' : keys})`;
   }
   const cc = o['country_code'];
   if (typeof cc === 'string' && cc !== '' && !/^[A-Z]{2}$/.test(cc)) return `bad country_code ${JSON.stringify(cc.slice(0, 20))}`;
@@ -173,7 +182,8 @@ function recordProblem(r: unknown): string | null {
  * A data record that is not a DB-IP city map is a `Diagnostic` whose `line`
  * is the record's data-section offset; its networks get no geo.
  *
- * @throws FeedError when the bytes are not an MMDB file of that IP version.
+ * @throws FeedError when the bytes are not an MMDB file of that IP version,
+ *   or none of its networks of that version has a DB-IP city record.
  * @example
  * const { ranges } = readDbipCityMmdb(bytesOfDbipCityIpv4Mmdb, 4, 'dbip-city-lite-ipv4');
  * // ranges[0] => { first: 16777216n, last: 16777471n, geo: { country: 'Australia', ... } }
@@ -210,7 +220,11 @@ export function readDbipCityMmdb(buf: Buffer | Uint8Array, version: 4 | 6, feed:
   const { metadata, stats: walk } = merged;
   if (version === 6 && metadata.ipVersion !== 6) throw new FeedError(feed, 'feed_format', `MMDB holds IPv${metadata.ipVersion} only, IPv6 asked`);
   const ranges = version === 4 ? merged.v4 : merged.v6;
-  if (ranges.length === 0) throw new FeedError(feed, 'feed_format', `no IPv${version} network with a readable record`);
+  if (ranges.length === 0) {
+    // No record fits (another MMDB layout, say): name the first problem, as the CSV reader does.
+    const why = rejected[0] === undefined ? '' : ` (${rejected[0].message})`;
+    throw new FeedError(feed, 'feed_format', `no IPv${version} network with a readable record${why}`);
+  }
   const epoch = metadata.buildEpoch;
   const dataDate = Number.isNaN(epoch.getTime()) || epoch.getTime() === 0 ? null : epoch.toISOString().slice(0, 10);
   const networks = walk.networksByVersion[version];
