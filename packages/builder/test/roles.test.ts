@@ -72,6 +72,15 @@ describe('roles to combiner inputs', () => {
     expect(said.some((m) => m.includes(stale.feed.id) && m.includes('153 days old'))).toBe(true);
   });
 
+  it('a VPN list whose stated date names no real time is left out (unreadable is not fresh), and the build says so', () => {
+    const said: string[] = [];
+    const unreadable = loaded({ role: 'vpn' }, { prefixes: [p(4, 32, { brand: 'X' })], dateUnreadable: '2025-13-31T13:25:28Z' });
+    const undated = loaded({ role: 'vpn' }, { prefixes: [p(3, 32, { brand: 'U' })] });
+    const i = toCombineInput([unreadable, undated], { buildDate: '2026-01-01T00:00:00.000Z', attributionUrl: 'u' }, (m) => said.push(m));
+    expect(i.vpn.map((x) => x.start)).toEqual([3n]);
+    expect(said.some((m) => m.includes(unreadable.feed.id) && m.includes('"2025-13-31T13:25:28Z" is not a real date'))).toBe(true);
+  });
+
   it('lists the evidence keys no loaded feed can decide', () => {
     const i = input([loaded({ role: 'tor', evidence: 'authoritative' }, { prefixes: [p(1, 32, true)] })]);
     expect(i.unavailable).toEqual(Object.keys(EVIDENCE_ROLES).filter((k) => k !== 'tor'));

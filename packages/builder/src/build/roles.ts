@@ -158,8 +158,14 @@ export function toCombineInput(loaded: readonly Loaded[], options: Pick<LoadOpti
 
   const buildDate = options.buildDate ?? newestDate(sources);
   // VPN lists older than MAX_VPN_AGE_DAYS at the build date are left out: servers move, and a stale aggregate
-  // marks whoever holds the addresses now (CDN edges, parking hosts) as a VPN.
+  // marks whoever holds the addresses now (CDN edges, parking hosts) as a VPN. A list that states no date
+  // (Proton, Mullvad, PIA) cannot be aged and is used; one whose stated date names no real time is left out:
+  // a bad date must not pass a possibly stale list as one of unknown age.
   const fresh = (l: Of<'vpn'>): boolean => {
+    if (l.result.dateUnreadable !== undefined) {
+      say(`leaving out ${l.feed.id}: its data date ${JSON.stringify(l.result.dateUnreadable)} is not a real date, so its age is unknown (VPN lists older than ${MAX_VPN_AGE_DAYS} days are not used)`);
+      return false;
+    }
     const age = ageDays(l.result.source.data_date, buildDate);
     if (age === null || age <= MAX_VPN_AGE_DAYS) return true;
     say(`leaving out ${l.feed.id}: its data is ${Math.round(age)} days old (VPN lists older than ${MAX_VPN_AGE_DAYS} days are not used)`);

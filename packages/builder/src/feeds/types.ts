@@ -38,6 +38,13 @@ export interface Found {
   readonly rejected: Diagnostic[];
   /** The data date the file states (in a header, its gzip name, its metadata); null when it states none. */
   readonly dataDate: string | null;
+  /**
+   * Set when the file states a data date that names no real time
+   * (`2025-13-31T13:25:28Z`): `dataDate` is then null, yet unlike a file
+   * that states none, its age is not merely unknown but unreadable. Rules
+   * that need the age (the VPN age limit) treat it as too old.
+   */
+  readonly dateUnreadable?: string;
   /** A note the file makes necessary (a count of skipped records, a tag chosen); replaces the declared note. */
   readonly note?: string;
   /** The file's own statement of its terms (Spamhaus' copyright line); replaces the declared licence. */

@@ -44,6 +44,7 @@ import { FeedError } from '../errors.js';
 import { defineFeed } from './declare.js';
 import { parseAsnCommentList } from './read/asn-list.js';
 import { parseAddressValue } from './read/cidr.js';
+import { isoUtcTimestamp } from './read/dates.js';
 import { isObject, jsonObjectWithArrays, jsonType } from './read/json.js';
 import { constantCidrList, parseCidrList, uniquePrefixes } from './read/lines.js';
 import type { AsnsFound, Diagnostic, Prefix, PrefixesFound } from './types.js';
@@ -178,7 +179,10 @@ export function az0Brand(comment: string | null): string | null {
 
 /**
  * `az0-vpn-ip.txt`: `IP # brand` per line, placeholder addresses rejected;
- * data date from the `# <ISO time>` header line.
+ * data date from the `# <ISO time>` header line. A header of that shape
+ * that names no real time (`# 2025-13-31T13:25:28Z`) is a diagnostic and
+ * sets `dateUnreadable`: the list's age decides whether the build uses it
+ * (90 days), so an unreadable date must not pass for an unknown one.
  *
  * @throws FeedError when no line is an address.
  */
@@ -190,7 +194,11 @@ export function parseAz0VpnIps(data: Uint8Array | string, feed: string): Prefixe
     { addressesOnly: true },
   );
   const stamp = comments.find((c) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/.test(c.text));
-  return { prefixes, rejected, dataDate: stamp?.text ?? null };
+  if (stamp === undefined) return { prefixes, rejected, dataDate: null };
+  const dataDate = isoUtcTimestamp(stamp.text);
+  if (dataDate !== null) return { prefixes, rejected, dataDate };
+  rejected.push({ feed, line: stamp.line, message: `header time ${stamp.text} is not a real date and time: the list's age is unreadable` });
+  return { prefixes, rejected, dataDate: null, dateUnreadable: stamp.text };
 }
 
 // ---------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import { parseIpinfoBogons } from '../../src/feeds/bogons/bogon-lists.js';
 import { parsePfx2as } from '../../src/feeds/routing/pfx2as.js';
 import { gzipHeader, unpackFeed } from '../../src/feeds/read/compression.js';
 import { forEachCsvRecord, unquoteCsvField } from '../../src/feeds/read/csv.js';
-import { compactDate, isoFromCtimeUtc, isoFromEpochMillis, isoFromZonelessUtc, versionDate } from '../../src/feeds/read/dates.js';
+import { compactDate, isoFromCtimeUtc, isoFromEpochMillis, isoFromRfc5322, isoFromZonelessUtc, isoUtcTimestamp, lastUpdatedComment, versionDate } from '../../src/feeds/read/dates.js';
 import { htmlLinks, newestInListing, newestLink, pageUrls } from '../../src/feeds/read/links.js';
 import { parseAsText, parseAsn } from '../../src/feeds/read/numbers.js';
 import type { Prefix } from '../../src/feeds/types.js';
@@ -188,6 +188,35 @@ describe('publisher dates', () => {
   it('a zone-less time with a space and " UTC" (ThreatFox) reads as with a T', () => {
     expect(isoFromZonelessUtc('2026-08-22 16:18:29 UTC')).toBe('2026-08-22T16:18:29Z');
     expect(isoFromZonelessUtc('2026-08-22 16:18:29 CEST')).toBeNull();
+  });
+
+  it('the right shape with impossible values is no date (rpki buildtime, "# Last updated", az0 header, IPsum)', () => {
+    expect(isoUtcTimestamp('2026-08-22T16:25:09.973Z')).toBe('2026-08-22T16:25:09.973Z');
+    expect(isoUtcTimestamp('2024-02-29T23:59:59Z')).toBe('2024-02-29T23:59:59Z');
+    for (const bad of ['2099-13-45T99:99:99Z', '2026-99-99T10:00:00Z', '2025-13-31T13:25:28Z', '2025-02-29T00:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01T10:60:00Z', '0050-01-01T00:00:00Z', '2026-01-01T10:00:00', 42]) {
+      expect(isoUtcTimestamp(bad), String(bad)).toBeNull();
+    }
+    expect(lastUpdatedComment([{ text: 'Last updated: 2099-13-45T99:99:99Z' }])).toBeNull();
+    expect(lastUpdatedComment([{ text: 'Last updated: 2026-99-99T10:00:00.000Z' }, { text: 'Last updated: 2026-08-22T16:18:35.025Z' }])).toBe('2026-08-22T16:18:35.025Z');
+    expect(isoFromRfc5322('Sat, 22 Aug 2026 03:00:29 +0200')).toBe('2026-08-22T01:00:29Z');
+    expect(isoFromRfc5322('Tue, 31 Feb 2026 03:00:29 +0200')).toBeNull(); // once 2026-03-03
+    expect(isoFromRfc5322('Sat, 22 Aug 2026 03:00:29 +0299')).toBeNull();
+    expect(isoFromZonelessUtc('0099-01-01T00:00:00')).toBeNull(); // Date.UTC reads year 99 as 1999
+  });
+
+  it('any ISO-shaped text: a date exactly when its fields are a real UTC time, and then the same instant', () => {
+    const two = (n: number): string => String(n).padStart(2, '0');
+    fc.assert(
+      fc.property(fc.integer({ min: 1000, max: 9999 }), fc.integer({ min: 0, max: 99 }), fc.integer({ min: 0, max: 99 }), fc.integer({ min: 0, max: 99 }), fc.integer({ min: 0, max: 99 }), fc.integer({ min: 0, max: 99 }), (y, mo, d, h, mi, sec) => {
+        const text = `${y}-${two(mo)}-${two(d)}T${two(h)}:${two(mi)}:${two(sec)}Z`;
+        const real = mo >= 1 && mo <= 12 && d >= 1 && d <= new Date(Date.UTC(y, mo, 0)).getUTCDate() && h < 24 && mi < 60 && sec < 60;
+        expect(isoUtcTimestamp(text)).toBe(real ? text : null);
+        expect(lastUpdatedComment([{ text: `Last updated: ${text}` }])).toBe(real ? text : null);
+        expect(isoFromZonelessUtc(text.slice(0, -1))).toBe(real ? text : null);
+        if (real) expect(new Date(Date.parse(text)).toISOString()).toBe(text.replace('Z', '.000Z'));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 

@@ -54,6 +54,16 @@ describe('rpki-client JSON fixture', () => {
     expect(() => parseRpkiJson(enc('{"roas": [}'), 'rpki-vrps')).toThrow(/rpki-vrps: not JSON/);
     expect(() => parseRpkiJson(enc('BZh9 not really'), 'rpki-vrps')).toThrow(expect.objectContaining({ code: 'feed_compression', message: expect.stringMatching(/bzip2 data unreadable/) }));
   });
+  it('takes metadata.buildtime only when it names a real UTC time; else no date, and a diagnostic', () => {
+    const doc = (buildtime: unknown): Uint8Array =>
+      enc(JSON.stringify({ metadata: { buildtime }, roas: [{ asn: 'AS1', prefix: '10.0.0.0/8', maxLength: 8, ta: 'x' }] }));
+    expect(parseRpkiJson(doc('2025-07-20T10:01:43Z'), 'rpki-vrps')).toMatchObject({ dataDate: '2025-07-20T10:01:43Z', rejected: [] });
+    for (const bad of ['2099-13-45T99:99:99Z', '2026-99-99T10:00:00Z', 'yesterday', 1753005703]) {
+      const s = parseRpkiJson(doc(bad), 'rpki-vrps');
+      expect(s.dataDate).toBeNull();
+      expect(s.rejected).toEqual([{ feed: 'rpki-vrps', line: 0, message: `metadata.buildtime ${JSON.stringify(bad)} is not a UTC date and time; data date unknown` }]);
+    }
+  });
   it('validates routes per RFC 6811', () => {
     const index = buildRoaIndex(set.roas);
     const cases: [string, number | null, string][] = [

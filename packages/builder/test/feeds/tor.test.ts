@@ -25,6 +25,12 @@ describe('Tor bulk exit list', () => {
     expect(r.source.note).toMatch(/Last updated/);
   });
 
+  it("a '# Last updated' time that names no real time gives no date (and no mirror note)", () => {
+    const r2 = tor.read('# Last updated: 2099-13-45T99:99:99Z\n185.220.101.1\n') as typeof r;
+    expect(r2.source.data_date).toBeNull();
+    expect(r2.source.note).toBeUndefined();
+  });
+
   it("reads the publisher's own file (no header): no date, no note", () => {
     const own = tor.read('185.220.101.1\r\n2001:67c:e60:c0c:192:42:116:16\r\n') as typeof r;
     expect(own.prefixes.map(cidr)).toEqual(['185.220.101.1/32', '2001:67c:e60:c0c:192:42:116:16/128']);

@@ -68,6 +68,18 @@ describe('per-server text lists', () => {
     expect(r.source.data_date).toBe('2025-08-31T13:25:28Z');
   });
 
+  it('az0: a header of the right shape naming no real time is a diagnostic and marks the date unreadable, not unknown', () => {
+    const az0 = feedById('az0-vpn');
+    for (const stamp of ['2025-13-31T13:25:28Z', '2099-13-45T99:99:99Z', '2026-99-99T10:00:00Z']) {
+      const r = az0.read(`# ${stamp}\n185.1.1.1 # nordvpn\n`) as Vpn & { dateUnreadable?: string };
+      expect(r.source.data_date).toBeNull();
+      expect(r.dateUnreadable).toBe(stamp);
+      expect(r.rejected).toEqual([{ feed: 'az0-vpn', line: 1, message: `header time ${stamp} is not a real date and time: the list's age is unreadable` }]);
+    }
+    const undated = az0.read('185.1.1.1 # nordvpn\n') as Vpn & { dateUnreadable?: string };
+    expect([undated.source.data_date, undated.dateUnreadable, undated.rejected]).toEqual([null, undefined, []]);
+  });
+
   it('az0Brand keeps unknown tokens as published', () => {
     expect(az0Brand('approval.fun,areas.fun')).toBe('approval.fun,areas.fun');
     expect(az0Brand('protonvpn.net,proton.me')).toBe('ProtonVPN');

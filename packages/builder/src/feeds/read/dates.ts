@@ -3,7 +3,10 @@
  * records: an ISO-8601 UTC timestamp (`2026-08-22T16:14:02Z`). Pure and
  * strict: a text that is not the expected form gives null (the adapter then
  * records `data_date: null`), never a guess and never the build machine's
- * local time zone.
+ * local time zone. The form includes a real calendar date and time of day:
+ * `2025-13-31T13:25:28Z` or `2026-02-30` has the shape but names no time,
+ * and gives null too (every reader checks its fields round-trip through
+ * `Date.UTC`, which would roll them over).
  *
  * @module
  */
@@ -89,12 +92,11 @@ export function isoFromRfc5322(text: string): string | null {
   if (!m) return null;
   const month = MONTHS.indexOf(m[2]!);
   if (month < 0) return null;
-  const local = Date.UTC(+m[3]!, month, +m[1]!, +m[4]!, +m[5]!, +m[6]!);
+  // The local fields must be a real time (31 Feb rolled over to 3 Mar before); the offset a real one (+2360 is not).
+  const local = utcIso(+m[3]!, month + 1, +m[1]!, +m[4]!, +m[5]!, +m[6]!);
+  if (local === null || +m[8]! > 23 || +m[9]! > 59) return null;
   const offsetMs = (m[7] === '-' ? -1 : 1) * (+m[8]! * 60 + +m[9]!) * 60_000;
-  const ms = local - offsetMs;
-  return Number.isFinite(ms) && +m[1]! <= 31 && +m[4]! < 24 && +m[5]! < 60 && +m[6]! < 61
-    ? new Date(ms).toISOString().replace('.000Z', 'Z')
-    : null;
+  return new Date(Date.parse(local) - offsetMs).toISOString().replace('.000Z', 'Z');
 }
 
 /**
@@ -113,22 +115,43 @@ export function isoFromCtimeUtc(text: string): string | null {
 }
 
 /**
+ * An ISO-8601 UTC timestamp as feeds write it (`2026-08-22T16:25:09.973Z`,
+ * rpki-client's `buildtime`, az0's header), kept as written when it names a
+ * real time; null otherwise, `2025-13-31T13:25:28Z` included.
+ *
+ * @example
+ * isoUtcTimestamp('2026-08-22T16:25:09.973Z') // => '2026-08-22T16:25:09.973Z'
+ * isoUtcTimestamp('2099-13-45T99:99:99Z')     // => null
+ */
+export function isoUtcTimestamp(text: unknown): string | null {
+  if (typeof text !== 'string') return null;
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?Z$/.exec(text);
+  return m !== null && utcIso(+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!, +m[6]!) !== null ? text : null;
+}
+
+/**
  * The ISO timestamp of a `# Last updated: 2026-08-22T16:25:09.973Z` header
  * line (the idleadmin/ThreatFeed mirror's fetch time), kept as written;
- * null when no comment has that form.
+ * null when no comment has that form with a real time (`isoUtcTimestamp`).
  */
 export function lastUpdatedComment(comments: readonly { readonly text: string }[]): string | null {
   for (const c of comments) {
-    const m = /^Last updated:\s*(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z)$/i.exec(c.text);
-    if (m) return m[1]!;
+    const m = /^Last updated:\s*(\S+)$/i.exec(c.text);
+    const iso = m === null ? null : isoUtcTimestamp(m[1]);
+    if (iso !== null) return iso;
   }
   return null;
 }
 
-/** ISO UTC of calendar fields (month 1-12), or null for impossible ones that `Date.UTC` would roll over (Feb 30). */
+/**
+ * ISO UTC of calendar fields (month 1-12), or null for impossible ones that
+ * `Date.UTC` would roll over (Feb 30, hour 99). The year is compared too:
+ * `Date.UTC` reads years 0-99 as 1900-1999.
+ */
 function utcIso(y: number, mo: number, d: number, h: number, mi: number, sec: number): string | null {
   const t = new Date(Date.UTC(y, mo - 1, d, h, mi, sec));
-  const same = t.getUTCMonth() === mo - 1 && t.getUTCDate() === d && t.getUTCHours() === h && t.getUTCMinutes() === mi && t.getUTCSeconds() === sec;
+  const same =
+    t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d && t.getUTCHours() === h && t.getUTCMinutes() === mi && t.getUTCSeconds() === sec;
   if (!Number.isFinite(t.getTime()) || !same) return null;
   return t.toISOString().replace('.000Z', 'Z');
 }

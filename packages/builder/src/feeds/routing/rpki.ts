@@ -30,6 +30,7 @@ import { FeedError } from '../../errors.js';
 import { defineFeed } from '../declare.js';
 import { parseCidr } from '../read/cidr.js';
 import { unpackFeed } from '../read/compression.js';
+import { isoUtcTimestamp } from '../read/dates.js';
 import { parseJson } from '../read/json.js';
 import type { Diagnostic, Found } from '../types.js';
 
@@ -61,7 +62,8 @@ function readAsn(v: unknown): number {
 /**
  * Reads an rpki-client JSON VRP export (bzip2, gzip or plain). Throws
  * `FeedError` when the file is not JSON or has no `roas` array. The data
- * date is `metadata.buildtime`. Diagnostic
+ * date is `metadata.buildtime`, when it is a real UTC date and time (else
+ * null, and a line-0 diagnostic says so). Diagnostic
  * `line` is the 1-based index of the ROA in `roas`.
  */
 export function parseRpkiJson(data: Uint8Array, feed: string): RoasFound {
@@ -113,7 +115,11 @@ export function parseRpkiJson(data: Uint8Array, feed: string): RoasFound {
   if (typeof metadata.uniquevrps === 'number' && metadata.uniquevrps !== roas.length) {
     rejected.push({ feed, line: 0, message: `metadata.uniquevrps is ${metadata.uniquevrps}, read ${roas.length} unique VRPs` });
   }
-  const buildtime = typeof metadata.buildtime === 'string' ? metadata.buildtime : null;
+  // A buildtime that names no real time (`2099-13-45T99:99:99Z`) is no date: said, not recorded.
+  const buildtime = isoUtcTimestamp(metadata.buildtime);
+  if (buildtime === null && metadata.buildtime !== undefined) {
+    rejected.push({ feed, line: 0, message: `metadata.buildtime ${JSON.stringify(metadata.buildtime).slice(0, 60)} is not a UTC date and time; data date unknown` });
+  }
   return { roas, rejected, duplicates, dataDate: buildtime };
 }
 
