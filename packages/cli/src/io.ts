@@ -83,19 +83,6 @@ export function isTTY(s: { isTTY?: boolean }): boolean {
  * rejects if the stream reports an error first. `written` runs once the
  * stream no longer needs `chunk`.
  */
-/**
- * {@link writeAsync} for a command's whole output, where a reader that went
- * away (EPIPE: `ipintel check ... | head -1`) is no failure: the output was
- * wanted only so far. Other write errors reject (exit 4).
- */
-export async function writeOutput(out: NodeJS.WritableStream, text: string): Promise<void> {
-  try {
-    await writeAsync(out, text);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException | null)?.code !== 'EPIPE') throw e;
-  }
-}
-
 export function writeAsync(out: NodeJS.WritableStream, chunk: string | Uint8Array, written?: () => void): Promise<void> {
   const ok = written === undefined ? out.write(chunk) : out.write(chunk, (err) => err == null && written());
   if (ok) return Promise.resolve();
@@ -111,4 +98,17 @@ export function writeAsync(out: NodeJS.WritableStream, chunk: string | Uint8Arra
     out.on('drain', onDrain);
     out.on('error', onError);
   });
+}
+
+/**
+ * {@link writeAsync} for a command's whole output, where a reader that went
+ * away (EPIPE: `ipintel check ... | head -1`) is no failure: the output was
+ * wanted only so far. Other write errors reject (exit 4).
+ */
+export async function writeOutput(out: NodeJS.WritableStream, text: string): Promise<void> {
+  try {
+    await writeAsync(out, text);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException | null)?.code !== 'EPIPE') throw e;
+  }
 }

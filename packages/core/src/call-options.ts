@@ -51,3 +51,25 @@ export function echoOf(input: unknown): string {
       return input === null ? 'null' : `[${typeof input}]`;
   }
 }
+
+/**
+ * checkBatch's argument, if it is an iterable; `invalid_input` otherwise. A
+ * String object is iterable too, by character: a string where a list was meant.
+ */
+export function batchIterable(ips: unknown): Iterable<unknown> {
+  if (ips === null || typeof ips !== 'object' || ips instanceof String || typeof (ips as Record<symbol, unknown>)[Symbol.iterator] !== 'function') {
+    throw new IpIntelError('invalid_input', `checkBatch expects an iterable of strings, got ${quoteInput(ips)}`);
+  }
+  return ips as Iterable<unknown>;
+}
+
+/** The elements of checkBatch's iterable (an array as it is); one whose iterator breaks the protocol (a non-object result) is `invalid_input`. */
+export function batchElements(ips: Iterable<unknown>): readonly unknown[] {
+  if (Array.isArray(ips)) return ips;
+  try {
+    return Array.from(ips);
+  } catch (e) {
+    if (e instanceof TypeError) throw new IpIntelError('invalid_input', `checkBatch could not iterate its argument: ${e.message}`);
+    throw e;
+  }
+}

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { IpIntelError, quoteInput } from './errors.js';
 
 const DAY_MS = 86_400_000;
 let day = -1;
@@ -39,6 +40,23 @@ export function currentUtcDay(): number {
 
 export function utcDayOf(ms: number): number {
   return Math.floor(ms / DAY_MS);
+}
+
+/**
+ * The day source of a snapshot: the shared system clock, or the caller's `now`
+ * (ms since the epoch) read on every call. A `now` that is no function, or a
+ * clock that gives no finite number, is the caller's error, said as one: NaN
+ * would start a new day on every call (NaN !== NaN), dropping the answer slots
+ * a check is reading.
+ */
+export function todayOf(now: (() => number) | undefined): () => number {
+  if (now === undefined) return currentUtcDay;
+  if (typeof now !== 'function') throw new IpIntelError('invalid_input', `options.now must be a function returning ms since the epoch, got ${quoteInput(now)}`);
+  return () => {
+    const ms = now();
+    if (typeof ms !== 'number' || !Number.isFinite(ms)) throw new IpIntelError('invalid_input', `options.now returned ${quoteInput(ms)}, not a time in ms since the epoch`);
+    return utcDayOf(ms);
+  };
 }
 
 /** Last day (9999-12-31) whose ISO date has the plain YYYY-MM-DD form. */

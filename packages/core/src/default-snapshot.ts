@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,6 +79,16 @@ export function snapshotFileSize(stat: { isFile(): boolean; isDirectory(): boole
   if (stat.isFile()) return stat.size;
   const what = stat.isDirectory() ? 'a directory' : 'not a regular file';
   throw new IpIntelError('snapshot_not_found', `no snapshot at ${path}: it is ${what}; pass the path of a snapshot file (\`ipintel build --out PATH\` makes one)`, path);
+}
+
+/** A descriptor of the snapshot file at `path` (read only); `snapshot_not_found` when the path names no file. */
+export function openSnapshotFd(path: string): number {
+  try {
+    return openSync(path, 'r');
+  } catch (e) {
+    if (namesNoFile(e)) throw snapshotNotFound(path);
+    throw e;
+  }
 }
 
 /** Errors of a path that names no file: missing, a file used as a folder on the way, a name too long. */

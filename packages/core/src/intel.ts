@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { IpIntelError, invalidIp, quoteInput } from './errors.js';
-import { echoOf, explainOf, formatOf } from './call-options.js';
+import { IpIntelError, invalidIp } from './errors.js';
+import { batchElements, batchIterable, echoOf, explainOf, formatOf } from './call-options.js';
 import { addressToBigInt, bigIntToText, parseAddress } from './ip/address.js';
 import { formatIPv4, formatIPv6 } from './ip/format.js';
 import { IPV6_CANONICAL, MAX_IPV4_LENGTH, isV4Mapped, parseIPv4, parseIPv6, rejectionReason } from './ip/parse.js';
@@ -15,11 +15,11 @@ import { snapshotIdentity } from './explain/format.js';
 import { toThirdParty } from './result/thirdparty.js';
 import { checkDecoded, decodeSnapshot, type DecodedSnapshot, type Inflate, type MainColumns } from './snapshot/decode.js';
 import type { Checksum } from './snapshot/checksum.js';
-import { shareDecoded, type SharedAlloc, type SharedSnapshot } from './shared.js';
+import { frozenMeta, shareDecoded, type SharedAlloc, type SharedSnapshot } from './shared.js';
 import { leafGeo, leafPair } from './snapshot/format.js';
 import { RangeIndex } from './snapshot/lookup.js';
 import type { V4Index } from './snapshot/v4-index.js';
-import { currentUtcDay, utcDayOf } from './clock.js';
+import { todayOf } from './clock.js';
 import { RecordTables, type SigEvidence } from './snapshot/tables.js';
 import { RecordCells } from './snapshot/cells.js';
 
@@ -151,7 +151,7 @@ export class IpIntel {
   constructor(decoded: DecodedSnapshot, options: LoadOptions = {}) {
     // The meta is handed out by share() (and read by every explanation's check against the build):
     // frozen, so that a caller who changes what share() gave cannot change this object's answers.
-    frozenDeep(decoded.meta);
+    frozenMeta(decoded.meta);
     this.decoded = decoded;
     this.explainSource = options.explain;
     this.inflate = options.inflate;
@@ -166,9 +166,7 @@ export class IpIntel {
     if (options.preload === true) this.giveTail();
     this.pairNet = c['pair.net'];
     this.pairSig = c['pair.sig'];
-    const now = options.now;
-    if (now !== undefined && typeof now !== 'function') throw new IpIntelError('invalid_input', `options.now must be a function returning ms since the epoch, got ${quoteInput(now)}`);
-    this.today = now === undefined ? currentUtcDay : () => clockDay(now);
+    this.today = todayOf(options.now);
     const m = decoded.meta;
     this.attribution = options.attributionUrl ?? m.attribution_url;
     this.info = Object.freeze({
@@ -293,13 +291,10 @@ export class IpIntel {
   checkBatch(ips: Iterable<unknown>, options?: CheckOptions): (CheckResult | ThirdPartyResult | BatchError)[] {
     const format = formatOf(options);
     const explain = format === 'native' && explainOf(options);
-    // A String object is iterable too, by character: a string where a list was meant.
-    if (ips === null || typeof ips !== 'object' || ips instanceof String || typeof (ips as unknown as Record<symbol, unknown>)[Symbol.iterator] !== 'function') {
-      throw new IpIntelError('invalid_input', `checkBatch expects an iterable of strings, got ${quoteInput(ips)}`);
-    }
+    const iterable = batchIterable(ips);
     // A missing or foreign sidecar fails the whole call, not each element.
     if (explain) this.loadExplainer();
-    const list: readonly unknown[] = Array.isArray(ips) ? ips : iterated(ips);
+    const list = batchElements(iterable);
     const out = new Array<CheckResult | ThirdPartyResult | BatchError>(list.length);
     for (let g = 0; g < list.length; g += BATCH_STAGE) this.checkGroup(list, g, Math.min(list.length, g + BATCH_STAGE), format, out, explain);
     return out;
@@ -493,36 +488,6 @@ export function fromSharedWith(shared: SharedSnapshot, options: LoadOptions | un
 }
 
 /** {@link loadSnapshot} with `fallback` as the inflater unless the options name one (see {@link fromSharedWith}). */
-/** `v` with every object and array in it frozen (JSON-like data: no cycles). */
-function frozenDeep<T>(v: T): T {
-  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
-    for (const x of Object.values(v)) frozenDeep(x);
-    Object.freeze(v);
-  }
-  return v;
-}
-
-/** The elements of an iterable; one whose iterator breaks the protocol (a non-object result) is `invalid_input`. */
-function iterated(ips: Iterable<unknown>): unknown[] {
-  try {
-    return Array.from(ips);
-  } catch (e) {
-    if (e instanceof TypeError) throw new IpIntelError('invalid_input', `checkBatch could not iterate its argument: ${e.message}`);
-    throw e;
-  }
-}
-
-/**
- * The UTC day of a caller's clock. A clock that gives no finite number is the caller's error, said
- * as one: NaN would start a new day on every call (NaN !== NaN), dropping the answer slots a check
- * is reading.
- */
-function clockDay(now: () => number): number {
-  const ms = now();
-  if (typeof ms !== 'number' || !Number.isFinite(ms)) throw new IpIntelError('invalid_input', `options.now returned ${quoteInput(ms)}, not a time in ms since the epoch`);
-  return utcDayOf(ms);
-}
-
 export function loadSnapshotWith(bytes: Uint8Array, options: LoadOptions | undefined, fallback: Inflate): IpIntel {
   if (!(bytes instanceof Uint8Array)) throw new IpIntelError('invalid_input', 'loadSnapshot expects a Uint8Array');
   const inflate = options?.inflate ?? fallback;

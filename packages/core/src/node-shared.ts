@@ -16,9 +16,9 @@
  *
  * @module
  */
-import { closeSync, fstatSync, openSync as openFd, readSync } from 'node:fs';
+import { closeSync, fstatSync, readSync } from 'node:fs';
 import * as zlib from 'node:zlib';
-import { namesNoFile, snapshotFileSize, snapshotNotFound } from './default-snapshot.js';
+import { openSnapshotFd, snapshotFileSize } from './default-snapshot.js';
 import { corrupt } from './errors.js';
 import type { SharedSnapshot } from './shared.js';
 import { checkBlob, columnView, inflatedTooLong, inflateFailed, isDeferred, parseHeader, parsePrelude, sharedColumn, type Header, type PlannedColumn, type Prelude } from './snapshot/decode.js';
@@ -51,13 +51,7 @@ function readAll(fd: number, into: Uint8Array, position: number): number {
 
 /** The plan of the snapshot file at `path`: its header and meta (checked), nothing else read. */
 export function planSnapshotFile(path: string): SnapshotFilePlan {
-  let fd: number;
-  try {
-    fd = openFd(path, 'r');
-  } catch (e) {
-    if (namesNoFile(e)) throw snapshotNotFound(path);
-    throw e;
-  }
+  const fd = openSnapshotFd(path);
   try {
     const size = snapshotFileSize(fstatSync(fd), path);
     const head = new Uint8Array(Math.min(size, HEADER_SIZE));
@@ -151,13 +145,7 @@ export function inflateInto(blob: Uint8Array, c: PlannedColumn, to: Uint8Array, 
  */
 export async function readSharedSnapshot(path: string, plan: SnapshotFilePlan, scratch: Uint8Array, place: (c: PlannedColumn, bytes: number) => Uint8Array): Promise<SharedSnapshot> {
   if (scratch.length < plan.size) throw new RangeError(`the scratch holds ${scratch.length} bytes, the file ${plan.size}`);
-  let fd: number;
-  try {
-    fd = openFd(path, 'r');
-  } catch (e) {
-    if (namesNoFile(e)) throw snapshotNotFound(path);
-    throw e;
-  }
+  const fd = openSnapshotFd(path);
   let file: Uint8Array;
   try {
     const size = snapshotFileSize(fstatSync(fd), path);

@@ -16,10 +16,10 @@
  *
  * @module
  */
-import { closeSync, fstatSync, openSync as openFd, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, readFileSync, readSync } from 'node:fs';
 import { open as openFile, type FileHandle } from 'node:fs/promises';
 import * as zlib from 'node:zlib';
-import { defaultSnapshotPath, namesNoFile, snapshotFileSize, snapshotNotFound } from './default-snapshot.js';
+import { defaultSnapshotPath, namesNoFile, openSnapshotFd, snapshotFileSize, snapshotNotFound } from './default-snapshot.js';
 import { IpIntelError, quoteInput } from './errors.js';
 import { IpIntel, fromSharedWith, loadSnapshotWith, type LoadOptions } from './intel.js';
 import type { SharedSnapshot } from './shared.js';
@@ -80,15 +80,6 @@ async function readFullyAsync(fh: FileHandle, length: number, position: number, 
   return done === length ? buf : buf.subarray(0, done);
 }
 
-function withErrno<T>(path: string, f: () => T): T {
-  try {
-    return f();
-  } catch (e) {
-    if (namesNoFile(e)) throw snapshotNotFound(path);
-    throw e;
-  }
-}
-
 /** `source` if it is a path or bytes (or absent: the default snapshot); `invalid_input` otherwise. */
 function sourceArgument(source: unknown, fn: string): string | Uint8Array | undefined {
   if (source === undefined || typeof source === 'string' || source instanceof Uint8Array) return source;
@@ -108,7 +99,7 @@ export type StartHelper = typeof inflateOnThread;
  * waits for the helped column's verdict (here and in finishSnapshot).
  */
 export function readFileSnapshotSync(path: string, inflate: Inflate, preload: boolean, startHelper: StartHelper = inflateOnThread): DecodedSnapshot {
-  const fd = withErrno(path, () => openFd(path, 'r'));
+  const fd = openSnapshotFd(path);
   let onThread: ColumnOnThread | undefined;
   try {
     const stat = fstatSync(fd);

@@ -60,6 +60,19 @@ function sharedCopy(col: ArrayBufferView, T: Typed, alloc: SharedAlloc): ArrayBu
 }
 
 /**
+ * `meta` frozen all the way down (JSON-like: no cycles): an `IpIntel` freezes
+ * the meta it holds, which share() hands out, so that a caller who changes
+ * what it was given cannot change that object's answers.
+ */
+export function frozenMeta<T>(meta: T): T {
+  if (typeof meta === 'object' && meta !== null && !Object.isFrozen(meta)) {
+    for (const x of Object.values(meta)) frozenMeta(x);
+    Object.freeze(meta);
+  }
+  return meta;
+}
+
+/**
  * `decoded`'s columns copied into SharedArrayBuffers. IPv6 columns waiting
  * for their first use go as stored (`v6Stored`); decoded ones come from
  * `v6()` (which throws the snapshot's `snapshot_corrupt` when they were

@@ -24,8 +24,7 @@ import { IpIntelError, corrupt } from '../errors.js';
 import { crc32, type Checksum } from './checksum.js';
 import { COLUMNS, HEADER_SIZE, TYPE_SIZE, V6_COLUMNS, type ColumnName, type SnapshotMeta, type V6ColumnName } from './format.js';
 import { undoFilter, type ColumnFilter } from './filters.js';
-import { checkBlob, hasCountryNames, inflateFailed, parseHeader, parsePrelude, planColumn, type PlannedColumn, type Prelude } from './layout.js';
-import { isEvidenceKey } from '../result/evidence.js';
+import { checkBlob, hasCountryNames, inflateFailed, isUnavailableList, parseHeader, parsePrelude, planColumn, type PlannedColumn, type Prelude } from './layout.js';
 import {
   INDEX4_NAMES,
   require,
@@ -215,7 +214,7 @@ export function checkDecoded(
   require(typeof meta === 'object' && meta !== null && typeof meta.build_date === 'string' && Array.isArray(meta.sources), 'shared meta is malformed', 'meta');
   require(hasCountryNames(meta), 'shared meta lacks country names (an object of strings)', 'meta');
   // Optional in a shared meta (absent: every signal available), but a list of evidence keys when there.
-  require(meta.unavailable === undefined || (Array.isArray(meta.unavailable) && meta.unavailable.every(isEvidenceKey)), 'shared meta has no valid list of unavailable signals', 'meta');
+  require(meta.unavailable === undefined || isUnavailableList(meta.unavailable), 'shared meta has no valid list of unavailable signals', 'meta');
   const out = {} as Record<ColumnName, Columns[ColumnName]>;
   for (const name of Object.keys(COLUMNS) as ColumnName[]) {
     if (v6Stored !== undefined && V6_NAMES.has(name)) continue;

@@ -141,7 +141,7 @@ export function parsePrelude(header: Header, metaRegion: Uint8Array): Prelude {
   require(typeof meta === 'object' && meta !== null && typeof meta.columns === 'object' && meta.columns !== null, 'meta has no columns', 'meta');
   require(typeof meta.build_date === 'string' && Array.isArray(meta.sources), 'meta lacks build date or sources', 'meta');
   require(hasCountryNames(meta), 'meta lacks country names (an object of strings)', 'meta');
-  require(Array.isArray(meta.unavailable) && meta.unavailable.every(isEvidenceKey), 'meta lacks a valid list of unavailable signals', 'meta');
+  require(isUnavailableList(meta.unavailable), 'meta lacks a valid list of unavailable signals', 'meta');
   const base = HEADER_SIZE + 4 + header.metaSize;
   const columns: PlannedColumn[] = [];
   for (const name of Object.keys(COLUMNS) as ColumnName[]) {
@@ -196,4 +196,9 @@ export function inflatedTooLong(c: PlannedColumn): IpIntelError {
 export function hasCountryNames(meta: SnapshotMeta): boolean {
   const names: unknown = meta.country_names;
   return typeof names === 'object' && names !== null && !Array.isArray(names) && Object.values(names).every((v) => typeof v === 'string');
+}
+
+/** Whether `v` is a meta's list of unavailable signals: evidence keys. */
+export function isUnavailableList(v: unknown): boolean {
+  return Array.isArray(v) && v.every(isEvidenceKey);
 }
