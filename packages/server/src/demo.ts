@@ -16,7 +16,6 @@
  */
 import { isIP } from 'node:net';
 import { DEFAULT_PLANS, type Plan } from './plans.js';
-import { unmappedPeer } from './http/client-address.js';
 
 /** Who a keyless demo request counts as: its account, its plan and the id the access log shows. */
 export interface DemoCaller {
@@ -46,7 +45,6 @@ export function demoBucket(address: string): string {
 /** The demo caller of a keyless request from `address`, or undefined when the address is unknown. */
 export function demoCaller(plan: Plan, address: string | undefined): DemoCaller | undefined {
   if (address === undefined || isIP(address) === 0) return undefined;
-  // An adapter may hand over a mapped IPv4 peer (`::ffff:a.b.c.d`): it counts as the IPv4 address.
-  const bucket = demoBucket(unmappedPeer(address)!);
+  const bucket = demoBucket(address);
   return { account: `demo:${bucket}`, plan, id: 'demo' };
 }

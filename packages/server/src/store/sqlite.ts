@@ -150,16 +150,14 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     /** When a try of its group first found the write lock taken (Date.now()); counts without a deadline wait busyTimeoutMs from then. */
     busySince?: number;
   }
+  /** Counts waiting for their group's commit. A group that found the lock taken waits here again for its retry, so new counts join it (the queue is not empty) instead of starting a group. */
   let queue: Pending[] = [];
-  /** A retry of a group that found the lock taken is scheduled: new counts join it instead of starting a group. */
-  let retrying = false;
   /** Whether `p` may no longer be counted at `t`: past its deadline, or (without one) waiting for the lock for busyTimeoutMs. */
   const expired = (p: Pending, t: number): boolean =>
     p.r.deadline !== undefined ? t > p.r.deadline : p.busySince !== undefined && t - p.busySince >= busyTimeoutMs;
   const flush = (): void => {
     let batch = queue;
     queue = [];
-    retrying = false;
     if (closed) {
       for (const p of batch) p.reject(new StoreUnavailableError('the SQLite store is closed'));
       return;
@@ -181,7 +179,6 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         const now = Date.now();
         for (const p of batch) p.busySince ??= now;
         queue = batch.concat(queue);
-        retrying = true;
         setTimeout(flush, BUSY_RETRY_MS);
         return;
       }
@@ -195,7 +192,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const flushLater = (turns: number): void => void setImmediate(turns <= 1 ? flush : () => flushLater(turns - 1));
   const consume = (r: ConsumeRequest): Promise<ConsumeResult> =>
     new Promise((resolve, reject) => {
-      if (queue.push({ r, resolve, reject }) === 1 && !retrying) flushLater(GROUP_TURNS);
+      if (queue.push({ r, resolve, reject }) === 1) flushLater(GROUP_TURNS);
     });
   const revoke = db.transaction((id: string, at: number, replacedBy: string | undefined): boolean => {
     if (q.getKey.get(id) === undefined) return false;
