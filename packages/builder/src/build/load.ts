@@ -15,6 +15,8 @@
  * error, and the source row carries that copy's (older) date. With no last
  * good copy the error stops the build.
  *
+ * A data date past this machine's clock is recorded as none (future-dates.ts).
+ *
  * @module
  */
 import type { SourceInfo } from '@ipintel/core';
@@ -25,6 +27,7 @@ import { FEEDS, type Feed } from '../feeds/registry.js';
 import type { AnyFound, CopyFacts } from '../feeds/registry.js';
 import type { Diagnostic, FeedResult } from '../feeds/types.js';
 import type { FetchedCopy } from '../save.js';
+import { withoutFutureDate } from './future-dates.js';
 import { toCombineInput } from './roles.js';
 
 /** What happened to one source, for the build summary. */
@@ -57,6 +60,8 @@ export interface LoadOptions {
   /** A folder laid out like `shared/feeds` with each feed's last good copy, or null. */
   readonly lastGood?: string | null;
   readonly progress?: (message: string) => void;
+  /** The clock a data date is checked against (future-dates.ts); default `Date.now`. */
+  readonly now?: () => number;
 }
 
 interface Copy {
@@ -138,7 +143,8 @@ export async function loadInputs(options: LoadOptions): Promise<{ input: Combine
       reports.push({ id: feed.id, path: where, status: 'absent', source: null, rejected: [], ms: 0 });
       continue;
     }
-    const { copy, result, failure } = read;
+    const { copy, failure } = read;
+    const result = withoutFutureDate(read.result, (options.now ?? Date.now)(), say);
     reports.push({
       id: feed.id,
       path: copy.from,

@@ -21,6 +21,7 @@ import type { Role, RoleFound } from '../feeds/declare.js';
 import type { Feed } from '../feeds/register.js';
 import { buildRoaIndex, validateOrigin } from '../feeds/routing/rpki.js';
 import type { FeedResult, Prefix } from '../feeds/types.js';
+import { timeOfDataDate } from './future-dates.js';
 import type { Loaded, LoadOptions } from './load.js';
 
 type Of<R extends Role> = { readonly feed: Feed; readonly result: FeedResult<RoleFound[R]> };
@@ -70,7 +71,7 @@ export const MAX_VPN_AGE_DAYS = 90;
 /** Days from a data date to the build date; null when the date is unknown. */
 function ageDays(dataDate: string | null, buildDate: string): number | null {
   if (dataDate === null) return null;
-  const t = Date.parse(dataDate.length === 10 ? `${dataDate}T00:00:00Z` : dataDate);
+  const t = timeOfDataDate(dataDate);
   return Number.isNaN(t) ? null : (Date.parse(buildDate) - t) / 86_400_000;
 }
 
@@ -103,7 +104,7 @@ export function unavailableSignals(loaded: readonly Loaded[]): (keyof Evidence)[
 export function newestDate(sources: readonly SourceInfo[]): string {
   let best = 0;
   for (const s of sources) {
-    const t = s.data_date === null ? Number.NaN : Date.parse(s.data_date.length === 10 ? `${s.data_date}T00:00:00Z` : s.data_date);
+    const t = s.data_date === null ? Number.NaN : timeOfDataDate(s.data_date);
     if (!Number.isNaN(t) && t > best) best = t;
   }
   return new Date(best).toISOString();
@@ -159,11 +160,12 @@ export function toCombineInput(loaded: readonly Loaded[], options: Pick<LoadOpti
   const buildDate = options.buildDate ?? newestDate(sources);
   // VPN lists older than MAX_VPN_AGE_DAYS at the build date are left out: servers move, and a stale aggregate
   // marks whoever holds the addresses now (CDN edges, parking hosts) as a VPN. A list that states no date
-  // (Proton, Mullvad, PIA) cannot be aged and is used; one whose stated date names no real time is left out:
-  // a bad date must not pass a possibly stale list as one of unknown age.
+  // (Proton, Mullvad, PIA) cannot be aged and is used; one whose stated date names no real time (or a time past
+  // the build machine's clock: future-dates.ts) is left out: a bad date must not pass a possibly stale list as one
+  // of unknown age.
   const fresh = (l: Of<'vpn'>): boolean => {
     if (l.result.dateUnreadable !== undefined) {
-      say(`leaving out ${l.feed.id}: its data date ${JSON.stringify(l.result.dateUnreadable)} is not a real date, so its age is unknown (VPN lists older than ${MAX_VPN_AGE_DAYS} days are not used)`);
+      say(`leaving out ${l.feed.id}: its data date ${JSON.stringify(l.result.dateUnreadable)} is not a real date or lies in the future, so its age is unknown (VPN lists older than ${MAX_VPN_AGE_DAYS} days are not used)`);
       return false;
     }
     const age = ageDays(l.result.source.data_date, buildDate);
