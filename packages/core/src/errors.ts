@@ -37,10 +37,25 @@ export function quoteInput(input: unknown): string {
 }
 
 /**
+ * The mark every copy of {@link IpIntelError} puts on its errors. A process
+ * can hold several copies of the class: the ES and CommonJS builds (a `require`
+ * and an `import` of the package in one program), each CommonJS entry
+ * (`@ipintel/core`, `/portable`) bundled on its own, two installed versions.
+ * A registered symbol is the same in all of them, so `instanceof` holds
+ * across copies.
+ */
+const BRAND: unique symbol = Symbol.for('@ipintel/core:IpIntelError');
+
+/**
  * @example
  * try { intel.check('1.2.3') } catch (e) { if (e instanceof IpIntelError) e.code } // => 'invalid_ip'
  */
 export class IpIntelError extends Error {
+  /** True for an error any copy of this class made (see BRAND), by its mark rather than its prototype chain. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
+  }
+
   override readonly name = 'IpIntelError';
   readonly code: IpIntelErrorCode;
   /** Where the problem was found (a section name, an input index, a path). */
@@ -50,6 +65,11 @@ export class IpIntelError extends Error {
     super(message);
     this.code = code;
     this.at = at;
+  }
+
+  /** The mark `instanceof` reads: on the prototype, so it is no own property of an error (nor in its JSON). */
+  get [BRAND](): true {
+    return true;
   }
 
   /** Plain form for JSON bodies and batch elements. */

@@ -53,6 +53,29 @@ process.stdout.write(JSON.stringify([intel.check('8.8.8.8').geo.city, code, inte
     expect(JSON.parse(out)).toEqual(['C', 'invalid_ip', 0, 0]);
   });
 
+  // One program can hold several copies of IpIntelError: the CJS and ESM builds, and each CJS entry bundled on its own.
+  it('an error of any copy of the package is instanceof every copy\'s IpIntelError, and nothing else is', () => {
+    const script = `
+const cjs = require('@ipintel/core'); const cjsPortable = require('@ipintel/core/portable');
+import('@ipintel/core').then((esm) => {
+  const classes = [cjs.IpIntelError, cjsPortable.IpIntelError, esm.IpIntelError];
+  const thrown = [cjs, esm].map((m) => { try { m.parseAddress('1.2.3'); } catch (e) { return e; } });
+  const made = classes.map((C) => new C('invalid_ip', 'x'));
+  const others = [new Error('x'), { code: 'invalid_ip', message: 'x', name: 'IpIntelError' }, Object.create(Error.prototype), null, 'invalid_ip'];
+  process.stdout.write(JSON.stringify({
+    distinct: new Set(classes).size,
+    copies: [...thrown, ...made].map((e) => classes.map((C) => e instanceof C)),
+    others: others.map((o) => classes.some((C) => o instanceof C)),
+    codes: thrown.map((e) => e.code),
+  }));
+});`;
+    const out = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: pkgDir, encoding: 'utf8' })) as { distinct: number; copies: boolean[][]; others: boolean[]; codes: string[] };
+    expect(out.distinct).toBe(3); // three copies of the class, or this test proves nothing
+    expect(out.copies).toEqual(Array.from({ length: 5 }, () => [true, true, true]));
+    expect(out.others).toEqual([false, false, false, false, false]);
+    expect(out.codes).toEqual(['invalid_ip', 'invalid_ip']);
+  });
+
   /** The text of every file of dist/ that `entry` loads (its relative imports, followed). */
   const graph = (entry: string): Map<string, string> => {
     const files = new Map<string, string>();
