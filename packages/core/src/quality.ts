@@ -121,6 +121,12 @@ export const QUALITY_LIMITS: Readonly<Partial<Record<QualityLabel, number>>> = {
   is_tor: 0.001,
   is_drop_listed: 0.01,
   rpki_invalid: 0.01,
+  // Lists of single services (crawlers, relay egress, resolvers) hold a few hundred thousand addresses at most;
+  // the limit is what stops one over-wide line (a /1 in a crawler list: half the space "verified bot").
+  is_verified_bot: 0.001,
+  is_relay: 0.001,
+  is_public_resolver: 0.001,
+  is_anycast: 0.01,
 };
 
 /** A snapshot is world-scale when its ASN table maps at least this many public IPv4 addresses. */

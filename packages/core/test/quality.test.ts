@@ -95,6 +95,11 @@ describe('qualityFailures', () => {
     );
   });
 
+  it('limits every signal a list of addresses sets, so that one over-wide line (a /1) fails a world build', () => {
+    const signals: QualityLabel[] = ['is_tor', 'is_vpn', 'is_proxy', 'is_relay', 'is_public_resolver', 'is_drop_listed', 'recent_abuse', 'is_verified_bot', 'is_anycast'];
+    for (const label of signals) expect(qualityFailures(fake(WORLD_SCALE_IPV4, { [label]: 0.5 })).map((f) => f.label), label).toEqual([label]);
+  });
+
   it('applies no limit below world scale (fixtures, regional builds)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: WORLD_SCALE_IPV4 - 1 }), (mapped) => {

@@ -186,6 +186,15 @@ describe('ip-location-db ASN CSV, rows of the other IP version', () => {
     ]);
   });
 
+  it('rejects a row of AS 0 (reserved: no network holds it), whatever its org, and keeps the rows around it', () => {
+    const f = parseAsnCsvRanges(enc('1.0.0.0,1.0.0.255,13335,A\n1.0.1.0,1.0.1.255,0,"Not routed"\n1.0.2.0,1.0.2.255,00,Z\n1.0.3.0,1.0.3.255,15169,G\n'), 'test', 4);
+    expect(f.ranges.map((r) => r.asn)).toEqual([13335, 15169]);
+    expect(f.rejected.map((d) => [d.line, d.message])).toEqual([
+      [2, 'AS 0 is reserved (RFC 7607) and holds no range'],
+      [3, 'bad AS number "00"'],
+    ]);
+  });
+
   it("any rows, either file: ranges of the file's version only, ascending and disjoint; every other row a diagnostic", () => {
     const v4 = fc.nat(0xffffffff).map((n) => [4, BigInt(n)] as const);
     const v6 = fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }).map((n) => [6, n] as const);

@@ -5,9 +5,10 @@
  *
  * Publisher's format: no header, `range_start,range_end,asn,org`,
  * inclusive ranges, org optionally quoted RFC 4180 style
- * (`"Cloudflare, Inc."`, `"LLC ""SPUTNIK"""`). Rule: each file holds its
- * own IP version only (an IPv4 row, `::ffff:a.b.c.d` included, in the IPv6
- * file is rejected, as is the reverse); ranges must ascend without overlap;
+ * (`"Cloudflare, Inc."`, `"LLC ""SPUTNIK"""`). Rules: a row of AS 0
+ * (reserved, RFC 7607) is rejected; each file holds its own IP version only
+ * (an IPv4 row, `::ffff:a.b.c.d` included, in the IPv6 file is rejected, as
+ * is the reverse); ranges must ascend without overlap;
  * a range overlapping its predecessor is clipped to the part after it
  * (reported), one wholly inside it dropped.
  *
@@ -89,6 +90,8 @@ export function parseAsnCsvRanges(data: Uint8Array, feed: string, version: 4 | 6
       const asn = parseUint(line.slice(c2 + 1, c3), MAX_ASN);
       const org = unquoteCsvField(line.slice(c3 + 1));
       if (asn < 0) value = `bad AS number ${excerpt(line.slice(c2 + 1, c3))}`;
+      // AS 0 is reserved (RFC 7607): no network holds it, so the row names no holder (iptoasn skips its `Not routed` rows too).
+      else if (asn === 0) value = 'AS 0 is reserved (RFC 7607) and holds no range';
       else if (org === null) value = `bad CSV quoting in org ${excerpt(line.slice(c3 + 1))}`;
       else value = Object.freeze({ asn, org });
       tails.set(tail, value);
