@@ -30,6 +30,17 @@ describe('iCloud Private Relay text lists', () => {
     expect(r.source.note).toMatch(/CIDR-merged/);
   });
 
+  it('rejects a prefix with host bits set in either list, instead of widening it to addresses Apple never listed', () => {
+    for (const [id, text, bad] of [
+      ['icloud-relay-ipv4', '172.224.226.0/27\n172.224.226.9/24\n', '172.224.226.9/24'],
+      ['icloud-relay-ipv6', '2a02:26f7:b3c0:4000::/64\n2a02:26f7:b3c0:4000::1/48\n', '2a02:26f7:b3c0:4000::1/48'],
+    ] as const) {
+      const r = feedById(id).read(text);
+      expect(r.prefixes).toHaveLength(1);
+      expect(r.rejected).toEqual([{ feed: id, line: 2, message: `host bits set: ${JSON.stringify(bad)}` }]);
+    }
+  });
+
   it('rejects the other family in a per-family list', () => {
     const r = feedById('icloud-relay-ipv4').read('172.224.226.0/27\n2a02:26f7:b3c0:4000::/64\n');
     expect(r.rejected).toEqual([{ feed: 'icloud-relay-ipv4', line: 2, message: 'IPv6 entry in an IPv4 list' }]);
