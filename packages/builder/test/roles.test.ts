@@ -81,6 +81,14 @@ describe('roles to combiner inputs', () => {
     expect(said.some((m) => m.includes(unreadable.feed.id) && m.includes('"2025-13-31T13:25:28Z" is not a real date'))).toBe(true);
   });
 
+  it('a VPN list whose format always states a date but which states none is left out, and the build says which', () => {
+    const said: string[] = [];
+    const headerless = loaded({ role: 'vpn' }, { prefixes: [p(4, 32, { brand: 'X' })], dateUnreadable: '' });
+    const i = toCombineInput([headerless], { buildDate: '2026-01-01T00:00:00.000Z', attributionUrl: 'u' }, (m) => said.push(m));
+    expect(i.vpn).toEqual([]);
+    expect(said).toContain(`leaving out ${headerless.feed.id}: it states no data date, though its format always does, so its age is unknown (VPN lists older than ${MAX_VPN_AGE_DAYS} days are not used)`);
+  });
+
   it('lists the evidence keys no loaded feed can decide', () => {
     const i = input([loaded({ role: 'tor', evidence: 'authoritative' }, { prefixes: [p(1, 32, true)] })]);
     expect(i.unavailable).toEqual(Object.keys(EVIDENCE_ROLES).filter((k) => k !== 'tor'));

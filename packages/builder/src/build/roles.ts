@@ -165,7 +165,8 @@ export function toCombineInput(loaded: readonly Loaded[], options: Pick<LoadOpti
   // of unknown age.
   const fresh = (l: Of<'vpn'>): boolean => {
     if (l.result.dateUnreadable !== undefined) {
-      say(`leaving out ${l.feed.id}: its data date ${JSON.stringify(l.result.dateUnreadable)} is not a real date or lies in the future, so its age is unknown (VPN lists older than ${MAX_VPN_AGE_DAYS} days are not used)`);
+      const why = l.result.dateUnreadable === '' ? 'it states no data date, though its format always does' : `its data date ${JSON.stringify(l.result.dateUnreadable)} is not a real date or lies in the future`;
+      say(`leaving out ${l.feed.id}: ${why}, so its age is unknown (VPN lists older than ${MAX_VPN_AGE_DAYS} days are not used)`);
       return false;
     }
     const age = ageDays(l.result.source.data_date, buildDate);

@@ -40,9 +40,12 @@ export interface Found {
   readonly dataDate: string | null;
   /**
    * Set when the file states a data date that names no real time
-   * (`2025-13-31T13:25:28Z`): `dataDate` is then null, yet unlike a file
-   * that states none, its age is not merely unknown but unreadable. Rules
-   * that need the age (the VPN age limit) treat it as too old.
+   * (`2025-13-31T13:25:28Z`, or one past the build machine's clock:
+   * build/future-dates.ts), or `''` when a format that always states its
+   * date states none (an az0 list without its header): `dataDate` is then
+   * null, yet unlike a file whose format states none, its age is not merely
+   * unknown but unreadable. Rules that need the age (the VPN age limit)
+   * treat it as too old.
    */
   readonly dateUnreadable?: string;
   /** A note the file makes necessary (a count of skipped records, a tag chosen); replaces the declared note. */

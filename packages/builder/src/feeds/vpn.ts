@@ -180,9 +180,10 @@ export function az0Brand(comment: string | null): string | null {
 /**
  * `az0-vpn-ip.txt`: `IP # brand` per line, placeholder addresses rejected;
  * data date from the `# <ISO time>` header line. A header of that shape
- * that names no real time (`# 2025-13-31T13:25:28Z`) is a diagnostic and
- * sets `dateUnreadable`: the list's age decides whether the build uses it
- * (90 days), so an unreadable date must not pass for an unknown one.
+ * that names no real time (`# 2025-13-31T13:25:28Z`), or no such header at
+ * all, is a diagnostic and sets `dateUnreadable`: the list's age decides
+ * whether the build uses it (90 days), so an unreadable date must not pass
+ * for an unknown one.
  *
  * @throws FeedError when no line is an address.
  */
@@ -194,7 +195,11 @@ export function parseAz0VpnIps(data: Uint8Array | string, feed: string): Prefixe
     { addressesOnly: true },
   );
   const stamp = comments.find((c) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/.test(c.text));
-  if (stamp === undefined) return { prefixes, rejected, dataDate: null };
+  if (stamp === undefined) {
+    // az0 writes the header on every list: one without it is a cut or altered copy, whose age is not to be guessed.
+    rejected.push({ feed, line: 1, message: "no `# <ISO time>` header line: the list's age is unreadable" });
+    return { prefixes, rejected, dataDate: null, dateUnreadable: '' };
+  }
   const dataDate = isoUtcTimestamp(stamp.text);
   if (dataDate !== null) return { prefixes, rejected, dataDate };
   rejected.push({ feed, line: stamp.line, message: `header time ${stamp.text} is not a real date and time: the list's age is unreadable` });
