@@ -170,6 +170,13 @@ describe('readDbipCityCsv (ip-location-db CSV fixtures)', () => {
     expect(feed.stats.timezone).toEqual({ coordinates: 1, country: 1, mismatch: 0, ambiguous: 0, no_zone: 1, publisher: 1 });
   });
 
+  it('rejects coordinates that are not plain decimals (hex, exponents, a plus sign), which Number() would have read', () => {
+    const csv = ['10.0.0.0,10.0.0.255,US,,,,,0x1E,-97.7431,', '10.0.1.0,10.0.1.255,US,,,,,3e1,-97.7431,', '10.0.2.0,10.0.2.255,US,,,,,+30.2,-97.7431,', '10.0.3.0,10.0.3.255,US,,,,,30.2672,-97.7431,'].join('\n');
+    const feed = readDbipCityCsv(csv, 4, 'dbip-city-lite-ipv4');
+    expect(feed.rejected.map((d) => `${d.line}: ${d.message}`)).toEqual(['1: bad coordinates "0x1E,-97.7431"', '2: bad coordinates "3e1,-97.7431"', '3: bad coordinates "+30.2,-97.7431"']);
+    expect(feed.ranges.map((r) => [r.geo.latitude, r.geo.longitude])).toEqual([[30.2672, -97.7431]]);
+  });
+
   it('throws FeedError for a file that is not this format', () => {
     expect(() => readDbipCityCsv('\n\n', 4, 'x')).toThrow(FeedError);
     expect(() => readDbipCityCsv('<html><body>rate limited</body></html>\n', 4, 'x')).toThrow(/no line is a range/);

@@ -13,7 +13,7 @@ import { gzipHeader, unpackFeed } from '../../src/feeds/read/compression.js';
 import { forEachCsvRecord, unquoteCsvField } from '../../src/feeds/read/csv.js';
 import { compactDate, isoFromCtimeUtc, isoFromEpochMillis, isoFromRfc5322, isoFromZonelessUtc, isoUtcTimestamp, lastUpdatedComment, versionDate } from '../../src/feeds/read/dates.js';
 import { htmlLinks, newestInListing, newestLink, pageUrls } from '../../src/feeds/read/links.js';
-import { parseAsText, parseAsn } from '../../src/feeds/read/numbers.js';
+import { parseAsText, parseAsn, parseDecimal } from '../../src/feeds/read/numbers.js';
 import type { Prefix } from '../../src/feeds/types.js';
 import { enc } from './helpers.js';
 
@@ -72,6 +72,20 @@ describe('fields, numbers, dates', () => {
     for (const bad of ['13335', 'AS', 'as1', 'AS01', 'AS4294967296', 'AS 1']) expect(parseAsText(bad)).toBe(-1);
     expect([parseAsn('AS9009'), parseAsn('as9009'), parseAsn(' 9009 ')]).toEqual([9009, 9009, 9009]);
     for (const bad of ['AS0', '0', 'AS4294967296', 'ASX1', '']) expect(parseAsn(bad)).toBeNull();
+  });
+
+  it('reads plain decimals only: what Number() takes beyond them (hex, exponents, spaces, signs) is no coordinate', () => {
+    expect(['-33.8688', '151.2093', '45', '-0', '0.5'].map(parseDecimal)).toEqual([-33.8688, 151.2093, 45, -0, 0.5]);
+    for (const bad of ['0x1F', '1e1', ' 12', '12 ', '+5', '.5', '5.', 'Infinity', 'NaN', '', '-', '1,5', '0b1']) expect(parseDecimal(bad), bad).toBeNull();
+    // Any number written with toFixed reads back as Number() reads it; any text it accepts is a plain decimal.
+    fc.assert(fc.property(fc.double({ min: -180, max: 180, noNaN: true }), fc.integer({ min: 0, max: 8 }), (x, digits) => {
+      const text = x.toFixed(digits);
+      expect(parseDecimal(text)).toBe(Number(text));
+    }));
+    fc.assert(fc.property(fc.string({ maxLength: 12 }), (text) => {
+      const v = parseDecimal(text);
+      if (v !== null) expect([/^-?\d+(\.\d+)?$/.test(text), v]).toEqual([true, Number(text)]);
+    }));
   });
 
   it('reads dates', () => {

@@ -35,7 +35,7 @@ describe('iCloud Private Relay text lists', () => {
       ['icloud-relay-ipv4', '172.224.226.0/27\n172.224.226.9/24\n', '172.224.226.9/24'],
       ['icloud-relay-ipv6', '2a02:26f7:b3c0:4000::/64\n2a02:26f7:b3c0:4000::1/48\n', '2a02:26f7:b3c0:4000::1/48'],
     ] as const) {
-      const r = feedById(id).read(text);
+      const r = feedById(id).read(text) as Relay;
       expect(r.prefixes).toHaveLength(1);
       expect(r.rejected).toEqual([{ feed: id, line: 2, message: `host bits set: ${JSON.stringify(bad)}` }]);
     }

@@ -41,7 +41,7 @@ describe('per-server text lists', () => {
   });
 
   it('Mullvad: a line with host bits set is rejected, not widened to the network around the relay', () => {
-    const r = feedById('mullvad').read('23.144.160.67/32\n23.144.160.86/24\n');
+    const r = feedById('mullvad').read('23.144.160.67/32\n23.144.160.86/24\n') as Vpn;
     expect(r.prefixes.map(branded)).toEqual(['23.144.160.67/32 Mullvad']);
     expect(r.rejected).toEqual([{ feed: 'mullvad', line: 2, message: 'host bits set: "23.144.160.86/24"' }]);
   });

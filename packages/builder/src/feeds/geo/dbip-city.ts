@@ -17,7 +17,8 @@
  *   know (kept, counted in `stats.unknownCountries`).
  * - `region` = `state1`, `city` = `city`; empty -> null. `state2` and
  *   `postcode` are not part of the spec's geo and are dropped.
- * - `latitude` / `longitude`: the number as read (MMDB: a float32, so
+ * - `latitude` / `longitude`: the number as read (CSV: a plain decimal,
+ *   `parseDecimal`; MMDB: a float32, so
  *   `37.422000885009766`); core rounds on output. Both or neither.
  * - `timezone`: the publisher's own when it is a known IANA zone (empty in
  *   the Lite data), else derived by `TimezoneResolver` (`timezone.ts`).
@@ -34,6 +35,7 @@ import type { GeoRow } from '@ipintel/core/writer';
 import { FeedError } from '../../errors.js';
 import { defineFeed } from '../declare.js';
 import { parseAddressValue } from '../read/cidr.js';
+import { parseDecimal } from '../read/numbers.js';
 import { parseCsvLine } from '../read/csv.js';
 import { mergeMmdbRanges } from '../read/mmdb-walk.js';
 import { feedText, splitLines } from '../read/text.js';
@@ -301,13 +303,13 @@ export function readDbipCityCsv(text: string | Uint8Array, version: 4 | 6, feed:
       bad(`bad country code ${JSON.stringify(cc.slice(0, 20))}`);
       continue;
     }
-    const lat = latText === '' ? null : Number(latText);
-    const lon = lonText === '' ? null : Number(lonText);
-    if ((lat === null) !== (lon === null)) {
+    if ((latText === '') !== (lonText === '')) {
       bad('latitude without longitude (or the reverse)');
       continue;
     }
-    if (lat !== null && lon !== null && !(Number.isFinite(lat) && Number.isFinite(lon) && Math.abs(lat) <= 90 && Math.abs(lon) <= 180)) {
+    const lat = latText === '' ? null : parseDecimal(latText);
+    const lon = lonText === '' ? null : parseDecimal(lonText);
+    if (latText !== '' && !(lat !== null && lon !== null && Math.abs(lat) <= 90 && Math.abs(lon) <= 180)) {
       bad(`bad coordinates ${JSON.stringify(`${latText},${lonText}`.slice(0, 40))}`);
       continue;
     }

@@ -33,3 +33,12 @@ export function parseAsn(text: string): number | null {
   const n = Number(m[1]);
   return n >= 1 && n <= MAX_ASN ? n : null;
 }
+
+/**
+ * A plain decimal as CSV coordinates are written (`-33.8688`, `45`): an
+ * optional minus, digits, an optional fraction; null for anything else that
+ * `Number()` would still take (`0x1F`, `1e1`, ` 12 `, `+5`, `.5`, `Infinity`).
+ */
+export function parseDecimal(text: string): number | null {
+  return /^-?\d{1,20}(?:\.\d{1,20})?$/.test(text) ? Number(text) : null;
+}
