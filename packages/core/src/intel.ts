@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { IpIntelError, invalidIp } from './errors.js';
+import { IpIntelError, invalidIp, quoteInput } from './errors.js';
+import { checkLoadOptions } from './load-options.js';
 import { batchElements, batchIterable, echoOf, explainOf, formatOf } from './call-options.js';
 import { addressToBigInt, bigIntToText, parseAddress } from './ip/address.js';
 import { formatIPv4, formatIPv6 } from './ip/format.js';
@@ -264,7 +265,8 @@ export class IpIntel {
         // Only an instance made without an entry's loader (the constructor, fromSharedTrusted) lacks one.
         throw new IpIntelError('explain_unavailable', 'no inflater for the explain sidecar: pass the `inflate` load option (nodeInflate in Node)');
       }
-      const bytes = typeof this.explainSource === 'function' ? this.explainSource() : this.explainSource;
+      const bytes: unknown = typeof this.explainSource === 'function' ? this.explainSource() : this.explainSource;
+      if (!(bytes instanceof Uint8Array)) throw new IpIntelError('invalid_input', `the explain load option's reader returned ${quoteInput(bytes)}, not a Uint8Array`);
       const sidecar = decodeSidecar(bytes, this.inflate);
       const identity = snapshotIdentity(this.decoded.meta);
       if (sidecar.header.snapshot.identity !== identity) {
@@ -481,6 +483,7 @@ export function fromSharedWith(shared: SharedSnapshot, options: LoadOptions | un
   if (shared === null || typeof shared !== 'object' || typeof shared.columns !== 'object' || shared.columns === null) {
     throw new IpIntelError('invalid_input', 'fromShared expects the object IpIntel#share() returns');
   }
+  options = checkLoadOptions(options, 'fromShared');
   const inflate = options?.inflate ?? fallback;
   const v6Stored = shared.v6Stored ?? undefined;
   if (v6Stored !== undefined && typeof v6Stored !== 'object') throw new IpIntelError('invalid_input', 'fromShared expects the object IpIntel#share() returns');
@@ -490,6 +493,7 @@ export function fromSharedWith(shared: SharedSnapshot, options: LoadOptions | un
 /** {@link loadSnapshot} with `fallback` as the inflater unless the options name one (see {@link fromSharedWith}). */
 export function loadSnapshotWith(bytes: Uint8Array, options: LoadOptions | undefined, fallback: Inflate): IpIntel {
   if (!(bytes instanceof Uint8Array)) throw new IpIntelError('invalid_input', 'loadSnapshot expects a Uint8Array');
+  options = checkLoadOptions(options, 'loadSnapshot');
   const inflate = options?.inflate ?? fallback;
   return new IpIntel(decodeSnapshot(bytes, inflate, undefined, options?.preload === true), { ...options, inflate });
 }

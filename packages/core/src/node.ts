@@ -21,6 +21,7 @@ import { open as openFile, type FileHandle } from 'node:fs/promises';
 import * as zlib from 'node:zlib';
 import { defaultSnapshotPath, namesNoFile, openSnapshotFd, snapshotFileSize, snapshotNotFound } from './default-snapshot.js';
 import { IpIntelError, quoteInput } from './errors.js';
+import { checkLoadOptions } from './load-options.js';
 import { IpIntel, fromSharedWith, loadSnapshotWith, type LoadOptions } from './intel.js';
 import type { SharedSnapshot } from './shared.js';
 import {
@@ -290,6 +291,7 @@ function withSidecar(path: string | null, options: OpenOptions | undefined): Loa
  */
 export async function open(given?: string | Uint8Array, options?: OpenOptions): Promise<IpIntel> {
   const source = sourceArgument(given, 'open');
+  options = checkLoadOptions(options, 'open');
   const preload = options?.preload === true;
   if (source instanceof Uint8Array) {
     const header = parseHeader(source, source.length);
@@ -338,6 +340,7 @@ export function fromShared(shared: SharedSnapshot, options?: LoadOptions): IpInt
  */
 export function openSync(given?: string | Uint8Array, options?: OpenOptions): IpIntel {
   const source = sourceArgument(given, 'openSync');
+  options = checkLoadOptions(options, 'openSync');
   const inflate = options?.inflate ?? nodeInflate;
   const preload = options?.preload === true;
   if (source instanceof Uint8Array) return new IpIntel(decodeSnapshot(source, inflate, nodeCrc32, preload), withSidecar(null, options));

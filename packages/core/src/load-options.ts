@@ -1,0 +1,45 @@
+/**
+ * The load options' types, checked when a snapshot is loaded. Each one is
+ * read later, some only on a rare call (`explain` on the first explained
+ * check, `inflate` on the first IPv6 one): unchecked, a wrong value showed
+ * up as a raw `TypeError` far from its cause, or as a wrong answer (a
+ * number as `attributionUrl` in every result, `preload: 'yes'` read as
+ * false). A wrong type is `invalid_input` at the load, naming the option.
+ *
+ * @module
+ */
+import { IpIntelError, quoteInput } from './errors.js';
+import type { LoadOptions } from './intel.js';
+
+type Kind = 'function' | 'string' | 'boolean' | 'Uint8Array or function';
+
+/** Each option and what it must be when given. */
+const KINDS: Readonly<Record<keyof LoadOptions, Kind>> = {
+  inflate: 'function',
+  now: 'function',
+  attributionUrl: 'string',
+  explain: 'Uint8Array or function',
+  preload: 'boolean',
+};
+
+function fits(value: unknown, kind: Kind): boolean {
+  if (kind === 'Uint8Array or function') return value instanceof Uint8Array || typeof value === 'function';
+  return typeof value === kind;
+}
+
+/**
+ * The options as given when each has its documented type (`undefined`
+ * counts as not given; `null` for the whole object means none); otherwise
+ * `invalid_input`. Options this version does not know are left alone.
+ */
+export function checkLoadOptions<O extends LoadOptions>(options: O | null | undefined, fn: string): O | undefined {
+  if (options === undefined || options === null) return undefined;
+  if (typeof options !== 'object') throw new IpIntelError('invalid_input', `${fn}'s options must be an object, got ${quoteInput(options)}`);
+  for (const key of Object.keys(KINDS) as (keyof LoadOptions)[]) {
+    const value: unknown = options[key];
+    if (value !== undefined && !fits(value, KINDS[key])) {
+      throw new IpIntelError('invalid_input', `options.${key} of ${fn} must be of type ${KINDS[key]}, got ${quoteInput(value)}`);
+    }
+  }
+  return options;
+}
