@@ -86,6 +86,20 @@ function storeSuite(backend: () => Backend): void {
     expect(await store.usage('rl', 'd2026-01-01')).toBe(2);
   });
 
+  it('counts a late-stamped request in the current rate window, not in a window of its own second', async () => {
+    // A request whose second is earlier than the window's (a body read across a second's end, a
+    // host whose clock is behind) must not find an empty window of its own: with two hosts a
+    // second apart, every second would admit twice the limit.
+    const r = (second: number) => store.consume(req('late', 1, { ratePerSecond: 2, second, quota: 100 }));
+    expect((await r(61)).outcome).toBe('ok');
+    expect((await r(61)).outcome).toBe('ok');
+    expect(await r(60)).toEqual({ outcome: 'rate_limited', used: 2 });
+    expect((await r(62)).outcome).toBe('ok');
+    expect((await r(61)).outcome).toBe('ok');
+    expect((await r(60)).outcome).toBe('rate_limited');
+    expect(await store.usage('late', 'd2026-01-01')).toBe(4);
+  });
+
   it('keeps keys and counters across a restart', async () => {
     await store.insertKey(record('p1'));
     await store.consume(req('p1', 4));

@@ -3,10 +3,10 @@
  * or hosts.
  *
  * Layout (`ipintel:` prefix): `key:<id>` a hash per key, `keys` the set of ids,
- * `{<account>}:u:<period>` usage counters, `{<account>}:r:<second>` rate
- * windows, `{<account>}:c:<second>` markers of the counts made in that second
- * (count id -> lookups, kept 2 minutes; redis-reconcile.ts) (the braces keep
- * one account's keys in one cluster slot).
+ * `{<account>}:u:<period>` usage counters, `{<account>}:r` the rate window
+ * (its second and the tokens taken in it), `{<account>}:c:<second>` markers
+ * of the counts made in that second (count id -> lookups, kept 2 minutes;
+ * redis-reconcile.ts) (the braces keep one account's keys in one cluster slot).
  *
  * Atomic counting: a Lua script (run with EVALSHA through ioredis
  * defineCommand, which falls back to EVAL after a server restart empties the
@@ -42,6 +42,18 @@ import { StoreUnavailableError, type ConsumeRequest, type ConsumeResult, type Ke
 /** How long past a count's deadline (beyond the clock's uncertainty) the store still waits for its answer, ms. */
 const GUARD_MS = 100;
 
+/**
+ * How long an account's rate window is kept after its last token, ms. The
+ * window (`{account}:r`, fields `s` second and `c` tokens taken) is one per
+ * account, as in SQLite's table, not one per second: a request stamped with an
+ * earlier second than the window's (a body read across a second's end, a host
+ * whose clock is behind) takes its token in the current window instead of
+ * opening a window of its own second (count-group.ts has the rule). Kept well
+ * past its second so that such late requests still find it; once expired, the
+ * next request starts a window, as after a quiet spell.
+ */
+const RATE_WINDOW_TTL_MS = 60_000;
+
 const CONSUME_LUA = `
 local deadline = tonumber(ARGV[5])
 if deadline > 0 then
@@ -52,10 +64,17 @@ local used = tonumber(redis.call('GET', KEYS[1]) or '0')
 if redis.call('HEXISTS', KEYS[3], ARGV[6]) == 1 then return {0, used} end
 local limit = tonumber(ARGV[3])
 if limit > 0 then
-  local c = tonumber(redis.call('GET', KEYS[2]) or '0')
+  local w = redis.call('HMGET', KEYS[2], 's', 'c')
+  local sec = tonumber(w[1] or '-1')
+  local c = tonumber(w[2] or '0')
+  local now = tonumber(ARGV[8])
+  if now > sec then
+    sec = now
+    c = 0
+  end
   if c >= limit then return {2, used} end
-  redis.call('INCR', KEYS[2])
-  if c == 0 then redis.call('PEXPIRE', KEYS[2], 2000) end
+  redis.call('HSET', KEYS[2], 's', sec, 'c', c + 1)
+  redis.call('PEXPIRE', KEYS[2], ${RATE_WINDOW_TTL_MS})
 end
 local n = tonumber(ARGV[1])
 if n == 0 then return {0, used} end
@@ -86,7 +105,7 @@ const EXPIRED = 3;
 const KEEP_AFTER_PERIOD_S = 40 * 86_400;
 
 interface Scripts {
-  ipintelConsume(usageKey: string, rateKey: string, markerKey: string, n: number, quota: number, rate: number, ttlSeconds: number, redisDeadlineMs: number, id: string, markerTtlMs: number): Promise<[number, number]>;
+  ipintelConsume(usageKey: string, rateKey: string, markerKey: string, n: number, quota: number, rate: number, ttlSeconds: number, redisDeadlineMs: number, id: string, markerTtlMs: number, second: number): Promise<[number, number]>;
   ipintelRefund(usageKey: string, markerKey: string, id: string): Promise<number>;
   ipintelInsert(hashKey: string, setKey: string, id: string, ...fields: string[]): Promise<number>;
   ipintelRevoke(hashKey: string, at: number, replacedBy: string): Promise<number>;
@@ -212,7 +231,7 @@ export function openRedisStore(url: string, options: RedisStoreOptions = {}): Re
     const { offset, slack } = link.clock;
     // Relative TTL: the counter outlives its period by KEEP_AFTER_PERIOD_S.
     const ttl = Math.max(0, Math.ceil((r.periodEndsAt - Date.now()) / 1000)) + KEEP_AFTER_PERIOD_S;
-    const rateKey = `${prefix}{${r.account}}:r:${r.second}`;
+    const rateKey = `${prefix}{${r.account}}:r`;
     const giveUp = deadline + slack + GUARD_MS;
     const count: UncertainCount = {
       usageKey: usageKey(r.account, r.period),
@@ -231,7 +250,7 @@ export function openRedisStore(url: string, options: RedisStoreOptions = {}): Re
         'count usage',
         () => {
           sent = true;
-          return scripts.ipintelConsume(count.usageKey, rateKey, count.markerKey, r.n, r.quota, r.ratePerSecond, ttl, Math.floor(deadline + offset), count.id, MARKER_TTL_MS);
+          return scripts.ipintelConsume(count.usageKey, rateKey, count.markerKey, r.n, r.quota, r.ratePerSecond, ttl, Math.floor(deadline + offset), count.id, MARKER_TTL_MS, r.second);
         },
         Math.ceil(giveUp - Date.now()),
         ([late]) => {
