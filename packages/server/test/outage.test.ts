@@ -12,7 +12,7 @@ import { openRedisStore } from '../src/store/redis.js';
 import type { Store } from '../src/store/types.js';
 import { fixtureBytes } from './support/fixtures.js';
 import { call, captureLogger, TEST_PLANS, tempDir } from './support/harness.js';
-import { startRedis, steadyClock, type RedisProcess } from '@ipintel/testkit';
+import { freePort, startRedis, steadyClock, type RedisProcess } from '@ipintel/testkit';
 import { describeRedis } from './support/redis.js';
 import { until } from './support/children.js';
 
@@ -84,4 +84,26 @@ describeRedis('Redis outage', () => {
     expect(await used()).toBe(counts.ok);
     expect((await call(app, '/healthz')).json.store.status).toBe('ok');
   });
+});
+
+it('a server whose Redis has never been reachable answers 503 within storeTimeoutMs, not after the 2 s first-connection wait', async () => {
+  // Nothing listens on the port: the store keeps trying to connect. A request without a key
+  // (the demo quota: no key read, only a count) must still get its 503 within its deadline.
+  const store = openRedisStore(`redis://127.0.0.1:${await freePort()}`, { onEvent: () => {} });
+  const app = createApp({ snapshot: fixtureBytes('a'), store, logger: false, demoQuota: 100, storeTimeoutMs: 200 });
+  try {
+    await app.ready;
+    const t0 = Date.now();
+    const res = await call(app, '/v1/check?ip=8.8.8.8', { remoteAddress: '192.0.2.7' });
+    const ms = Date.now() - t0;
+    expect(res.json?.code).toBe('store_unavailable');
+    // The count's own wait: the deadline, the unmeasured clock's uncertainty (250 ms) and 100 ms.
+    expect(ms).toBeLessThan(200 + 250 + 100 + 300);
+    const t1 = Date.now();
+    await expect(store.consume({ account: 'x', period: 'd2026-01-01', periodEndsAt: Date.UTC(2026, 0, 2), quota: 5, n: 1, ratePerSecond: 0, second: 1, deadline: Date.now() + 100 })).rejects.toThrow(/Redis store/);
+    expect(Date.now() - t1).toBeLessThan(100 + 250 + 100 + 300);
+  } finally {
+    await app.close();
+    await store.close();
+  }
 });

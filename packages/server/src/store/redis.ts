@@ -129,6 +129,13 @@ export interface RedisStore extends Store {
   whenReady(timeoutMs: number): Promise<void>;
 }
 
+/** Rejects once `deadline` (Date.now() time) has passed, without holding the process open. */
+function untilDeadline(deadline: number): Promise<never> {
+  return new Promise((_, reject) => {
+    setTimeout(() => reject(new Error('not connected before the deadline')), Math.max(0, deadline - Date.now())).unref();
+  });
+}
+
 function fromHash(h: Record<string, string>): KeyRecord | null {
   if (h['id'] === undefined) return null;
   return {
@@ -186,9 +193,10 @@ export function openRedisStore(url: string, options: RedisStoreOptions = {}): Re
   const keyKey = (id: string): string => `${prefix}key:${id}`;
   const usageKey = (account: string, period: string): string => `${prefix}{${account}}:u:${period}`;
 
-  // Until the first connection is up, commands wait for it (up to the connect
-  // timeout) rather than fail: a server starting beside Redis answers its first
-  // requests. Once connected, an outage fails commands at once (offline queue off).
+  // Until the first connection is up, commands wait for it (up to 2 s, a count
+  // only up to its deadline) rather than fail: a server starting beside Redis
+  // answers its first requests. Once connected, an outage fails commands at once
+  // (offline queue off).
   let everReady = false;
   // One wait shared by all commands issued before the first connection.
   let firstConnect: Promise<void> | undefined;
@@ -209,10 +217,13 @@ export function openRedisStore(url: string, options: RedisStoreOptions = {}): Re
       redis.once('ready', done);
     });
   };
-  const firstConnection = async (what: string): Promise<void> => {
+  const firstConnection = async (what: string, deadline = Number.POSITIVE_INFINITY): Promise<void> => {
     if (everReady || redis.status === 'ready') return;
     try {
-      await (firstConnect ??= whenReady(2000).finally(() => (firstConnect = undefined)));
+      const shared = (firstConnect ??= whenReady(2000).finally(() => (firstConnect = undefined)));
+      // A count waits no longer than its deadline: its request must get its 503 within
+      // storeTimeoutMs (a keyless demo request reads no key, so nothing else bounds it).
+      await (deadline === Number.POSITIVE_INFINITY ? shared : Promise.race([shared, untilDeadline(deadline)]));
     } catch (e) {
       throw new StoreUnavailableError(`Redis store (${location}): could not ${what}: ${(e as Error).message}`, { cause: e });
     }
@@ -225,7 +236,7 @@ export function openRedisStore(url: string, options: RedisStoreOptions = {}): Re
 
   const consume = async (r: ConsumeRequest): Promise<ConsumeResult> => {
     const deadline = r.deadline ?? Date.now() + timeoutMs;
-    await firstConnection('count usage');
+    await firstConnection('count usage', deadline);
     // Once per connection: wait (at most to the deadline) for the first reading of Redis's clock.
     if (!link.clockKnown) await Promise.race([link.clockRead, new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())).unref())]);
     const { offset, slack } = link.clock;
