@@ -94,7 +94,7 @@ export interface App {
   handle(req: ApiRequest): Promise<ApiResponse>;
   /** Settles after the first snapshot load attempt. */
   readonly ready: Promise<void>;
-  /** Reloads the snapshot file now (what SIGHUP does). */
+  /** Reloads the snapshot file now (what SIGHUP does); resolves once a reload started after the call is done. */
   reloadSnapshot(): Promise<void>;
   readonly snapshot: SnapshotHolder;
   readonly store: Store;

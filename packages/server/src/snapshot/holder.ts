@@ -44,7 +44,9 @@ export class SnapshotHolder {
   private identity = '';
   private refusedIdentity = '';
   private running: Promise<void> | undefined;
-  private again = false;
+  /** The check that runs after `running`, asked for while it ran; forced if any of its callers forced. */
+  private next: Promise<void> | undefined;
+  private nextForced = false;
   private watcher: FSWatcher | undefined;
   private poller: NodeJS.Timeout | undefined;
   private debounce: NodeJS.Timeout | undefined;
@@ -84,7 +86,7 @@ export class SnapshotHolder {
     return this.check(false);
   }
 
-  /** Reloads now, even when the file looks unchanged (SIGHUP). Resolves when done. */
+  /** Reloads now, even when the file looks unchanged (SIGHUP). Resolves once a check started after this call is done. */
   reload(): Promise<void> {
     return this.check(true);
   }
@@ -103,20 +105,29 @@ export class SnapshotHolder {
     this.debounce.unref();
   }
 
-  /** Runs one check at a time; a request during a check runs once more after it. */
+  /**
+   * Runs one check at a time. A check asked for while one runs may follow a
+   * change the running one did not see (its stat came first), so one more
+   * check runs after it, shared by every such request, forced if any of them
+   * was (a SIGHUP is not lost to a poll that was running), and the callers
+   * wait for that one: `reload()` resolves only after a check that started
+   * after the call.
+   */
   private check(force: boolean): Promise<void> {
-    if (this.running !== undefined) {
-      this.again = true;
+    if (this.running === undefined) {
+      this.running = this.checkOnce(force).finally(() => {
+        this.running = undefined;
+      });
       return this.running;
     }
-    this.running = this.checkOnce(force).finally(() => {
-      this.running = undefined;
-      if (this.again && !this.closed) {
-        this.again = false;
-        void this.check(false);
-      }
+    this.nextForced ||= force;
+    this.next ??= this.running.then(() => {
+      const forced = this.nextForced;
+      this.next = undefined;
+      this.nextForced = false;
+      return this.closed ? undefined : this.check(forced);
     });
-    return this.running;
+    return this.next;
   }
 
   private async checkOnce(force: boolean): Promise<void> {

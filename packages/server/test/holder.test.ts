@@ -1,0 +1,81 @@
+/**
+ * The snapshot holder's reloads racing each other: a reload asked for while
+ * another check runs is not lost, and `reload()` resolves only once a check
+ * that started after the call is done (so the file on disk at the call is
+ * the one in service, or was refused, when it resolves).
+ */
+import { readFileSync } from 'node:fs';
+import type { IpIntel } from '@ipintel/core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SnapshotHolder, type SnapshotEvents } from '../src/snapshot/holder.js';
+import { writeSnapshot } from './support/fixtures.js';
+import { tempDir } from './support/harness.js';
+
+const events: SnapshotEvents = { loaded: () => {}, refused: () => {}, missing: () => {} };
+
+/** A loader whose "snapshot" is the file's text; each load waits for `release()` while `held`. */
+function gatedLoader(): { load: (path: string) => Promise<IpIntel>; loads: number; held: boolean; release: () => void } {
+  let waiting: (() => void)[] = [];
+  const l = {
+    loads: 0,
+    held: false,
+    load: async (path: string): Promise<IpIntel> => {
+      l.loads++;
+      const text = readFileSync(path, 'latin1');
+      if (l.held) await new Promise<void>((r) => waiting.push(r));
+      return { info: { build_date: text } } as unknown as IpIntel;
+    },
+    release: () => {
+      l.held = false;
+      for (const r of waiting) r();
+      waiting = [];
+    },
+  };
+  return l;
+}
+
+const served = (h: SnapshotHolder): string => h.current!.info.build_date;
+
+describe('snapshot holder', () => {
+  const tmp = tempDir();
+  afterAll(() => tmp.cleanup());
+
+  it('reload() called during another reload resolves only after the file on disk at the call is loaded', async () => {
+    const path = writeSnapshot(tmp.dir, new TextEncoder().encode('A'), 'race1.ipintel');
+    const loader = gatedLoader();
+    const h = new SnapshotHolder(path, { load: loader.load, events, watch: false });
+    await h.start();
+    expect(served(h)).toBe('A');
+    loader.held = true;
+    const first = h.reload(); // SIGHUP: reads A again, slowly
+    await new Promise((r) => setTimeout(r, 20));
+    writeSnapshot(tmp.dir, new TextEncoder().encode('B'), 'race1.ipintel');
+    const second = h.reload(); // the operator replaced the file and reloads
+    loader.release();
+    await first;
+    await second;
+    expect(served(h)).toBe('B');
+    h.close();
+  });
+
+  it('a forced reload asked for while an ordinary check runs is still forced', async () => {
+    const path = writeSnapshot(tmp.dir, new TextEncoder().encode('A'), 'race2.ipintel');
+    const loader = gatedLoader();
+    const h = new SnapshotHolder(path, { load: loader.load, events, watch: false });
+    await h.start();
+    loader.held = true;
+    // An ordinary check (a poll or a watch event) of a changed file runs...
+    writeSnapshot(tmp.dir, new TextEncoder().encode('B'), 'race2.ipintel');
+    const poll = (h as unknown as { check(force: boolean): Promise<void> }).check(false);
+    await new Promise((r) => setTimeout(r, 20));
+    // ...when SIGHUP asks for a reload of the file as it is: it must load it again after the check.
+    const before = loader.loads;
+    const forced = h.reload();
+    loader.release();
+    await poll;
+    await forced;
+    expect(loader.loads).toBe(before + 1);
+    expect(served(h)).toBe('B');
+    h.close();
+  });
+});
