@@ -2,14 +2,18 @@
  * The snapshot holder's reloads racing each other: a reload asked for while
  * another check runs is not lost, and `reload()` resolves only once a check
  * that started after the call is done (so the file on disk at the call is
- * the one in service, or was refused, when it resolves).
+ * the one in service, or was refused, when it resolves). /healthz describes
+ * one snapshot even when a swap happens while it waits for the store.
  */
 import { readFileSync } from 'node:fs';
 import type { IpIntel } from '@ipintel/core';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.js';
 import { SnapshotHolder, type SnapshotEvents } from '../src/snapshot/holder.js';
+import { openSqliteStore } from '../src/store/sqlite.js';
+import type { Store } from '../src/store/types.js';
 import { writeSnapshot } from './support/fixtures.js';
-import { tempDir } from './support/harness.js';
+import { call, tempDir } from './support/harness.js';
 
 const events: SnapshotEvents = { loaded: () => {}, refused: () => {}, missing: () => {} };
 
@@ -77,5 +81,32 @@ describe('snapshot holder', () => {
     expect(loader.loads).toBe(before + 1);
     expect(served(h)).toBe('B');
     h.close();
+  });
+});
+
+describe('GET /healthz during a swap', () => {
+  const tmp = tempDir();
+  afterAll(() => tmp.cleanup());
+
+  it('describes one snapshot: build_date and loaded_at are never from two', async () => {
+    const path = writeSnapshot(tmp.dir, 'a');
+    const inner = openSqliteStore(':memory:');
+    // A store whose ping is slow: the snapshot is swapped while /healthz waits for it.
+    let pinged: () => void = () => {};
+    const pinging = new Promise<void>((r) => (pinged = r));
+    const store: Store = { ...inner, ping: async () => (pinged(), await new Promise((r) => setTimeout(r, 100))) };
+    const app = createApp({ snapshot: path, store, logger: false, watch: false });
+    await app.ready;
+    const loadedA = new Date(app.snapshot.loadedAt!).toISOString();
+    await new Promise((r) => setTimeout(r, 5));
+    const health = call(app, '/healthz');
+    await pinging;
+    writeSnapshot(tmp.dir, 'b');
+    await app.reloadSnapshot();
+    expect(app.snapshot.current!.info.build_date).toBe('2026-01-02T00:00:00.000Z');
+    const { snapshot } = (await health).json as { snapshot: { build_date: string; loaded_at: string } };
+    expect(snapshot).toMatchObject({ build_date: '2026-01-01T00:00:00.000Z', loaded_at: loadedA });
+    await app.close();
+    await inner.close();
   });
 });

@@ -38,7 +38,10 @@ function ages(info: SnapshotInfo, now: number): { age_s: number; stale_sources: 
 }
 
 export async function healthRoute(app: AppContext): Promise<ApiResponse> {
+  // Both read before the wait for the store: a snapshot swapped meanwhile must not lend its
+  // load time to the build this answer describes.
   const intel = app.snapshot.current;
+  const loadedAt = app.snapshot.loadedAt;
   const store = await storeStatus(app);
   const ok = intel !== undefined && store === 'ok';
   return json(ok ? 200 : 503, {
@@ -50,7 +53,7 @@ export async function healthRoute(app: AppContext): Promise<ApiResponse> {
             loaded: true,
             build_date: intel.info.build_date,
             format_version: intel.info.format_version,
-            loaded_at: new Date(app.snapshot.loadedAt ?? 0).toISOString(),
+            loaded_at: new Date(loadedAt ?? 0).toISOString(),
             ...ages(intel.info, app.now()),
           },
     store: { kind: app.store.kind, status: store },
