@@ -11,7 +11,8 @@
  * it is taken back (DECRBY) and the marker deleted, in one step, so a count
  * is undone at most once. A count whose late answer says it ran is undone at
  * once. Entries wait while Redis is unreachable; one still not settled when
- * its marker expires is reported (`unreconciled`) and dropped.
+ * its marker expires, or when the store closes (after a bounded last try,
+ * drain()), is reported (`unreconciled`) and dropped.
  *
  * @module
  */
@@ -19,6 +20,8 @@
 /** How long a count's marker is kept, ms. */
 export const MARKER_TTL_MS = 120_000;
 const RUN_EVERY_MS = 250;
+/** How often drain() tries again while Redis is not back yet, ms. */
+const DRAIN_EVERY_MS = 50;
 
 export interface UncertainCount {
   readonly usageKey: string;
@@ -72,6 +75,23 @@ export class Reconciler {
   close(): void {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
+  }
+
+  /**
+   * For the store's close: keeps checking the counts still waiting (each once
+   * it can no longer run) for at most `ms`, then reports those left as
+   * `unreconciled`. Dropped silently instead, a count whose request got a 503
+   * just before a graceful stop would stay counted with nothing logged.
+   */
+  async drain(ms: number): Promise<void> {
+    const end = Date.now() + ms;
+    while (this.pending.length > 0 && Date.now() < end) {
+      await this.run();
+      if (this.pending.length > 0) await new Promise((r) => setTimeout(r, DRAIN_EVERY_MS));
+    }
+    this.close();
+    for (const c of this.pending) this.report('unreconciled', new Error(`could not check a count of ${c.n} for account ${c.account} whose request was answered 503 before the store closed; it may stay counted`));
+    this.pending = [];
   }
 
   private async settle(c: UncertainCount): Promise<void> {

@@ -41,6 +41,8 @@ import { StoreUnavailableError, type ConsumeRequest, type ConsumeResult, type Ke
 
 /** How long past a count's deadline (beyond the clock's uncertainty) the store still waits for its answer, ms. */
 const GUARD_MS = 100;
+/** How long close() keeps checking uncertain counts beyond the command timeout, ms. */
+const DRAIN_EXTRA_MS = 2000;
 
 /**
  * How long an account's rate window is kept after its last token, ms. The
@@ -302,8 +304,10 @@ export function openRedisStore(url: string, options: RedisStoreOptions = {}): Re
         throw new StoreUnavailableError(`Redis store (${location}): could not connect: ${e.message}`, { cause: e });
       }),
     close: async () => {
+      // Counts answered 503 whose fate is unknown are checked before the connection goes
+      // (bounded: the longest a count can still run, plus time to reconnect).
+      await reconciler.drain(timeoutMs + DRAIN_EXTRA_MS);
       link.close();
-      reconciler.close();
       try {
         if (redis.status === 'ready') await redis.quit();
       } catch {

@@ -157,6 +157,30 @@ describeRedis('Redis replies that come too late or never', () => {
     await direct.close();
     proxy.close();
   });
+
+  it('closing the store settles the counts still waiting to be checked, not drops them', async () => {
+    // A graceful stop right after an outage: the counts answered 503 whose fate was unknown must
+    // still be checked (and undone), or be reported; dropped silently, they stay counted.
+    const proxy = await delayingProxy(suite.redis.port);
+    const { store, events } = redisStore(proxy.url);
+    const direct = openRedisStore(suite.redis.url);
+    const app = await appOn(store, 300);
+    const { key, record } = await createKey(store, { plan: 'big', plans: resolvePlans(PLANS), now: 0 });
+    const usage = () => direct.usage(record.account, periodAt('day', clock()).key);
+    expect((await call(app, '/v1/check?ip=8.8.8.8', { key })).status).toBe(200);
+    proxy.delayMs = 10_000;
+    const cutOff = await Promise.all(Array.from({ length: 3 }, () => call(app, '/v1/check?ip=8.8.8.8', { key })));
+    expect(cutOff.every((r) => r.json?.code === 'store_unavailable')).toBe(true);
+    expect(await usage()).toBe(4); // Redis ran them; their replies are held back
+    proxy.cut(); // the replies are lost; the store reconnects
+    proxy.delayMs = 0;
+    await app.close();
+    await store.close();
+    expect(await usage()).toBe(1);
+    expect(events.filter((e) => e === 'late_count')).toHaveLength(3);
+    await direct.close();
+    proxy.close();
+  });
 });
 
 it('a body slower than storeTimeoutMs does not use up the count deadline (it starts when the count is made)', async () => {
