@@ -86,3 +86,20 @@ describe('ipintel keys', () => {
     for (const word of ['create --plan PLAN', 'list', 'revoke ID', 'rotate ID [--grace D]', '--store SPEC', '--json', 'Examples:']) expect(h.out).toContain(word);
   });
 });
+
+describe('ipintel keys rotate: a grace period shorter than the activation delay', () => {
+  it('warns that neither key will work in between, with the gap and the way out', async () => {
+    const c = await keys('create', '--plan', 'free', '--json', '--store', spec);
+    const { id } = JSON.parse(c.out) as { id: string };
+    const r = await keys('rotate', id, '--grace', '20s', '--store', spec);
+    expect(r.code).toBe(0);
+    // The new key works 60 s after its creation, the old one stops 20 s after it: 40 s without a key.
+    expect(r.err).toMatch(/warning: .*40 s.* neither/i);
+    expect(r.err).toContain('--grace 60s');
+    const quiet = await keys('rotate', JSON.parse((await keys('create', '--plan', 'free', '--json', '--store', spec)).out).id, '--grace', '20s', '--activation-delay', '10s', '--store', spec);
+    expect(quiet.code).toBe(0);
+    expect(quiet.err).not.toContain('warning');
+    const cut = await keys('rotate', JSON.parse((await keys('create', '--plan', 'free', '--json', '--store', spec)).out).id, '--grace', '0', '--store', spec);
+    expect(cut.err).toMatch(/warning: .*60 s.* neither/i);
+  });
+});

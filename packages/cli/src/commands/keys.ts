@@ -23,7 +23,7 @@ const ACTIONS: Readonly<Record<Action, { readonly ids: number; readonly flags: r
   create: { ids: 0, flags: ['plan', 'name'] },
   list: { ids: 0, flags: ['activation-delay'] },
   revoke: { ids: 1, flags: [] },
-  rotate: { ids: 1, flags: ['grace'] },
+  rotate: { ids: 1, flags: ['grace', 'activation-delay'] },
 };
 const ACTION_FLAGS = ['plan', 'name', 'grace', 'activation-delay'];
 
@@ -51,6 +51,22 @@ async function announce(io: CliIo, asJson: boolean, key: string, r: KeyRecord, v
   io.stderr.write(
     `${verb} key ${r.id} on plan ${r.plan}${r.name === null ? '' : ` (${r.name})`}. The key is printed above and is not stored: keep it now.\n` +
       `It works once the servers' activation delay (60 s by default) has passed since ${iso(r.createdAt)}. Send it as the x-api-key header.\n`,
+  );
+}
+
+/**
+ * A rotation whose old key stops before the new one activates leaves the
+ * customer with no working key in between (the new key is pending, the old
+ * revoked): said on stderr, with the way out. Not refused: cutting a leaked
+ * key at once (--grace 0) is a real choice.
+ */
+function gapWarning(io: CliIo, old: KeyRecord, created: KeyRecord, delayMs: number): void {
+  const activeAt = created.createdAt + delayMs;
+  if (old.revokedAt === null || old.revokedAt >= activeAt) return;
+  const gap = Math.ceil((activeAt - old.revokedAt) / 1000);
+  io.stderr.write(
+    `warning: ${old.id} stops at ${iso(old.revokedAt)}, before ${created.id} becomes active at ${iso(activeAt)}: for ${gap} s neither key works. ` +
+      `For a seamless switch rotate with --grace ${Math.ceil(delayMs / 1000)}s or more (the servers' activation delay; --activation-delay if yours differs from 60 s).\n`,
   );
 }
 
@@ -103,6 +119,7 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
     } else if (action === 'rotate') {
       const { created, old } = await server.rotateKey(store, id!, { graceMs: graceMs ?? server.DEFAULT_ROTATION_GRACE_MS, now: Date.now(), plans });
       await announce(io, asJson, created.key, created.record, `Rotated ${old.id} (it keeps working until ${iso(old.revokedAt)}); created`);
+      gapWarning(io, old, created.record, delayMs ?? server.DEFAULT_ACTIVATION_DELAY_MS);
     } else if (action === 'revoke') {
       const k = await server.revokeKey(store, id!, Date.now());
       await writeAsync(io.stdout, asJson ? `${JSON.stringify({ id: k.id, revoked_at: iso(k.revokedAt) })}\n` : `Revoked key ${k.id} at ${iso(k.revokedAt)}.\n`);
@@ -131,7 +148,9 @@ export const keysCommand: Command = {
     '  list [--activation-delay D]        list keys: id, name, plan, state, usage this period',
     '  revoke ID                          revoke a key now (it answers key_revoked)',
     '  rotate ID [--grace D]              new key on the same plan and quota; the old one keeps',
-    '                                     working for the grace period (default 24h; 3600, 90s, 2h)',
+    '                                     working for the grace period (default 24h; 3600, 90s, 2h);',
+    "                                     warns when it ends before the new key activates",
+    '                                     (--activation-delay D: the servers\' delay, default 60s)',
     '',
     'Exit code 0 when done, 1 when it failed (unknown id, store unreachable), 2 for a usage error.',
   ].join('\n'),
@@ -148,7 +167,7 @@ export const keysCommand: Command = {
         value: 'SPEC',
         description: 'sqlite:PATH or redis://HOST:PORT[/DB] (default $IPINTEL_STORE, else sqlite:$XDG_DATA_HOME/ipintel/store.sqlite, as serve).',
       },
-      'activation-delay': { type: 'string', value: 'D', description: "list: the servers' activation delay, for the state (default 60s)." },
+      'activation-delay': { type: 'string', value: 'D', description: "list, rotate: the servers' activation delay, for the state and the rotation's gap warning (default 60s)." },
       json: { type: 'boolean', description: 'Machine-readable output.' },
       help: HELP_FLAG,
     },
