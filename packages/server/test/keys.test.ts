@@ -3,7 +3,9 @@
  * revocation, rotation with a grace period) as the server sees it. The
  * `ipintel keys` command is tested in packages/cli/test/keys.test.ts.
  */
+import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
+import { KeyCache } from '../src/keys/cache.js';
 import { createKey, keyState, revokeKey, rotateKey } from '../src/keys/manage.js';
 import { generateKey, hashKey, keyId, keyMatches, redactKey } from '../src/keys/secret.js';
 import { resolvePlans } from '../src/plans.js';
@@ -105,5 +107,32 @@ describe('key cache', () => {
       vi.useRealTimers();
       await store.close();
     }
+  });
+});
+
+describe('key verification', () => {
+  it('property: a presented key matches its record iff it is the key, whatever its length, prefix or what was proven before', async () => {
+    const store = openSqliteStore(':memory:');
+    const cache = new KeyCache(store, 60_000);
+    const { key, record } = await createKey(store, { plan: 'test', plans, now: 0 });
+    const secret = key.slice('ipi_live_'.length);
+    // Near misses: one character changed, other prefixes (other lengths), truncated and extended.
+    const presented = fc.oneof(
+      fc.constant(key),
+      fc.tuple(fc.nat(31), fc.constantFrom(...'0aZ9')).map(([i, c]) => `ipi_live_${secret.slice(0, i)}${c}${secret.slice(i + 1)}`),
+      fc.stringMatching(/^[a-z][a-z0-9]{0,15}$/).map((p) => `${p}_live_${secret}`),
+      fc.nat(40).map((n) => key.slice(0, n)),
+      fc.string({ maxLength: 8 }).map((x) => key + x),
+      fc.string({ maxLength: 70 }),
+    );
+    fc.assert(
+      fc.property(fc.array(presented, { minLength: 1, maxLength: 6 }), (tries) => {
+        for (const t of tries) {
+          expect(cache.verify(t, record)).toBe(t === key);
+          expect(cache.verify(t, null)).toBe(false);
+        }
+      }),
+    );
+    await store.close();
   });
 });

@@ -4,6 +4,8 @@
  * rule (store/count-group.ts) answers, request by request, and leave the
  * same counters. The rule is the product's; a store that answers otherwise
  * counts differently depending on where an operator keeps the counters.
+ * And under concurrent counts from several handles, the counter holds exactly
+ * what was admitted, never more than the quota.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,6 +83,30 @@ async function agreesWithModel(store: Store, numRuns: number): Promise<void> {
   );
 }
 
+/**
+ * Concurrent counts from several handles (as from several processes): whatever their
+ * interleaving, the counter is the sum of the admitted counts, never over the quota, and every
+ * refusal saw a counter that the count would have crossed.
+ */
+async function exactUnderConcurrency(handles: readonly Store[], numRuns: number): Promise<void> {
+  await fc.assert(
+    fc.asyncProperty(fc.integer({ min: 0, max: 30 }), fc.array(fc.integer({ min: 0, max: 7 }), { minLength: 1, maxLength: 40 }), async (quota, sizes) => {
+      const account = `c${run++}`;
+      const base: Omit<ConsumeRequest, 'n'> = { account, period: 'd2026-01-01', periodEndsAt: Date.UTC(2026, 0, 2), quota, ratePerSecond: 0, second: 1 };
+      const got = await Promise.all(sizes.map((n, i) => handles[i % handles.length]!.consume({ ...base, n, deadline: Date.now() + 30_000 })));
+      const admitted = sizes.reduce((sum, n, i) => sum + (got[i]!.outcome === 'ok' ? n : 0), 0);
+      const used = await handles[0]!.usage(account, base.period);
+      expect(used).toBe(admitted);
+      expect(used).toBeLessThanOrEqual(quota);
+      got.forEach((g, i) => {
+        if (g.outcome === 'quota_exceeded') expect(g.used + sizes[i]!).toBeGreaterThan(quota);
+        else expect(g.outcome).toBe('ok');
+      });
+    }),
+    { numRuns },
+  );
+}
+
 describe('SQLite store against the counting model', () => {
   const tmp = tempDir();
   let store: Store;
@@ -94,6 +120,11 @@ describe('SQLite store against the counting model', () => {
   it('property: every answer and counter equals the model', async () => {
     await agreesWithModel(store, 100);
   });
+  it('property: concurrent counts from three handles on one file admit exactly what the counter holds', async () => {
+    const others = [openSqliteStore(join(tmp.dir, 'model.sqlite')), openSqliteStore(join(tmp.dir, 'model.sqlite'))];
+    await exactUnderConcurrency([store, ...others], 50);
+    await Promise.all(others.map((h) => h.close()));
+  });
 });
 
 describeRedis('Redis store against the counting model', () => {
@@ -105,5 +136,10 @@ describeRedis('Redis store against the counting model', () => {
   afterAll(() => store.close());
   it('property: every answer and counter equals the model', async () => {
     await agreesWithModel(store, 100);
+  });
+  it('property: concurrent counts from three handles on one Redis admit exactly what the counter holds', async () => {
+    const others = [openRedisStore(suite.redis.url, { commandTimeoutMs: 30_000 }), openRedisStore(suite.redis.url, { commandTimeoutMs: 30_000 })];
+    await exactUnderConcurrency([store, ...others], 50);
+    await Promise.all(others.map((h) => h.close()));
   });
 });
