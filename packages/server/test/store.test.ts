@@ -155,3 +155,20 @@ describeRedis('Redis store', () => {
     },
   }));
 });
+
+describe('Redis store location (logged at start, in error messages)', () => {
+  it('never shows the password, also one with an unencoded @', async () => {
+    const cases: [string, string][] = [
+      ['redis://:secret@127.0.0.1:1/0', 'redis://***@127.0.0.1:1/0'],
+      ['redis://user:se%40cret@127.0.0.1:1', 'redis://***@127.0.0.1:1'],
+      // ioredis connects with the password "p@ss": its tail must not reach the logs.
+      ['redis://:p@ss@127.0.0.1:1', 'redis://***@127.0.0.1:1'],
+      ['rediss://127.0.0.1:1/2', 'rediss://127.0.0.1:1/2'],
+    ];
+    for (const [url, shown] of cases) {
+      const s = openRedisStore(url, { onEvent: () => {} });
+      expect(s.location).toBe(shown);
+      await s.close();
+    }
+  });
+});

@@ -131,6 +131,15 @@ export interface RedisStore extends Store {
   whenReady(timeoutMs: number): Promise<void>;
 }
 
+/**
+ * The store URL for logs: everything up to the LAST `@` is credentials. A
+ * password written with an unencoded `@` (which ioredis accepts) must not
+ * show its tail; an `@` later in the URL only hides a little more than needed.
+ */
+function withoutCredentials(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/).*@/i, '$1***@');
+}
+
 /** Rejects once `deadline` (Date.now() time) has passed, without holding the process open. */
 function untilDeadline(deadline: number): Promise<never> {
   return new Promise((_, reject) => {
@@ -183,7 +192,7 @@ export function openRedisStore(url: string, options: RedisStoreOptions = {}): Re
   redis.defineCommand('ipintelInsert', { numberOfKeys: 2, lua: INSERT_LUA });
   redis.defineCommand('ipintelRevoke', { numberOfKeys: 1, lua: REVOKE_LUA });
   const scripts = redis as unknown as Scripts;
-  const location = url.replace(/\/\/[^@/]*@/, '//***@');
+  const location = withoutCredentials(url);
   const link = new RedisLink(redis, location, (stalled) => options.onEvent?.(stalled ? 'stalled' : 'ready'));
   const reconciler = new Reconciler(
     (c) => link.call('undo a count', () => scripts.ipintelRefund(c.usageKey, c.markerKey, c.id), timeoutMs),
