@@ -87,6 +87,26 @@ describe('key lifecycle', () => {
   });
 });
 
+describe('rotations racing', () => {
+  it('two rotations of one key at once leave one successor, not two live keys', async () => {
+    // Two operators (or a retried script) rotate the same key together: both read it unrotated.
+    const store = openSqliteStore(':memory:');
+    const { record } = await createKey(store, { plan: 'test', plans, now: 0 });
+    const results = await Promise.allSettled([rotateKey(store, record.id, { plans, now: 1_000 }), rotateKey(store, record.id, { plans, now: 1_000 })]);
+    const won = results.filter((r) => r.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    const lost = results.find((r) => r.status === 'rejected');
+    expect(String(lost?.reason)).toMatch(/rotated at the same time/);
+    const successor = won[0]!.value.created.record.id;
+    const keys = await store.listKeys();
+    expect(keys.find((k) => k.id === record.id)?.replacedBy).toBe(successor);
+    // The losing rotation's key is revoked at once: the only working successor is the recorded one.
+    const live = keys.filter((k) => k.id !== record.id && keyState(k, 100_000, 0) !== 'revoked').map((k) => k.id);
+    expect(live).toEqual([successor]);
+    await store.close();
+  });
+});
+
 describe('key cache', () => {
   it('reuses a key record for keyCacheMs, so a revocation reaches the server within that time', async () => {
     // The cache keeps its records by Date.now() (not the app's clock): a stopped Date, moved on by hand, so a slow machine's pause never expires it early.

@@ -57,6 +57,13 @@ function storeSuite(backend: () => Backend): void {
     expect(await store.revokeKey('missing', 1)).toBe(false);
   });
 
+  it('records only the first replacement (the first of two racing rotations wins)', async () => {
+    await store.insertKey(record('f1'));
+    expect(await store.revokeKey('f1', 9_000, 'f2')).toBe(true);
+    expect(await store.revokeKey('f1', 8_000, 'f3')).toBe(true);
+    expect(await store.getKey('f1')).toMatchObject({ revokedAt: 8_000, replacedBy: 'f2' });
+  });
+
   it('counts up to the quota exactly and refuses a crossing request whole', async () => {
     expect(await store.consume(req('a1', 0))).toEqual({ outcome: 'ok', used: 0 });
     expect(await store.consume(req('a1', 7))).toEqual({ outcome: 'ok', used: 7 });

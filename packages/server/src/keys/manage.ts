@@ -6,7 +6,9 @@
  * States: `pending` until createdAt + activation delay (answers
  * key_not_active), then `active`; `revoked` from revokedAt on (answers
  * key_revoked). Rotation creates a new key on the same account (so quota use
- * carries over) and sets the old key's revokedAt to now + grace.
+ * carries over) and sets the old key's revokedAt to now + grace; of two
+ * rotations of one key racing, the first to record its successor wins and the
+ * other revokes the key it made and throws.
  *
  * @module
  */
@@ -90,7 +92,15 @@ export async function rotateKey(
   const plans = Object.hasOwn(options.plans, old.plan) ? options.plans : { ...options.plans, [old.plan]: { quota: 0, period: 'day', ratePerSecond: 0 } as Plan };
   const created = await createKey(store, { plan: old.plan, name: old.name, plans, now, account: old.account });
   await store.revokeKey(id, now + (options.graceMs ?? DEFAULT_ROTATION_GRACE_MS), created.record.id);
-  return { created, old: (await store.getKey(id))! };
+  const after = (await store.getKey(id))!;
+  if (after.replacedBy !== created.record.id) {
+    // Another rotation of this key ran at the same time and recorded its successor first (the
+    // store keeps the first): this one's key would be a second live successor nobody knows
+    // of. Revoked at once, before anyone has it (it was never shown, and is still pending).
+    await store.revokeKey(created.record.id, now);
+    throw new KeyError(`key ${id} was rotated at the same time by another command (its successor is ${after.replacedBy}); the key created here, ${created.record.id}, was revoked`);
+  }
+  return { created, old: after };
 }
 
 /** A key-management error with a message meant for the operator. */

@@ -97,7 +97,7 @@ const REVOKE_LUA = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local cur = redis.call('HGET', KEYS[1], 'revokedAt')
 if (not cur) or tonumber(cur) > tonumber(ARGV[1]) then redis.call('HSET', KEYS[1], 'revokedAt', ARGV[1]) end
-if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'replacedBy', ARGV[2]) end
+if ARGV[2] ~= '' then redis.call('HSETNX', KEYS[1], 'replacedBy', ARGV[2]) end
 return 1`;
 
 const OUTCOMES = ['ok', 'quota_exceeded', 'rate_limited'] as const;

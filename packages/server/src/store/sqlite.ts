@@ -126,7 +126,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     ),
     listKeys: db.prepare<[], KeyRow>('SELECT * FROM keys ORDER BY created_at, id'),
     revoke: db.prepare('UPDATE keys SET revoked_at = ? WHERE id = ? AND (revoked_at IS NULL OR revoked_at > ?)'),
-    replaced: db.prepare('UPDATE keys SET replaced_by = ? WHERE id = ?'),
+    replaced: db.prepare('UPDATE keys SET replaced_by = ? WHERE id = ? AND replaced_by IS NULL'),
     used: db.prepare<[string, string], { used: number }>('SELECT used FROM usage WHERE account = ? AND period = ?'),
     setUsed: db.prepare('INSERT INTO usage (account, period, used) VALUES (?, ?, ?) ON CONFLICT (account, period) DO UPDATE SET used = excluded.used'),
     rate: db.prepare<[string], { sec: number; count: number }>('SELECT sec, count FROM rate WHERE account = ?'),

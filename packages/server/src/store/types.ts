@@ -73,7 +73,9 @@ export interface Store {
   listKeys(): Promise<KeyRecord[]>;
   /**
    * Sets when the key stops working, only ever moving it earlier; `replacedBy`
-   * is recorded when given. Resolves false when no such key exists.
+   * is recorded when given and the key has none yet (the first rotation wins:
+   * rotateKey reads it back to tell whether its rotation lost a race).
+   * Resolves false when no such key exists.
    */
   revokeKey(id: string, at: number, replacedBy?: string): Promise<boolean>;
   /**
