@@ -44,7 +44,11 @@ export function exportToFile(intel: IpIntel, format: ExportFormat, path: string,
   const started = performance.now();
   const tmp = `${path}.tmp-${process.pid}`;
   const fd = openSync(tmp, 'w');
-  let done = false;
+  // The partial file goes unless it became the target: a failure anywhere before the rename
+  // completes (writing, closing, or the rename itself, e.g. onto a directory) must not leave
+  // hundreds of MB beside the target.
+  let open = true;
+  let renamed = false;
   try {
     let summary: Omit<ExportSummary, 'bytes' | 'ms' | 'path' | 'format'>;
     if (format === 'mmdb') {
@@ -55,13 +59,15 @@ export function exportToFile(intel: IpIntel, format: ExportFormat, path: string,
       const c = exportCsv(intel, options, (chunk) => writeAll(fd, Buffer.from(chunk)));
       summary = { records: c.records, ranges: c.ranges, rows: c.rows };
     }
+    open = false;
     closeSync(fd);
-    done = true;
     renameSync(tmp, path);
+    renamed = true;
     return { format, path, bytes: statSync(path).size, ms: performance.now() - started, ...summary };
   } finally {
-    if (!done) {
-      closeSync(fd);
+    if (!renamed) {
+      // A second close after a failed one would throw EBADF over the error that matters.
+      if (open) closeSync(fd);
       rmSync(tmp, { force: true });
     }
   }

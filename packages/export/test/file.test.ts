@@ -1,0 +1,61 @@
+/**
+ * exportToFile's promise about the file system (docs/export.md, `--out`):
+ * the export is written beside the target and renamed over it once
+ * complete, so a failed export leaves the old file (or directory) as it was
+ * and nothing beside it — in particular not the partial `PATH.tmp-<pid>`,
+ * which for the world snapshot is hundreds of MB (MMDB) or GB (CSV).
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadSnapshot } from '@ipintel/core';
+import { encodeSnapshot } from '@ipintel/core/writer';
+import { tempDir } from '@ipintel/testkit';
+import { ExportError, exportToFile } from '../src/index.js';
+import { testModel } from './model.js';
+
+const intel = loadSnapshot(encodeSnapshot(testModel(3).model));
+const { dir, cleanup } = tempDir('ipintel-export-file-');
+afterAll(cleanup);
+
+/** The names in `d`, sorted. */
+const names = (d: string): string[] => readdirSync(d).sort();
+
+describe('exportToFile and the file system', () => {
+  it.each(['mmdb', 'csv'] as const)('%s: writes the file and leaves nothing beside it', (format) => {
+    const d = join(dir, `ok-${format}`);
+    mkdirSync(d);
+    const path = join(d, `out.${format}`);
+    writeFileSync(path, 'old');
+    const s = exportToFile(intel, format, path);
+    expect(names(d)).toEqual([`out.${format}`]);
+    expect(s.bytes).toBe(readFileSync(path).length);
+    expect(readFileSync(path, 'latin1')).not.toBe('old');
+  });
+
+  it.each(['mmdb', 'csv'] as const)('%s: when the rename fails (the target is a directory), the partial file is removed and the target is untouched', (format) => {
+    const d = join(dir, `rename-${format}`);
+    const target = join(d, `out.${format}`);
+    mkdirSync(target, { recursive: true });
+    writeFileSync(join(target, 'keep'), 'x');
+    expect(() => exportToFile(intel, format, target)).toThrow(/EISDIR|ENOTEMPTY|EEXIST/);
+    expect(names(d)).toEqual([`out.${format}`]);
+    expect(names(target)).toEqual(['keep']);
+  });
+
+  it('when the export itself fails (an unknown field), the old file stays and nothing is left beside it', () => {
+    const d = join(dir, 'bad-option');
+    mkdirSync(d);
+    const path = join(d, 'out.mmdb');
+    writeFileSync(path, 'old');
+    expect(() => exportToFile(intel, 'mmdb', path, { fields: ['geo.planet'] })).toThrow(ExportError);
+    expect(names(d)).toEqual(['out.mmdb']);
+    expect(readFileSync(path, 'utf8')).toBe('old');
+  });
+
+  it('a missing directory is the file system error, and creates nothing', () => {
+    const path = join(dir, 'no', 'such', 'out.mmdb');
+    expect(() => exportToFile(intel, 'mmdb', path)).toThrow(/ENOENT/);
+    expect(existsSync(join(dir, 'no'))).toBe(false);
+  });
+});
