@@ -41,6 +41,8 @@ export interface ExportSummary {
  */
 export function exportToFile(intel: IpIntel, format: ExportFormat, path: string, options?: ExportOptions): ExportSummary {
   if (format !== 'mmdb' && format !== 'csv') throw new ExportError('invalid_option', `format must be "mmdb" or "csv", got ${JSON.stringify(format)}`);
+  // Checked before anything is written: a number would become the file "42.tmp-<pid>" first.
+  if (typeof path !== 'string' || path === '') throw new ExportError('invalid_option', `path must be a non-empty string, got ${JSON.stringify(path)}`);
   const started = performance.now();
   const tmp = `${path}.tmp-${process.pid}`;
   const fd = openSync(tmp, 'w');

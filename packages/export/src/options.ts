@@ -25,12 +25,26 @@ export interface Resolved {
   readonly sample: CheckResult;
 }
 
+/**
+ * A list option, checked for its type before its names are: a string is
+ * iterable, so without this `fields: 'geo.country_code'` failed as the
+ * unknown field "g", and `null` as a TypeError from the loop.
+ */
+function nameList(options: ExportOptions, key: 'fields' | 'signals'): readonly string[] | undefined {
+  const v: unknown = options[key];
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw new ExportError('invalid_option', `options.${key} must be an array of strings`);
+  return v;
+}
+
 export function resolveOptions(intel: IpIntel, options: ExportOptions = {}): Resolved {
   if (options === null || typeof options !== 'object') throw new ExportError('invalid_option', 'options must be an object');
+  const fieldNames = nameList(options, 'fields');
+  const signalNames = nameList(options, 'signals');
   const sample = sampleResult(intel);
   const all = exportableFields(sample);
-  const fields = options.fields === undefined ? all : selectFields(all, options.fields);
-  const signals = options.signals === undefined ? null : checkSignals(sample, options.signals);
+  const fields = fieldNames === undefined ? all : selectFields(all, fieldNames);
+  const signals = signalNames === undefined ? null : checkSignals(sample, signalNames);
   return { fields, signals, sample };
 }
 

@@ -83,4 +83,22 @@ describe('export options', () => {
     expect(code(() => exportMmdb(intel, { signals: ['connection_type'] }))).toMatch(/^unknown_signal/);
     expect(code(() => exportMmdb(intel, 'x' as never))).toMatch(/^invalid_option/);
   });
+
+  it('options of the wrong type are invalid_option naming the option, not a TypeError or a field named after one letter', () => {
+    const code = (f: () => unknown): string => {
+      try {
+        f();
+      } catch (e) {
+        return e instanceof ExportError ? `${e.code}: ${e.message}` : `${(e as Error).name}: ${(e as Error).message}`;
+      }
+      return 'no error';
+    };
+    // A string is not a list: "geo.country_code" was read as the fields "g", "e", "o", ...
+    expect(code(() => exportMmdb(intel, { fields: 'geo.country_code' as never }))).toMatch(/^invalid_option: .*fields/);
+    expect(code(() => exportMmdb(intel, { signals: 'is_tor' as never }))).toMatch(/^invalid_option: .*signals/);
+    expect(code(() => exportMmdb(intel, { fields: null as never }))).toMatch(/^invalid_option: .*fields/);
+    expect(code(() => exportMmdb(intel, { signals: null as never }))).toMatch(/^invalid_option: .*signals/);
+    expect(code(() => exportMmdb(intel, { fields: ['geo.country_code', 42 as never] }))).toMatch(/^invalid_option: .*fields/);
+    expect(code(() => exportCsv(intel, { signals: [{}] as never }, () => undefined))).toMatch(/^invalid_option: .*signals/);
+  });
 });

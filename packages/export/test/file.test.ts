@@ -58,4 +58,13 @@ describe('exportToFile and the file system', () => {
     expect(() => exportToFile(intel, 'mmdb', path)).toThrow(/ENOENT/);
     expect(existsSync(join(dir, 'no'))).toBe(false);
   });
+
+  it('a path that is not a non-empty string is invalid_option, before anything is written', () => {
+    // A relative path lands in the working directory: 42 would have become "42.tmp-<pid>" there.
+    const before = names(process.cwd());
+    for (const path of [42, '', null]) {
+      expect(() => exportToFile(intel, 'mmdb', path as never)).toThrow(expect.objectContaining({ code: 'invalid_option' }));
+    }
+    expect(names(process.cwd())).toEqual(before);
+  });
 });
