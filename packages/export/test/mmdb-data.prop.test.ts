@@ -71,6 +71,22 @@ describe('MMDB data section', () => {
     );
   });
 
+  it('a repeated part is a pointer only where that is shorter: a part never takes more bytes than written inline', () => {
+    fc.assert(
+      fc.property(fc.oneof(text, fc.boolean(), number), fc.constantFrom(0, 3000, 600_000), (v, pad) => {
+        const data = new DataWriter();
+        if (pad > 0) data.put('p'.repeat(pad));
+        data.put({ a: v });
+        const before = data.size;
+        data.put({ b: v });
+        const fresh = new DataWriter();
+        fresh.put({ b: v });
+        expect(data.size - before).toBeLessThanOrEqual(fresh.size);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('stores a repeated part once: the second occurrence is a pointer', () => {
     const data = new DataWriter();
     const city = 'Saint-Denis-de-la-Réunion';

@@ -138,13 +138,18 @@ export class DataWriter {
     if (at < 0) this.offsets[id] = here;
   }
 
-  /** A lower bound of a value's inline size (exact for scalars; composites are never worth inlining twice). */
+  /**
+   * A value's inline size: exact for scalars (a pointer replaces one only when
+   * shorter; a flat 6 for integers made a 2- to 5-byte pointer replace a
+   * 1-byte 0 or a 2-byte risk score), infinite for composites (never worth
+   * inlining twice).
+   */
   private inlineSize(value: MmdbValue): number {
     if (typeof value === 'string') {
       const n = this.utf8(value).length;
       return controlSize(T_STRING, n) + n;
     }
-    if (value instanceof MmdbNumber) return value.type === 'double' ? 9 : 6;
+    if (value instanceof MmdbNumber) return numberSize(value);
     return Number.MAX_SAFE_INTEGER;
   }
 
@@ -282,6 +287,13 @@ export class DataWriter {
   private ensure(n: number): void {
     this.buf = withRoom(this.buf, this.len, n);
   }
+}
+
+/** Bytes of a number written inline: control byte(s) and payload, as {@link DataWriter} writes it. */
+function numberSize(n: MmdbNumber): number {
+  const type = NUMBER_TYPE[n.type];
+  const payload = n.type === 'double' ? 8 : n.type === 'int32' && n.value < 0 ? 4 : byteLength(n.value);
+  return controlSize(type, payload) + payload;
 }
 
 /** Bytes needed for a non-negative integer (0 for 0). */
