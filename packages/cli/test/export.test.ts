@@ -4,7 +4,7 @@
  * summary, and every way of calling it wrong (usage errors, exit 2; a
  * missing snapshot, exit 3; an unwritable path, exit 4).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Reader } from 'maxmind';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,5 +89,16 @@ describe('ipintel export', () => {
     const r = await exportCmd('--out', join(dir, 'no', 'such', 'dir', 'y.mmdb'));
     expect(r.code).toBe(4);
     expect(r.err).toMatch(/^ipintel export: ENOENT/);
+  });
+
+  it('an --out that is a directory is exit 4, and leaves the directory as it was and no partial file beside it', async () => {
+    const d = join(dir, 'onto-dir');
+    const target = join(d, 'a.mmdb');
+    mkdirSync(target, { recursive: true });
+    const r = await exportCmd('--out', target);
+    expect(r.code).toBe(4);
+    expect(r.err).toMatch(/^ipintel export: (EISDIR|ENOTEMPTY|EEXIST)/);
+    expect(readdirSync(d)).toEqual(['a.mmdb']);
+    expect(readdirSync(target)).toEqual([]);
   });
 });
