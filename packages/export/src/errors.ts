@@ -12,7 +12,7 @@ export type ExportErrorCode =
   | 'unknown_signal'
   /** An option of the wrong type or out of range. */
   | 'invalid_option'
-  /** The data does not fit the format (an MMDB over 4 GiB, a map over 16 million entries). */
+  /** The data does not fit the format (an MMDB over 4 GiB or its data section over 2 GiB, a map over 16 million entries). */
   | 'too_large';
 
 export class ExportError extends Error {

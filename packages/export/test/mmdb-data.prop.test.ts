@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { Reader } from 'maxmind';
 import { describe, expect, it } from 'vitest';
-import { DataWriter, MmdbNumber, type MmdbValue } from '../src/mmdb/data.js';
+import { DataWriter, MAX_DATA_BYTES, MmdbNumber, type MmdbValue } from '../src/mmdb/data.js';
 import { encodeMmdb } from '../src/mmdb/file.js';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 60) });
@@ -95,6 +95,24 @@ describe('MMDB data section', () => {
     data.put({ town: city });
     // A map of one pair: control byte, the key "town" (5 bytes), a 2-byte pointer instead of 26 bytes.
     expect(data.size - before).toBe(1 + 5 + 2);
+  });
+
+  it('never writes past its limit: a section that would is too_large, not offsets that wrap (the limit is 2^31 - 3 for the export)', () => {
+    expect(MAX_DATA_BYTES).toBe(2 ** 31 - 3);
+    fc.assert(
+      fc.property(fc.integer({ min: 16, max: 400 }), fc.array(fc.string({ minLength: 1, maxLength: 40 }), { maxLength: 40 }), (maxBytes, texts) => {
+        const data = new DataWriter({ pointers: true, maxBytes });
+        for (const t of texts) {
+          try {
+            data.put(t);
+          } catch (e) {
+            expect(e).toMatchObject({ code: 'too_large' });
+            break;
+          }
+        }
+        expect(data.size).toBeLessThanOrEqual(maxBytes);
+      }),
+    );
   });
 
   it('rejects a number outside its type (a typed error, not a wrong file)', () => {

@@ -60,6 +60,14 @@ function controlSize(type: number, size: number): number {
   return (type > 7 ? 2 : 1) + (size < 29 ? 0 : size < 285 ? 1 : size < 65_821 ? 2 : 3);
 }
 
+/**
+ * The largest data section this exporter writes: the tree holds a data
+ * offset d as -(d + 2) in an Int32Array (tree.ts), and records in
+ * Int32Arrays (export.ts), so a larger offset would wrap into a node id
+ * and answer wrongly. MMDB itself addresses up to 4 GiB with 32-bit records.
+ */
+export const MAX_DATA_BYTES = 2 ** 31 - 3;
+
 export class DataWriter {
   private buf = new Uint8Array(1 << 16);
   private len = 0;
@@ -71,7 +79,7 @@ export class DataWriter {
   private offsets: number[] = [];
   private readonly bytesOf = new Map<string, Uint8Array>();
 
-  constructor(private readonly options: { readonly pointers: boolean } = { pointers: true }) {}
+  constructor(private readonly options: { readonly pointers: boolean; readonly maxBytes?: number } = { pointers: true }) {}
 
   /** Bytes written so far. */
   get size(): number {
@@ -285,6 +293,8 @@ export class DataWriter {
   }
 
   private ensure(n: number): void {
+    const max = this.options.maxBytes ?? MAX_DATA_BYTES;
+    if (this.len + n > max) throw new ExportError('too_large', `the data section would pass ${max} bytes, more than this exporter can address (2 GiB)`);
     this.buf = withRoom(this.buf, this.len, n);
   }
 }
