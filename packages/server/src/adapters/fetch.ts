@@ -5,7 +5,8 @@
  * @module
  */
 import { createApp, type App, type AppOptions } from '../app.js';
-import { problem, ProblemError } from '../http/problem.js';
+import { HOST_FAULT_DETAIL, hostFault } from '../http/host-field.js';
+import { DEFAULT_PROBLEM_TYPE_BASE, problem, ProblemError } from '../http/problem.js';
 import type { ApiRequest } from '../http/types.js';
 import { stripBase } from './node.js';
 
@@ -63,7 +64,17 @@ export async function readFetchBody(request: Request, limit: number): Promise<Ui
 export function createFetchHandler(options: FetchHandlerOptions = {}): FetchHandler {
   const app = options.app ?? createApp(options);
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+  const problemTypeBase = options.problemTypeBase ?? DEFAULT_PROBLEM_TYPE_BASE;
   const handler = async (request: Request): Promise<Response> => {
+    // Headers joins two Host lines into "a, b": refused as the Node adapter refuses two lines
+    // (http/host-field.ts). Without Host is fine here: HTTP/2 and 3 carry :authority instead.
+    // No Connection: close: the runtime owns the connection.
+    const fault = hostFault(request.headers.get('host') ?? undefined, false);
+    if (fault !== undefined) {
+      app.logger.info({ status: 400, code: 'malformed_request', cause: fault }, 'client error');
+      const r = problem('malformed_request', HOST_FAULT_DETAIL[fault], {}, problemTypeBase);
+      return new Response(r.body, { status: r.status, headers: r.headers });
+    }
     const u = new URL(request.url);
     const url = stripBase(u.pathname + u.search, basePath);
     const headers: Record<string, string> = {};

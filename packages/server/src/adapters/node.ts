@@ -21,6 +21,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { createApp, type App, type AppOptions } from '../app.js';
+import { HOST_FAULT_DETAIL, hostFault } from '../http/host-field.js';
 import { DEFAULT_PROBLEM_TYPE_BASE, problem, ProblemError } from '../http/problem.js';
 import { DEFAULT_MAX_BODY_BEFORE_AUTH, type ApiRequest, type ApiResponse } from '../http/types.js';
 
@@ -183,12 +184,15 @@ export function createNodeHandler(options: NodeHandlerOptions = {}): NodeHandler
     dropUnreadBody(req, unreadLimit, () => writeNodeResponse(res, closing));
   };
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void => {
-    // HTTP/1.1 requires Host (RFC 9112, 3.2). node:http's own check answers a bare 400 that no
-    // listener sees; startServer turns it off (requireHostHeader) so that the refusal is a
-    // problem, logged as node's other refusals are (http/client-error.ts).
-    if (req.headers.host === undefined && req.httpVersion === '1.1') {
-      app.logger.info({ status: 400, code: 'malformed_request', cause: 'missing Host' }, 'client error');
-      send(req, res, { ...problem('malformed_request', 'the request is not valid HTTP/1.1 (it has no Host header)', {}, problemTypeBase), close: true });
+    // Host is missing (HTTP/1.1), repeated or a list: 400 (RFC 9112, 3.2; http/host-field.ts).
+    // node:http's own missing-Host check answers a bare 400 that no listener sees; startServer
+    // turns it off (requireHostHeader) so that the refusal is a problem, logged as node's other
+    // refusals are (http/client-error.ts). node keeps the first of two Host lines: the repeat
+    // shows only in rawHeaders.
+    const fault = hostFault(req.headers.host, req.httpVersion === '1.1', req.rawHeaders);
+    if (fault !== undefined) {
+      app.logger.info({ status: 400, code: 'malformed_request', cause: fault }, 'client error');
+      send(req, res, { ...problem('malformed_request', HOST_FAULT_DETAIL[fault], {}, problemTypeBase), close: true });
       return;
     }
     const url = stripBase(req.url ?? '/', basePath);
