@@ -206,6 +206,7 @@ export function createNodeHandler(options: NodeHandlerOptions = {}): NodeHandler
       url,
       headers: req.headers,
       headerCount: headerCount(req),
+      rawHeaders: req.rawHeaders,
       readBody: (limit) => readNodeBody(req, limit, res),
       remoteAddress: req.socket.remoteAddress,
     };

@@ -20,6 +20,12 @@ export interface ApiRequest {
   readonly remoteAddress?: string | undefined;
   /** Header fields as received, repeats included, when the adapter knows (over the limit: 431). */
   readonly headerCount?: number;
+  /**
+   * The header lines as received (name, value, name, value, ...), repeats included, when the
+   * adapter has them (node's rawHeaders): `headers` keeps one line of a field such as
+   * Content-Type, and a second one must be refused, not ignored (single-field.ts).
+   */
+  readonly rawHeaders?: readonly string[];
 }
 
 /** Most header fields a request may carry (AppOptions.maxHeaders). */

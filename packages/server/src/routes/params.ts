@@ -7,6 +7,7 @@
  */
 import type { ResultFormat } from '@ipintel/core';
 import { ProblemError } from '../http/problem.js';
+import { singleField } from '../http/single-field.js';
 import { header, type ApiRequest } from '../http/types.js';
 
 const quote = (s: string): string => JSON.stringify(s.length > 64 ? `${s.slice(0, 64)}…` : s);
@@ -53,10 +54,10 @@ export function isJsonContentType(value: string | undefined): boolean {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Reads and parses a JSON body within `limit` bytes; throws 413/415/400 problems. */
+/** Reads and parses a JSON body within `limit` bytes; throws 413/415/400 problems (400 malformed_request for two Content-Types). */
 export async function readJsonBody(req: ApiRequest, limit: number): Promise<unknown> {
-  if (!isJsonContentType(header(req, 'content-type'))) {
-    const got = header(req, 'content-type');
+  const got = singleField(req, 'content-type', 'Content-Type');
+  if (!isJsonContentType(got)) {
     throw new ProblemError(
       'unsupported_media_type',
       got === undefined ? 'send the body as application/json (no Content-Type was given)' : `send the body as application/json, not ${quote(got)}`,

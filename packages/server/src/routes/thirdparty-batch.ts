@@ -20,6 +20,7 @@ import type { IpIntel } from '@ipintel/core';
 import type { AppContext, RequestLog } from '../context.js';
 import { ProblemError } from '../http/problem.js';
 import { resultJson } from '../http/serialize.js';
+import { singleField } from '../http/single-field.js';
 import { header, type ApiRequest, type ApiResponse } from '../http/types.js';
 import { checkThirdparty, intelOf } from './lookup.js';
 import { metered } from './metered.js';
@@ -50,9 +51,9 @@ function parseFilter(value: string | undefined): boolean {
   throw new ProblemError('invalid_query', `filter must be 1 or 0, got ${JSON.stringify(value.slice(0, 16))}`);
 }
 
-/** The body as text, when its type is JSON, plain text, form or absent; else 415. */
+/** The body as text, when its type is JSON, plain text, form or absent; else 415 (400 for two types). */
 function readBatchText(req: ApiRequest, limit: number): Promise<string> {
-  const type = header(req, 'content-type');
+  const type = singleField(req, 'content-type', 'Content-Type');
   const bare = type?.split(';')[0]?.trim().toLowerCase();
   if (type !== undefined && !isJsonContentType(type) && !TEXT_TYPES.includes(bare ?? '')) {
     throw new ProblemError('unsupported_media_type', `send the paths as application/json (an array) or text/plain (one a line), not ${JSON.stringify(type.slice(0, 64))}`, {
