@@ -3,11 +3,14 @@
  * `corsOrigins` is set).
  *
  * - A preflight (OPTIONS with Origin and Access-Control-Request-Method) from
- *   an allowed origin to a known path answers 204 with the path's methods,
- *   the request headers the API reads (x-api-key, authorization,
- *   content-type) and a 10-minute max age. It needs no key and counts
- *   nothing. From another origin it answers 403 origin_not_allowed; to an
- *   unknown path, 404.
+ *   an allowed origin to a known path, for a method the path takes, answers
+ *   204 with the path's methods, the request headers the API reads
+ *   (x-api-key, authorization, content-type) and a 10-minute max age. It
+ *   needs no key and counts nothing. From another origin it answers 403
+ *   origin_not_allowed; to an unknown path, 404; for a method the path does
+ *   not take, 405 method_not_allowed with Allow, which fails the preflight
+ *   in the browser whatever the method (the Fetch standard's CORS-preflight
+ *   fetch fails on a status that is not ok).
  * - Every other answer to an allowed origin, errors included, carries
  *   Access-Control-Allow-Origin and exposes the RateLimit-* and Retry-After
  *   headers, so a page can read problems and quotas. Answers vary on Origin.
@@ -55,13 +58,21 @@ export function corsPolicy(origins: readonly string[] | undefined, problemTypeBa
     preflight(req, methodsOf, path) {
       if (req.method !== 'OPTIONS') return undefined;
       const origin = header(req, 'origin');
-      if (origin === undefined || header(req, 'access-control-request-method') === undefined) return undefined;
+      const asked = header(req, 'access-control-request-method');
+      if (origin === undefined || asked === undefined) return undefined;
       const allow = allowOrigin(origin);
       if (allow === undefined) {
         return problem('origin_not_allowed', `requests from ${JSON.stringify(origin.slice(0, 128))} are not allowed by this server's CORS settings`, {}, problemTypeBase);
       }
       const methods = methodsOf(path);
       if (methods === undefined) return { ...problem('not_found', 'no such endpoint; see /v1/openapi.json', {}, problemTypeBase) };
+      // Not a 204 without the method: a browser reads Access-Control-Allow-Methods only for a
+      // method that is not CORS-safelisted, and GET, HEAD and POST are, so it would pass the
+      // preflight and send the request. A status that is not ok fails every preflight.
+      // Methods compare case-sensitively, as the router compares them (RFC 9110, 9.1).
+      if (!methods.split(', ').includes(asked)) {
+        return problem('method_not_allowed', `${asked.slice(0, 16)} is not allowed here; allowed: ${methods}`, { allow: methods }, problemTypeBase);
+      }
       const base: ApiResponse = { status: 204, headers: {}, body: '' };
       return {
         ...base,

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { clientAddressResolver } from '../../src/http/client-address.js';
 import { createKey } from '../../src/keys/manage.js';
 import { resolvePlans } from '../../src/plans.js';
+import { methodsOf } from '../../src/routes/router.js';
 import { startServer } from '../../src/standalone.js';
 import { fixtureBytes } from '../support/fixtures.js';
 import { call, captureLogger, expectProblem, harness, TEST_PLANS, tempDir } from '../support/harness.js';
@@ -51,6 +52,51 @@ describe('corsOrigins', () => {
     expect((await call(h.app, '/healthz', { method: 'OPTIONS', headers: { origin: 'HTTP://LOCALHOST:3000', 'access-control-request-method': 'GET' } })).headers['access-control-allow-methods']).toBe('GET, HEAD');
     expectProblem(await call(h.app, p.url, { method: p.method, headers: { ...p.headers, origin: 'https://evil.example' } }), 403, 'origin_not_allowed');
     expectProblem(await call(h.app, '/nowhere', { method: 'OPTIONS', headers: { ...p.headers, origin } }), 404, 'not_found');
+    await h.close();
+  });
+
+  it('a preflight for a method the path does not take is 405 method_not_allowed with Allow, so the browser fails it', async () => {
+    const h = await harness({ corsOrigins: [origin] });
+    for (const [url, method, allow] of [
+      ['/v1/check', 'POST', 'GET'],
+      ['/v1/check/batch', 'GET', 'POST'],
+      ['/v1/check/batch', 'post', 'POST'], // methods are case-sensitive (RFC 9110, 9.1)
+      ['/healthz', 'DELETE', 'GET, HEAD'],
+      ['/thirdparty/8.8.8.8', 'PUT', 'GET'],
+    ] as const) {
+      const res = await call(h.app, url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': method } });
+      expectProblem(res, 405, 'method_not_allowed');
+      expect(res.headers['allow']).toBe(allow);
+      expect(res.headers['access-control-allow-methods']).toBeUndefined();
+    }
+    await h.close();
+  });
+
+  it('rule: a browser passes a preflight exactly when the path takes the method (property, Fetch standard CORS-preflight fetch)', async () => {
+    const h = await harness({ corsOrigins: [origin] });
+    const SAFELISTED = ['GET', 'HEAD', 'POST'];
+    /** The Fetch standard's checks of a preflight answer (no credentials): ok status, the origin allowed, the method allowed or safelisted. */
+    const passes = (res: { status: number; headers: Record<string, string> }, method: string): boolean => {
+      if (res.status < 200 || res.status > 299) return false;
+      const allowOrigin = res.headers['access-control-allow-origin'];
+      if (allowOrigin !== '*' && allowOrigin !== origin) return false;
+      const methods = (res.headers['access-control-allow-methods'] ?? '').split(',').map((m) => m.trim()).filter((m) => m !== '');
+      return methods.includes(method) || methods.includes('*') || SAFELISTED.includes(method);
+    };
+    const paths = fc.constantFrom('/v1/check', '/v1/check/batch', '/thirdparty/batch', '/healthz', '/attribution', '/v1/openapi.json', '/', '/thirdparty/8.8.8.8', '/thirdparty/8.8.8.8/country');
+    const methods = fc.oneof(fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'get', 'post'), fc.stringMatching(/^[A-Za-z]{1,8}$/));
+    await fc.assert(
+      fc.asyncProperty(paths, methods, async (path, method) => {
+        const res = await call(h.app, path, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': method } });
+        const taken = methodsOf(path)!.split(', ');
+        expect(passes(res, method)).toBe(taken.includes(method));
+        if (!taken.includes(method)) {
+          expectProblem(res, 405, 'method_not_allowed');
+          expect(res.headers['allow']).toBe(methodsOf(path));
+        }
+      }),
+      { numRuns: 300 },
+    );
     await h.close();
   });
 
