@@ -70,7 +70,10 @@ export interface AppOptions {
   readonly problemTypeBase?: string;
   /**
    * Origins browsers may call the API from (`https://app.example.com`, or `*` for any);
-   * default none (no CORS headers, OPTIONS is a 405). See http/cors.ts.
+   * default none (no CORS headers, OPTIONS is a 405). Each is brought to the form browsers
+   * send (lower case, no default port, no trailing slash), and a request's Origin must be
+   * that form exactly; an entry with a path, query or user throws TypeError. See
+   * http/cors.ts and http/origin.ts.
    */
   readonly corsOrigins?: readonly string[];
   /**

@@ -14,10 +14,13 @@
  * - Every other answer to an allowed origin, errors included, carries
  *   Access-Control-Allow-Origin and exposes the RateLimit-* and Retry-After
  *   headers, so a page can read problems and quotas. Answers vary on Origin.
+ * - Origins match exactly, as browsers serialise them; the configured ones
+ *   are brought to that form at start-up (origin.ts).
  * - No credentials mode: the key travels in a header, never in a cookie.
  *
  * @module
  */
+import { browserOrigin } from './origin.js';
 import { problem } from './problem.js';
 import { header, type ApiRequest, type ApiResponse } from './types.js';
 
@@ -32,26 +35,22 @@ export interface Cors {
   decorate(req: ApiRequest, res: ApiResponse): ApiResponse;
 }
 
-/** An origin as browsers send it, for comparison: lower case, no trailing slash. */
-const canonical = (origin: string): string => origin.trim().toLowerCase().replace(/\/+$/, '');
-
 /**
- * The CORS policy for `origins` (exact origins such as `https://app.example.com`, or `*`
- * for any); undefined when the list is empty. Throws TypeError for an entry that is not an origin.
+ * The CORS policy for `origins` (origins such as `https://app.example.com`, or `*` for any);
+ * undefined when the list is empty. Each entry is brought to the form browsers send
+ * (origin.ts: lower case, no default port, no slash), and a request's Origin must be that
+ * form exactly: browsers send nothing else. Throws TypeError for an entry that is not an origin.
  */
 export function corsPolicy(origins: readonly string[] | undefined, problemTypeBase: string): Cors | undefined {
   if (origins === undefined || origins.length === 0) return undefined;
   const any = origins.includes('*');
   const allowed = new Set<string>();
-  for (const o of origins) {
-    if (o === '*') continue;
-    if (!/^https?:\/\/[^/\s]+\/?$/i.test(o.trim())) throw new TypeError(`corsOrigins: ${JSON.stringify(o)} is not an origin like https://app.example.com (or *)`);
-    allowed.add(canonical(o));
-  }
+  for (const o of origins) if (o !== '*') allowed.add(browserOrigin(o));
+  // Echoed as sent, which is the allowed form itself (the CORS check compares it byte for byte).
   const allowOrigin = (origin: string | undefined): string | undefined => {
     if (origin === undefined) return undefined;
     if (any) return '*';
-    return allowed.has(canonical(origin)) ? origin : undefined;
+    return allowed.has(origin) ? origin : undefined;
   };
   const vary = (res: ApiResponse, also = ''): Record<string, string> => (any ? {} : { vary: res.headers['vary'] === undefined ? `Origin${also}` : `${res.headers['vary']}, Origin${also}` });
   return {

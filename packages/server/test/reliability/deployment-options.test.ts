@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { clientAddressResolver } from '../../src/http/client-address.js';
+import { corsPolicy } from '../../src/http/cors.js';
 import { createKey } from '../../src/keys/manage.js';
 import { resolvePlans } from '../../src/plans.js';
 import { methodsOf } from '../../src/routes/router.js';
@@ -49,7 +50,7 @@ describe('corsOrigins', () => {
       'access-control-max-age': '600',
     });
     expect(res.headers['vary']).toContain('Origin');
-    expect((await call(h.app, '/healthz', { method: 'OPTIONS', headers: { origin: 'HTTP://LOCALHOST:3000', 'access-control-request-method': 'GET' } })).headers['access-control-allow-methods']).toBe('GET, HEAD');
+    expect((await call(h.app, '/healthz', { method: 'OPTIONS', headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'GET' } })).headers['access-control-allow-methods']).toBe('GET, HEAD');
     expectProblem(await call(h.app, p.url, { method: p.method, headers: { ...p.headers, origin: 'https://evil.example' } }), 403, 'origin_not_allowed');
     expectProblem(await call(h.app, '/nowhere', { method: 'OPTIONS', headers: { ...p.headers, origin } }), 404, 'not_found');
     await h.close();
@@ -115,6 +116,74 @@ describe('corsOrigins', () => {
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
     expect(other.headers['vary']).toBe('Origin');
     await h.close();
+  });
+
+  it('configured origins are normalised as browsers serialise them; a request Origin matches exactly and is echoed as sent', async () => {
+    const h = await harness({ corsOrigins: ['HTTPS://App.Example.COM/', 'https://api.example.com:443', 'http://LocalHost:3000'] });
+    const allowed = async (origin: string) => (await call(h.app, '/healthz', { headers: { origin } })).headers['access-control-allow-origin'];
+    expect(await allowed('https://app.example.com')).toBe('https://app.example.com');
+    expect(await allowed('https://api.example.com')).toBe('https://api.example.com');
+    expect(await allowed('http://localhost:3000')).toBe('http://localhost:3000');
+    // No browser sends these: they are not the serialisation of an allowed origin.
+    for (const other of ['HTTPS://APP.EXAMPLE.COM', 'https://app.example.com/', 'https://App.Example.COM/', 'https://api.example.com:443', 'http://localhost:3000/', 'https://app.example.com:8443', 'http://app.example.com', 'null', 'https://app.example.com, https://evil.example']) {
+      expect(await allowed(other), other).toBeUndefined();
+    }
+    expectProblem(await call(h.app, '/healthz', { method: 'OPTIONS', headers: { origin: 'HTTPS://APP.EXAMPLE.COM', 'access-control-request-method': 'GET' } }), 403, 'origin_not_allowed');
+    await h.close();
+  });
+
+  it('an entry that is not an origin (a path, a query, a user, another scheme, a bad port) is refused at start-up, saying why', async () => {
+    for (const [entry, why] of [
+      ['app.example.com', /does not start with http:\/\/ or https:\/\//],
+      ['ftp://app.example.com', /does not start with http:\/\/ or https:\/\//],
+      ['null', /does not start/],
+      ['https://app.example.com/api', /has a path \("\/api"\)/],
+      ['https://app.example.com//', /has a path/],
+      ['https://app.example.com/?x=1', /has a path|query/],
+      ['https://app.example.com?x=1', /query/],
+      ['https://app.example.com#top', /fragment/],
+      ['https://user@app.example.com', /user/],
+      ['https://app.example.com:99999', /host or port/],
+      ['https://', /host or port/],
+      ['https://app example.com', /host or port/],
+    ] as const) {
+      expect(() => corsPolicy([entry], 'urn:x:'), entry).toThrow(TypeError);
+      expect(() => corsPolicy([entry], 'urn:x:'), entry).toThrow(new RegExp(`^corsOrigins: ${JSON.stringify(entry).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is not an origin: `));
+      expect(() => corsPolicy([entry], 'urn:x:'), entry).toThrow(why);
+    }
+  });
+
+  it('rule: for any origin configured in any case, with or without a default port or a trailing slash, exactly its browser serialisation matches (property)', () => {
+    const scheme = fc.constantFrom('http', 'https');
+    const port = fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined });
+    fc.assert(
+      fc.property(scheme, fc.domain(), port, fc.boolean(), fc.integer(), fc.string({ maxLength: 30 }), (sch, host, p, slash, seed, noise) => {
+        const defaultPort = sch === 'https' ? 443 : 80;
+        // What a browser sends: lower case, no default port, no slash (written out here, not by the URL parser).
+        const serialised = `${sch}://${host}${p === undefined || p === defaultPort ? '' : `:${p}`}`;
+        const written = `${sch}://${host}${p === undefined ? '' : `:${p}`}${slash ? '/' : ''}`;
+        // Any mix of case in the configured entry.
+        const configured = [...written].map((c, i) => ((seed >> i % 31) & 1 ? c.toUpperCase() : c)).join('');
+        const cors = corsPolicy([configured], 'urn:x:')!;
+        const acao = (origin: string) => cors.decorate({ method: 'GET', url: '/healthz', headers: { origin } }, { status: 200, headers: {}, body: '' }).headers['access-control-allow-origin'];
+        expect(acao(serialised)).toBe(serialised);
+        // Nothing else matches: the entry as written (when it is not the serialisation), other cases, a slash, the default port, another scheme or port, a longer host, noise.
+        const others = [
+          written,
+          configured,
+          serialised.toUpperCase(),
+          `${serialised}/`,
+          `${sch}://${host}:${p ?? defaultPort}`,
+          `${sch === 'https' ? 'http' : 'https'}://${host}${p === undefined ? '' : `:${p}`}`,
+          `${serialised}0`,
+          `${sch}://x${host}`,
+          `${serialised}.evil.example`,
+          noise,
+        ];
+        for (const o of others) if (o !== serialised) expect(acao(o), o).toBeUndefined();
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('* allows any origin; without the option there is no CORS and OPTIONS is a 405', async () => {
