@@ -11,8 +11,19 @@
  * Each block is a view at offset 0 of a buffer nothing else uses, so the
  * buffer can be transferred to a worker without a copy.
  *
+ * Slow inputs (`tail -f log | ipintel batch`, a script writing a line a
+ * second): with `flushMs`, lines are not held until a block fills. Once
+ * complete lines wait (or blocks were yielded since the last flush, whose
+ * rows the consumer may still hold), the input has `flushMs` of reads to
+ * fill the block; then what there is goes out as a short block, a flush
+ * (empty when only earlier blocks were owed). Only time spent waiting on
+ * the input counts (the wait restarts after each block the consumer takes),
+ * and reads ready at once never let it end (quiet.ts), so fast inputs
+ * (files, fast pipes) still give full blocks.
+ *
  * @module
  */
+import { QUIET, QuietTimer, quietReads } from './quiet.js';
 
 /** Longest line kept whole; any address is far shorter. */
 export const MAX_LINE_BYTES = 64 * 1024;
@@ -96,11 +107,19 @@ export interface ReadBlocksOptions {
    * short (an interrupted run) and must be dropped, not answered.
    */
   readonly dropLastLine?: () => boolean;
+  /**
+   * How long complete lines wait for more input before they are yielded as
+   * a flush (see the module comment); absent or not finite: until the block
+   * is full or the input ends.
+   */
+  readonly flushMs?: number;
+  /** Told just before a flush is yielded: the input went quiet, the consumer should write out every row it holds. */
+  readonly onFlush?: () => void;
 }
 
 /** Yields blocks of complete lines (the last block may lack a final LF). */
 export async function* readBlocks(input: AsyncIterable<Uint8Array | string>, target: number, options: ReadBlocksOptions = {}): AsyncGenerator<Uint8Array> {
-  const { alloc, onRead } = options;
+  const { alloc, onRead, flushMs, onFlush } = options;
   /** Complete lines waiting to be emitted. */
   let done: Uint8Array[] = [];
   let doneSize = 0;
@@ -108,7 +127,21 @@ export async function* readBlocks(input: AsyncIterable<Uint8Array | string>, tar
   let tail: Uint8Array[] = [];
   let tailSize = 0;
   let discarding = false;
-  for await (const raw of input) {
+  /** Blocks were yielded since the last flush: the consumer may hold their rows unwritten. */
+  let owed = false;
+  const quiet = flushMs !== undefined && Number.isFinite(flushMs) ? new QuietTimer(flushMs) : null;
+  const reads = quiet === null ? input : quietReads(input, quiet, () => doneSize > 0 || owed);
+  for await (const raw of reads) {
+    if (raw === QUIET) {
+      // 0. The input went quiet: the complete lines go out now.
+      owed = false;
+      onFlush?.();
+      const flush = doneSize > 0 ? concat(done, doneSize, alloc) : new Uint8Array(0);
+      done = [];
+      doneSize = 0;
+      yield flush;
+      continue;
+    }
     const whole = typeof raw === 'string' ? Buffer.from(raw) : raw;
     onRead?.(whole.length);
     // Big reads are taken in target-sized pieces, so blocks stay near `target`.
@@ -142,6 +175,9 @@ export async function* readBlocks(input: AsyncIterable<Uint8Array | string>, tar
       tail = nl + 1 < chunk.length ? [chunk.subarray(nl + 1)] : [];
       tailSize = chunk.length - nl - 1;
       if (doneSize >= target) {
+        // The wait for more input restarts after the consumer's turn: its time is not the input's.
+        quiet?.reset();
+        owed = true;
         yield concat(done, doneSize, alloc);
         done = [];
         doneSize = 0;
