@@ -10,7 +10,7 @@ import { closeSync, mkdtempSync, openSync as openFd, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onOneUtcDay } from '@ipintel/testkit';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { ensureBundle, type TestBundle } from './bundle.js';
 import { prng, syntheticModel, trickyModel, writeSnapshot } from './snapshots.js';
 
@@ -196,6 +196,31 @@ describe('ipintel as a process', () => {
     const rows = JSON.parse(r.stdout) as { ip: string }[];
     expect(rows.length).toBeGreaterThan(0);
     expect(r.stderr).toMatch(/^ipintel batch: stopped by SIGINT after [\d,]+ rows; the output is complete up to there\n$/);
+  }, 60_000);
+
+  // A slow producer (`tail -f log | ipintel batch`): each line is answered while stdin stays open, not once 32 KiB piled up.
+  it('answers each line of a slow pipe while stdin stays open, then exits 0 with a whole JSON array when it closes', async () => {
+    const child = spawn(process.execPath, [bundle.main, 'batch', '--snapshot', tricky, '--output', 'json', '--fields', 'ip,geo.country_code'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    onTestFinished(() => void (child.exitCode === null && child.kill()));
+    let stdout = '';
+    let stderr = '';
+    const waiting: { text: string; resolve: () => void }[] = [];
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      for (const w of waiting.filter((x) => stdout.includes(x.text))) w.resolve();
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const rowOf = (ip: string): Promise<void> => new Promise((resolve) => (stdout.includes(`"ip":"${ip}"`) ? resolve() : waiting.push({ text: `"ip":"${ip}"`, resolve })));
+    for (const ip of ['8.8.8.8', '2001:db8::1', '1.1.1.1']) {
+      child.stdin.write(`${ip}\n`);
+      await rowOf(ip);
+    }
+    expect(child.exitCode).toBeNull(); // still reading
+    child.stdin.end();
+    expect(await closed).toBe(0);
+    expect(stderr).toBe('');
+    expect((JSON.parse(stdout) as { ip: string }[]).map((r) => r.ip)).toEqual(['8.8.8.8', '2001:db8::1', '1.1.1.1']);
   }, 60_000);
 
   // The output of 2,000,000 lines is ~2 GB and the input ~30 MB: holding either would break the bound.

@@ -14,6 +14,14 @@
  * cores (os.availableParallelism) once the input is known (file size) or
  * seen (stdin) to exceed AUTO_PARALLEL_BYTES (autoThreads).
  *
+ * Slow inputs (`tail -f log | ipintel batch`): rows are not held until
+ * blocks fill. Once complete lines, or blocks whose rows are in the FIFO,
+ * have waited FLUSH_MS for more input, the reader yields a flush (blocks.ts:
+ * the lines so far as a short block, maybe empty), and the run writes every
+ * row in the FIFO before it reads on; else the last blocks' rows would sit
+ * there until more input came. Fast inputs never wait that long: they keep
+ * full blocks and the FIFO's depth.
+ *
  * Interruption (`stop`, fired on SIGINT/SIGTERM by the command): the input
  * ends there; the complete lines read by then are checked and written (a
  * line cut by the interruption is dropped, never answered half), the JSON
@@ -42,6 +50,17 @@ import type { OutputKind } from './template.js';
  * the blocks in flight stay a few tens of MB.
  */
 export const BLOCK_BYTES = 32 * 1024;
+/**
+ * How long complete lines wait for more input before they are checked and
+ * written anyway (see the module comment). Short enough that a line of a
+ * slow stream is answered with no delay a person notices (~100 ms). Long
+ * enough that a block is cut short only when its 32 KiB take longer than
+ * that to arrive (an input under ~650 KB/s, ~45,000 lines/s, far below what
+ * the batch checks), not when a fast producer misses a few scheduler time
+ * slices on a busy machine. And at most 20 flushes a second whatever the
+ * input, so their cost (a short block, the FIFO emptied) stays negligible.
+ */
+export const FLUSH_MS = 50;
 /** About 200k IPv4 lines: below this, starting workers costs more than it saves. */
 export const AUTO_PARALLEL_BYTES = 3 * 1024 * 1024;
 
@@ -77,6 +96,8 @@ export interface BatchRunOptions {
   readonly progress: boolean;
   readonly workerUrl?: URL | undefined;
   readonly blockBytes?: number | undefined;
+  /** Default FLUSH_MS; not finite: lines wait until a block is full or the input ends. */
+  readonly flushMs?: number | undefined;
   readonly autoParallelBytes?: number | undefined;
   /** The machine's cores as `auto` plans for them (default os.availableParallelism(); tests pretend more). */
   readonly cores?: number | undefined;
@@ -261,10 +282,14 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
   try {
     await write(o.output === 'json' ? '[' : o.header);
     const text = dropLeadingBom(countBytes(input, (n) => (inputRead += n)));
+    /** The block in hand is a flush: the input went quiet. */
+    let flushed = false;
     const blocks = readBlocks(o.lines === undefined ? text : o.lines(text, () => interrupted), blockBytes, {
       alloc: (n) => inputs.take(n),
       onRead: (n) => (bytesRead += n),
       dropLastLine: () => interrupted,
+      flushMs: o.flushMs ?? FLUSH_MS,
+      onFlush: () => (flushed = true),
     });
     /** The UTC day the rows of the blocks in hand are for: the threads share their cached network runs for it. */
     let day = -1;
@@ -282,16 +307,23 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
         o.processor.resetDay(today);
         day = today;
       }
-      // 3. Submit; a rejection is observed when its turn comes (no unhandled rejection meanwhile).
-      //    The input read so far is taken for the progress bar (rewritten lines differ in size).
-      const inputEnd = inputRead;
-      const result = executor.run(block, day);
-      result.catch(() => undefined);
-      queue.push({ result, inputEnd });
+      // 3. Submit (a flush may be empty); a rejection is observed when its turn comes (no unhandled
+      //    rejection meanwhile). The input read so far is taken for the progress bar (rewritten lines differ in size).
+      if (block.length > 0) {
+        const inputEnd = inputRead;
+        const result = executor.run(block, day);
+        result.catch(() => undefined);
+        queue.push({ result, inputEnd });
+      }
       // 4. One event-loop turn per block: worker replies and write callbacks (which
       //    hand buffers back for reuse) are seen before the next block is placed.
       await new Promise<void>((resolve) => setImmediate(resolve));
       while (queue.length >= 3 * executor.parallelism) await drainOne();
+      // 5. The input went quiet: every row in hand is written before it is read again.
+      if (flushed) {
+        flushed = false;
+        while (queue.length > 0) await drainOne();
+      }
     }
     while (queue.length > 0) await drainOne();
     await write(o.output === 'json' ? (rows === 0 ? ']\n' : '\n]\n') : '');
