@@ -18,7 +18,7 @@ import { renderSummary, summaryColumns, SummarySink } from '../batch/summary.js'
 import { RowTemplate, type OutputKind, type RenderOptions } from '../batch/template.js';
 import { loadForBatch } from '../batch/load.js';
 import { rowsSpace } from '../batch/records.js';
-import { runBatch, threadsOfRun, workersAtStart, type BatchSummary } from '../batch/run.js';
+import { FLUSH_MS, runBatch, threadsOfRun, workersAtStart, type BatchSummary } from '../batch/run.js';
 import type { WorkerPool } from '../batch/pool.js';
 import { CliError, EXIT_INVALID_INPUT, EXIT_IO, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, UsageError } from '../errors.js';
 import { interruption, isTTY, writeAsync, type CliIo, type InStream, type StopSignal } from '../io.js';
@@ -244,7 +244,9 @@ export const batchCommand: Command = {
     'that is not an address gives a row with an "error" ({ip, error: {code, message}}; the',
     'error.* columns in CSV) and is counted on stderr; the run goes on. Exit code 0 when every',
     'row was answered, 1 when some were invalid; on Ctrl-C / SIGTERM the rows read so far are',
-    'finished and the output closed (a JSON array included), exit 130 / 143.',
+    'finished and the output closed (a JSON array included), exit 130 / 143. A slow input is',
+    `answered as it comes: lines that waited ${FLUSH_MS} ms for more input are checked and written at`,
+    'once, so `tail -f access.log | ipintel batch --grep` streams.',
     '',
     'A line that is a CIDR block (10.0.0.0/24, 2001:db8::/120; host bits zero) gives one row per',
     'address in it, in order. A block larger than --cidr-limit (default 65,536 addresses: a /16',
