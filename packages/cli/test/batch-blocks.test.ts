@@ -135,6 +135,29 @@ describe('readBlocks on a slow input (flushMs)', () => {
     }
   });
 
+  it('leaves no timer behind when the input ends or fails while lines wait (none keeps the process up)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      async function* ends(): AsyncGenerator<Uint8Array> {
+        yield enc('8.8.8.8\n');
+      }
+      async function* fails(): AsyncGenerator<Uint8Array> {
+        yield enc('8.8.8.8\n');
+        throw new Error('read failed');
+      }
+      const all: string[] = [];
+      for await (const b of readBlocks(ends(), 1024, { flushMs: 50 })) all.push(text(b));
+      expect(all).toEqual(['8.8.8.8\n']);
+      expect(vi.getTimerCount()).toBe(0);
+      await expect(async () => {
+        for await (const b of readBlocks(fails(), 1024, { flushMs: 50 })) all.push(text(b));
+      }).rejects.toThrow('read failed');
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('a consumer that stops at a flush is not held by the read still pending, and the input is told to end', async () => {
     const quiet = gate(); // the pipe stays quiet until its owner closes it, after the consumer stopped
     let closed = false;

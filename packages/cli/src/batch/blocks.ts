@@ -23,7 +23,7 @@
  *
  * @module
  */
-import { QUIET, QuietTimer, quietReads } from './quiet.js';
+import { QUIET, QuietReads, QuietTimer } from './quiet.js';
 
 /** Longest line kept whole; any address is far shorter. */
 export const MAX_LINE_BYTES = 64 * 1024;
@@ -130,10 +130,11 @@ export async function* readBlocks(input: AsyncIterable<Uint8Array | string>, tar
   /** Blocks were yielded since the last flush: the consumer may hold their rows unwritten. */
   let owed = false;
   const quiet = flushMs !== undefined && Number.isFinite(flushMs) ? new QuietTimer(flushMs) : null;
-  const reads = quiet === null ? input : quietReads(input, quiet, () => doneSize > 0 || owed);
+  const reads = quiet === null ? input : new QuietReads(input, quiet, () => doneSize > 0 || owed);
   for await (const raw of reads) {
     if (raw === QUIET) {
       // 0. The input went quiet: the complete lines go out now.
+      quiet!.reset();
       owed = false;
       onFlush?.();
       const flush = doneSize > 0 ? concat(done, doneSize, alloc) : new Uint8Array(0);
