@@ -16,10 +16,11 @@
  * complete lines wait (or blocks were yielded since the last flush, whose
  * rows the consumer may still hold), the input has `flushMs` of reads to
  * fill the block; then what there is goes out as a short block, a flush
- * (empty when only earlier blocks were owed). Only time spent waiting on
- * the input counts (the wait restarts after each block the consumer takes),
- * and reads ready at once never let it end (quiet.ts), so fast inputs
- * (files, fast pipes) still give full blocks.
+ * (empty when only earlier blocks were owed). The wait counts the time the
+ * reads take to come (with --grep, the rewriting of lines upstream too), not
+ * the consumer's (it restarts after each block the consumer takes), and
+ * reads ready at once never let it end (quiet.ts), so fast inputs (files,
+ * fast pipes) still give full blocks.
  *
  * @module
  */
