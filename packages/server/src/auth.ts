@@ -1,7 +1,8 @@
 /**
  * Authentication: which key a request presents, and whether it may be served.
  *
- * Where the key is read: the `x-api-key` header, else `Authorization: Bearer`.
+ * Where the key is read: the `x-api-key` header, else `Authorization: Bearer`
+ * (two Authorization lines are a 400 malformed_request: node keeps the first).
  * The `/thirdparty` alias routes also take `?token=` and HTTP Basic with the
  * key as the user name and an empty password (`curl -u KEY:`), as the provider
  * whose layout they answer in does; no other route does, so a request can
@@ -13,6 +14,7 @@
 import type { ApiRequest } from './http/types.js';
 import { header } from './http/types.js';
 import { basicAuthKey } from './http/basic-auth.js';
+import { fieldLines } from './http/field-lines.js';
 import { ProblemError } from './http/problem.js';
 import { keyState } from './keys/manage.js';
 import { keyId } from './keys/secret.js';
@@ -32,6 +34,11 @@ export function presentedKey(req: ApiRequest, tokenQuery: URLSearchParams | unde
   const h = header(req, 'x-api-key');
   if (h !== undefined && h !== '') return h.trim();
   const auth = header(req, 'authorization');
+  // node:http keeps the first of two Authorization lines (a Fetch runtime joins them, which no key
+  // matches): a proxy that reads the last would have passed another key than the one we check.
+  if (auth !== undefined && req.rawHeaders !== undefined && fieldLines(req.rawHeaders, 'authorization', 2) > 1) {
+    throw new ProblemError('malformed_request', 'the request carries more than one Authorization header line; send exactly one', { connection: 'close' });
+  }
   if (auth !== undefined && auth.length > 7 && auth.slice(0, 7).toLowerCase() === 'bearer ') return auth.slice(7).trim();
   if (tokenQuery !== undefined && auth !== undefined && auth.length >= 5 && auth.slice(0, 5).toLowerCase() === 'basic') {
     const key = basicAuthKey(auth.slice(5));
