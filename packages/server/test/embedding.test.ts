@@ -95,3 +95,35 @@ describe('createFetchHandler', () => {
     await api.close();
   });
 });
+
+describe('problemTypeBase reaches every answer the adapters make themselves', () => {
+  const TYPE_BASE = 'https://errors.example/p/';
+  const typeOf = async (res: Response | { json(): Promise<unknown> }): Promise<string> => ((await res.json()) as { type: string }).type;
+
+  it('the Node handler: a path outside basePath (no host to pass it to), an unexpected error, and the core alike', async () => {
+    const handler = createNodeHandler({ basePath: '/ipintel', snapshot: fixtureBytes('a'), store, logger: false, plans: TEST_PLANS, problemTypeBase: TYPE_BASE });
+    await handler.ready;
+    // The same app, whose routing core fails: the adapter answers internal_error itself.
+    const failing = createNodeHandler({ app: Object.assign(Object.create(handler.app) as typeof handler.app, { handle: () => Promise.reject(new Error('boom')) }), problemTypeBase: TYPE_BASE });
+    const server = createServer((req, res) => (req.url?.startsWith('/fail') === true ? failing(req, res) : handler(req, res)));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      expect(await typeOf(await fetch(`${base}/elsewhere`))).toBe(`${TYPE_BASE}not_found`);
+      expect(await typeOf(await fetch(`${base}/ipintel/nope`))).toBe(`${TYPE_BASE}not_found`);
+      const failed = await fetch(`${base}/fail/v1/check?ip=8.8.8.8`);
+      expect(failed.status).toBe(500);
+      expect(await typeOf(failed)).toBe(`${TYPE_BASE}internal_error`);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+      await handler.close();
+    }
+  });
+
+  it('the Fetch handler: a path outside basePath', async () => {
+    const api = createFetchHandler({ snapshot: fixtureBytes('a'), store, logger: false, plans: TEST_PLANS, basePath: '/api', problemTypeBase: TYPE_BASE });
+    await api.ready;
+    expect(await typeOf(await api(new Request('http://x/elsewhere')))).toBe(`${TYPE_BASE}not_found`);
+    expect(await typeOf(await api(new Request('http://x/api/nope')))).toBe(`${TYPE_BASE}not_found`);
+  });
+});

@@ -83,7 +83,7 @@ export function createFetchHandler(options: FetchHandlerOptions = {}): FetchHand
     });
     const r =
       url === undefined
-        ? problem('not_found', `no such endpoint; the API is under ${basePath}`)
+        ? problem('not_found', `no such endpoint; the API is under ${basePath}`, {}, problemTypeBase)
         : await app.handle({
             method: request.method.toUpperCase(),
             url,

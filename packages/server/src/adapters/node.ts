@@ -198,7 +198,7 @@ export function createNodeHandler(options: NodeHandlerOptions = {}): NodeHandler
     const url = stripBase(req.url ?? '/', basePath);
     if (url === undefined) {
       if (next !== undefined) next();
-      else send(req, res, problem('not_found', `no such endpoint; the API is under ${basePath}`));
+      else send(req, res, problem('not_found', `no such endpoint; the API is under ${basePath}`, {}, problemTypeBase));
       return;
     }
     const apiReq: ApiRequest = {
@@ -219,7 +219,7 @@ export function createNodeHandler(options: NodeHandlerOptions = {}): NodeHandler
       (e: unknown) => {
         answering.delete(done);
         app.logger.error({ err: String(e) }, 'unexpected error');
-        if (!res.headersSent) send(req, res, problem('internal_error', 'an unexpected error occurred'));
+        if (!res.headersSent) send(req, res, problem('internal_error', 'an unexpected error occurred', {}, problemTypeBase));
       },
     );
     answering.add(done);
