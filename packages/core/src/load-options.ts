@@ -11,10 +11,10 @@
 import { IpIntelError, quoteInput } from './errors.js';
 import type { LoadOptions } from './intel.js';
 
-type Kind = 'function' | 'string' | 'boolean' | 'Uint8Array or function';
+export type Kind = 'function' | 'string' | 'boolean' | 'Uint8Array or function';
 
 /** Each option and what it must be when given. */
-const KINDS: Readonly<Record<keyof LoadOptions, Kind>> = {
+export const LOAD_OPTION_KINDS: Readonly<Record<keyof LoadOptions, Kind>> = {
   inflate: 'function',
   now: 'function',
   attributionUrl: 'string',
@@ -30,16 +30,16 @@ function fits(value: unknown, kind: Kind): boolean {
 /**
  * The options as given when each has its documented type (`undefined`
  * counts as not given; `null` for the whole object means none); otherwise
- * `invalid_input`. Options this version does not know are left alone.
+ * `invalid_input`. `kinds` says what each option must be (an entry that
+ * takes more options, as Node's `open` does, passes its own). Options it
+ * does not name are left alone.
  */
-export function checkLoadOptions<O extends LoadOptions>(options: O | null | undefined, fn: string): O | undefined {
+export function checkLoadOptions<O extends LoadOptions>(options: O | null | undefined, fn: string, kinds: Readonly<Record<string, Kind>> = LOAD_OPTION_KINDS): O | undefined {
   if (options === undefined || options === null) return undefined;
   if (typeof options !== 'object') throw new IpIntelError('invalid_input', `${fn}'s options must be an object, got ${quoteInput(options)}`);
-  for (const key of Object.keys(KINDS) as (keyof LoadOptions)[]) {
-    const value: unknown = options[key];
-    if (value !== undefined && !fits(value, KINDS[key])) {
-      throw new IpIntelError('invalid_input', `options.${key} of ${fn} must be of type ${KINDS[key]}, got ${quoteInput(value)}`);
-    }
+  for (const [key, kind] of Object.entries(kinds)) {
+    const value: unknown = (options as Record<string, unknown>)[key];
+    if (value !== undefined && !fits(value, kind)) throw new IpIntelError('invalid_input', `options.${key} of ${fn} must be of type ${kind}, got ${quoteInput(value)}`);
   }
   return options;
 }

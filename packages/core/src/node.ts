@@ -21,7 +21,7 @@ import { open as openFile, type FileHandle } from 'node:fs/promises';
 import * as zlib from 'node:zlib';
 import { defaultSnapshotPath, namesNoFile, openSnapshotFd, snapshotFileSize, snapshotNotFound } from './default-snapshot.js';
 import { IpIntelError, quoteInput } from './errors.js';
-import { checkLoadOptions } from './load-options.js';
+import { LOAD_OPTION_KINDS, checkLoadOptions, type Kind } from './load-options.js';
 import { IpIntel, fromSharedWith, loadSnapshotWith, type LoadOptions } from './intel.js';
 import type { SharedSnapshot } from './shared.js';
 import {
@@ -253,15 +253,18 @@ export interface OpenOptions extends LoadOptions {
   readonly explainPath?: string;
 }
 
+/**
+ * What each option of `open`/`openSync` must be: the load options, and
+ * `explainPath` a string (a number would be read as a file descriptor: stdin
+ * for 0, a wait for input that may never end).
+ */
+const OPEN_OPTION_KINDS: Readonly<Record<keyof OpenOptions, Kind>> = { ...LOAD_OPTION_KINDS, explainPath: 'string' };
+
 /** The sidecar suffix: `world.ipintel` is explained by `world.ipintel.explain`. */
 export const EXPLAIN_SUFFIX = '.explain';
 
 /** Load options with the sidecar read lazily from its file, and Node's inflate for it. */
 function withSidecar(path: string | null, options: OpenOptions | undefined): LoadOptions {
-  // A number would be read as a file descriptor (stdin for 0: a wait for input that may never end).
-  if (options?.explainPath !== undefined && typeof options.explainPath !== 'string') {
-    throw new IpIntelError('invalid_input', `options.explainPath must be a path (string), got ${quoteInput(options.explainPath)}`);
-  }
   const file = options?.explainPath ?? (path === null ? null : path + EXPLAIN_SUFFIX);
   const read = (f: string) => (): Uint8Array => {
     try {
@@ -291,7 +294,7 @@ function withSidecar(path: string | null, options: OpenOptions | undefined): Loa
  */
 export async function open(given?: string | Uint8Array, options?: OpenOptions): Promise<IpIntel> {
   const source = sourceArgument(given, 'open');
-  options = checkLoadOptions(options, 'open');
+  options = checkLoadOptions(options, 'open', OPEN_OPTION_KINDS);
   const preload = options?.preload === true;
   if (source instanceof Uint8Array) {
     const header = parseHeader(source, source.length);
@@ -340,7 +343,7 @@ export function fromShared(shared: SharedSnapshot, options?: LoadOptions): IpInt
  */
 export function openSync(given?: string | Uint8Array, options?: OpenOptions): IpIntel {
   const source = sourceArgument(given, 'openSync');
-  options = checkLoadOptions(options, 'openSync');
+  options = checkLoadOptions(options, 'openSync', OPEN_OPTION_KINDS);
   const inflate = options?.inflate ?? nodeInflate;
   const preload = options?.preload === true;
   if (source instanceof Uint8Array) return new IpIntel(decodeSnapshot(source, inflate, nodeCrc32, preload), withSidecar(null, options));
