@@ -14,7 +14,7 @@
 import type { ApiRequest } from './http/types.js';
 import { header } from './http/types.js';
 import { basicAuthKey } from './http/basic-auth.js';
-import { fieldLines } from './http/field-lines.js';
+import { repeatedField } from './http/single-field.js';
 import { ProblemError } from './http/problem.js';
 import { keyState } from './keys/manage.js';
 import { keyId } from './keys/secret.js';
@@ -36,7 +36,7 @@ export function presentedKey(req: ApiRequest, tokenQuery: URLSearchParams | unde
   const auth = header(req, 'authorization');
   // node:http keeps the first of two Authorization lines (a Fetch runtime joins them, which no key
   // matches): a proxy that reads the last would have passed another key than the one we check.
-  if (auth !== undefined && req.rawHeaders !== undefined && fieldLines(req.rawHeaders, 'authorization', 2) > 1) {
+  if (repeatedField(req, 'authorization')) {
     throw new ProblemError('malformed_request', 'the request carries more than one Authorization header line; send exactly one', { connection: 'close' });
   }
   if (auth !== undefined && auth.length > 7 && auth.slice(0, 7).toLowerCase() === 'bearer ') return auth.slice(7).trim();

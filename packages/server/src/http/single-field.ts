@@ -30,9 +30,19 @@ export function singleField(req: ApiRequest, name: string, shown: string): strin
   const v = req.headers[name];
   if (v === undefined) return undefined;
   const value = typeof v === 'string' ? v : v[0];
-  const repeated = typeof v === 'string' ? req.rawHeaders !== undefined && fieldLines(req.rawHeaders, name, 2) > 1 : v.length > 1;
-  if (repeated || (value !== undefined && mayBeList(value))) {
+  if (repeatedField(req, name) || (value !== undefined && mayBeList(value))) {
     throw new ProblemError('malformed_request', `the request carries more than one ${shown} (two header lines, or one listing several); send exactly one`, { connection: 'close' });
   }
   return value;
+}
+
+/**
+ * Whether the request carries the field `name` (lower case) on more than one line: two lines in
+ * the adapter's `rawHeaders` (node keeps only the first in `headers`), or an array in `headers`.
+ * A Fetch runtime shows neither: it joins the lines into one value.
+ */
+export function repeatedField(req: ApiRequest, name: string): boolean {
+  const v = req.headers[name];
+  if (v === undefined) return false;
+  return typeof v === 'string' ? req.rawHeaders !== undefined && fieldLines(req.rawHeaders, name, 2) > 1 : v.length > 1;
 }
