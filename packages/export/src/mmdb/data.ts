@@ -229,16 +229,10 @@ export class DataWriter {
     const v = n.value;
     const min = n.type === 'int32' ? -0x80000000 : 0;
     if (!Number.isInteger(v) || v < min || v > NUMBER_MAX[n.type]) throw new ExportError('invalid_option', `${v} is not a valid ${n.type}`);
-    if (n.type === 'int32') {
-      // Two's complement, always 4 bytes for a negative value; a positive one uses the fewest bytes.
-      const bytes = v < 0 ? 4 : byteLength(v);
-      this.control(type, bytes);
-      this.bigEndian(v < 0 ? v >>> 0 : v, bytes);
-      return;
-    }
-    const bytes = byteLength(v);
+    const bytes = payloadSize(n);
     this.control(type, bytes);
-    this.bigEndian(v, bytes);
+    // A negative int32 in two's complement (payloadSize: always 4 bytes).
+    this.bigEndian(v < 0 ? v >>> 0 : v, bytes);
   }
 
   private bigEndian(v: number, bytes: number): void {
@@ -299,11 +293,18 @@ export class DataWriter {
   }
 }
 
-/** Bytes of a number written inline: control byte(s) and payload, as {@link DataWriter} writes it. */
+/**
+ * Payload bytes of a number as {@link DataWriter} writes it: 8 for a double, 4 for a negative
+ * int32 (two's complement), else the fewest bytes that hold the value.
+ */
+function payloadSize(n: MmdbNumber): number {
+  return n.type === 'double' ? 8 : n.type === 'int32' && n.value < 0 ? 4 : byteLength(n.value);
+}
+
+/** Bytes of a number written inline: control byte(s) and payload. */
 function numberSize(n: MmdbNumber): number {
-  const type = NUMBER_TYPE[n.type];
-  const payload = n.type === 'double' ? 8 : n.type === 'int32' && n.value < 0 ? 4 : byteLength(n.value);
-  return controlSize(type, payload) + payload;
+  const payload = payloadSize(n);
+  return controlSize(NUMBER_TYPE[n.type], payload) + payload;
 }
 
 /** Bytes needed for a non-negative integer (0 for 0). */
