@@ -6,55 +6,39 @@
  * connection, and nothing is counted. (A Fetch runtime joins them into one
  * value, which no key matches: 401 there already.)
  */
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { exchange, firstResponse } from '@ipintel/testkit';
-import { createKey } from '../../src/keys/manage.js';
-import { resolvePlans } from '../../src/plans.js';
-import { startServer, type RunningServer } from '../../src/standalone.js';
-import { fixtureBytes } from '../support/fixtures.js';
-import { TEST_PLANS, tempDir } from '../support/harness.js';
+import { keyedServer } from '../support/keyed-server.js';
 
-const PLANS = { ...TEST_PLANS, big: { quota: 1_000_000, period: 'day' as const, ratePerSecond: 0 } };
-const tmp = tempDir();
-let server: RunningServer;
-let key: string;
-beforeAll(async () => {
-  server = await startServer({ port: 0, snapshot: fixtureBytes('a'), store: `sqlite:${join(tmp.dir, 'store.sqlite')}`, logger: false, watch: false, sighup: false, activationDelayMs: 0, plans: PLANS, drainTimeoutMs: 100 });
-  key = (await createKey(server.store, { plan: 'big', plans: resolvePlans(PLANS), now: 0 })).key;
-});
-afterAll(async () => {
-  await server.close();
-  tmp.cleanup();
-});
+const running = keyedServer();
 
 /** GET /v1/check over a raw socket with these header lines; the first answer. */
 async function get(lines: string) {
   const raw = `GET /v1/check?ip=8.8.8.8 HTTP/1.1\r\nhost: x\r\n${lines}connection: close\r\n\r\n`;
-  return firstResponse((await exchange(server.port, (s) => void s.write(raw))).data);
+  return firstResponse((await exchange(running.server.port, (s) => void s.write(raw))).data);
 }
 
 describe('two Authorization lines', () => {
   for (const [what, lines] of [
-    ['the valid key first', () => `Authorization: Bearer ${key}\r\nAuthorization: Bearer not-the-key\r\n`],
-    ['the valid key second', () => `authorization: Bearer not-the-key\r\nAUTHORIZATION: Bearer ${key}\r\n`],
-    ['the same key twice', () => `Authorization: Bearer ${key}\r\nAuthorization: Bearer ${key}\r\n`],
+    ['the valid key first', () => `Authorization: Bearer ${running.key}\r\nAuthorization: Bearer not-the-key\r\n`],
+    ['the valid key second', () => `authorization: Bearer not-the-key\r\nAUTHORIZATION: Bearer ${running.key}\r\n`],
+    ['the same key twice', () => `Authorization: Bearer ${running.key}\r\nAuthorization: Bearer ${running.key}\r\n`],
   ] as const) {
     it(`${what}: 400 malformed_request, Connection: close, nothing counted`, async () => {
-      const before = await get(`Authorization: Bearer ${key}\r\n`);
+      const before = await get(`Authorization: Bearer ${running.key}\r\n`);
       expect(before?.status).toBe(200);
       const res = await get(lines());
       expect(res?.status).toBe(400);
       expect(res?.headers['connection']).toBe('close');
       expect(JSON.parse(res!.body)).toMatchObject({ code: 'malformed_request' });
       expect(JSON.parse(res!.body).detail).toMatch(/Authorization/);
-      const after = await get(`Authorization: Bearer ${key}\r\n`);
+      const after = await get(`Authorization: Bearer ${running.key}\r\n`);
       expect(Number(after!.headers['ratelimit-remaining'])).toBe(Number(before!.headers['ratelimit-remaining']) - 1);
     });
   }
 
   it('one Authorization line, or an x-api-key beside it, is served as before', async () => {
-    expect((await get(`Authorization: Bearer ${key}\r\n`))?.status).toBe(200);
-    expect((await get(`x-api-key: ${key}\r\n`))?.status).toBe(200);
+    expect((await get(`Authorization: Bearer ${running.key}\r\n`))?.status).toBe(200);
+    expect((await get(`x-api-key: ${running.key}\r\n`))?.status).toBe(200);
   });
 });

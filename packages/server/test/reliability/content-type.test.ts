@@ -8,37 +8,24 @@
  * connection, and count nothing.
  */
 import fc from 'fast-check';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchange, firstResponse } from '@ipintel/testkit';
 import { createFetchHandler } from '../../src/adapters/fetch.js';
-import { createKey } from '../../src/keys/manage.js';
-import { resolvePlans } from '../../src/plans.js';
-import { startServer, type RunningServer } from '../../src/standalone.js';
 import { bodyReader } from '../../src/http/types.js';
 import { fixtureBytes } from '../support/fixtures.js';
-import { harness, TEST_PLANS, tempDir, type Harness } from '../support/harness.js';
+import { harness, type Harness } from '../support/harness.js';
+import { BIG_PLANS, keyedServer } from '../support/keyed-server.js';
 
-const PLANS = { ...TEST_PLANS, big: { quota: 1_000_000, period: 'day' as const, ratePerSecond: 0 } };
+const PLANS = BIG_PLANS;
 const BODIES: Record<string, string> = { '/v1/check/batch': '{"ips":["8.8.8.8"]}', '/thirdparty/batch': '["8.8.8.8"]' };
 
-const tmp = tempDir();
-let server: RunningServer;
-let key: string;
-beforeAll(async () => {
-  server = await startServer({ port: 0, snapshot: fixtureBytes('a'), store: `sqlite:${join(tmp.dir, 'store.sqlite')}`, logger: false, watch: false, sighup: false, activationDelayMs: 0, plans: PLANS, drainTimeoutMs: 100 });
-  key = (await createKey(server.store, { plan: 'big', plans: resolvePlans(PLANS), now: 0 })).key;
-});
-afterAll(async () => {
-  await server.close();
-  tmp.cleanup();
-});
+const running = keyedServer();
 
 /** POSTs `path` over a raw socket with the given Content-Type lines; the first answer. */
 async function post(path: string, typeLines: string) {
   const body = BODIES[path]!;
-  const raw = `POST ${path} HTTP/1.1\r\nhost: x\r\nx-api-key: ${key}\r\n${typeLines}content-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`;
-  return firstResponse((await exchange(server.port, (s) => void s.write(raw))).data);
+  const raw = `POST ${path} HTTP/1.1\r\nhost: x\r\nx-api-key: ${running.key}\r\n${typeLines}content-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`;
+  return firstResponse((await exchange(running.server.port, (s) => void s.write(raw))).data);
 }
 
 describe('two Content-Types on a POST', () => {
@@ -71,9 +58,9 @@ describe('two Content-Types on a POST', () => {
 
 describe('the Fetch adapter (Headers joins the two lines)', () => {
   it('is 400 malformed_request too, not 415', async () => {
-    const api = createFetchHandler({ snapshot: fixtureBytes('a'), store: server.store, logger: false, plans: PLANS });
+    const api = createFetchHandler({ snapshot: fixtureBytes('a'), store: running.server.store, logger: false, plans: PLANS });
     await api.ready;
-    const headers = new Headers({ 'x-api-key': key });
+    const headers = new Headers({ 'x-api-key': running.key });
     headers.append('content-type', 'application/json');
     headers.append('content-type', 'application/json');
     const res = await api(new Request('http://x/v1/check/batch', { method: 'POST', headers, body: BODIES['/v1/check/batch']! }));
