@@ -9,8 +9,8 @@
  * and the test times out), then ends the input.
  */
 import { PassThrough, Writable } from 'node:stream';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openSync, type IpIntel } from '@ipintel/core';
+import { describe, expect, it } from 'vitest';
+import type { IpIntel } from '@ipintel/core';
 import { BlockProcessor } from '../src/batch/block.js';
 import { rowsSpace } from '../src/batch/records.js';
 import { runBatch } from '../src/batch/run.js';
@@ -19,16 +19,13 @@ import { runCli } from '../src/cli.js';
 import { batchHooks } from '../src/commands/batch.js';
 import { ensureBundle } from './bundle.js';
 import { captureIo } from './io.js';
-import { trickyModel, writeSnapshot } from './snapshots.js';
+import { withTrickySnapshot } from './batch-fixture.js';
 
 let snap: string;
 let intel: IpIntel;
-beforeAll(() => {
-  snap = writeSnapshot(trickyModel());
-  intel = openSync(snap);
-});
-afterEach(() => {
-  for (const k of Object.keys(batchHooks) as (keyof typeof batchHooks)[]) delete batchHooks[k];
+withTrickySnapshot((path, opened) => {
+  snap = path;
+  intel = opened;
 });
 
 /** A promise the test resolves. */

@@ -10,24 +10,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openSync, type IpIntel } from '@ipintel/core';
+import { describe, expect, it } from 'vitest';
+import type { IpIntel } from '@ipintel/core';
 import { runCli } from '../src/cli.js';
 import { batchHooks } from '../src/commands/batch.js';
 import { ensureBundle } from './bundle.js';
 import { captureIo, runBatch } from './io.js';
-import { prng, trickyModel, writeSnapshot } from './snapshots.js';
+import { prng } from './snapshots.js';
+import { withTrickySnapshot } from './batch-fixture.js';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 40) });
 
 let snap: string;
 let intel: IpIntel;
-beforeAll(() => {
-  snap = writeSnapshot(trickyModel());
-  intel = openSync(snap);
-});
-afterEach(() => {
-  for (const k of Object.keys(batchHooks) as (keyof typeof batchHooks)[]) delete batchHooks[k];
+withTrickySnapshot((path, opened) => {
+  snap = path;
+  intel = opened;
 });
 
 const batch = (input: string, args: string[] = []) => runBatch(snap, input, args);

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { openSync, type IpIntel } from '@ipintel/core';
 import { leafOfIPv4 } from '@ipintel/core/internal';
 import { onOneUtcDay } from '@ipintel/testkit';
@@ -14,15 +14,13 @@ import { ensureBundle } from './bundle.js';
 import { parseCsv } from './csv.js';
 import { captureIo, runBatch } from './io.js';
 import { prng, trickyModel, writeDamagedV4Snapshot, writeDamagedV6Snapshot, writeSnapshot } from './snapshots.js';
+import { withTrickySnapshot } from './batch-fixture.js';
 
 let snap: string;
 let intel: IpIntel;
-beforeAll(() => {
-  snap = writeSnapshot(trickyModel());
-  intel = openSync(snap);
-});
-afterEach(() => {
-  for (const k of Object.keys(batchHooks) as (keyof typeof batchHooks)[]) delete batchHooks[k];
+withTrickySnapshot((path, opened) => {
+  snap = path;
+  intel = opened;
 });
 
 const batch = (input: string | Buffer, args: string[] = [], opts: Omit<Parameters<typeof captureIo>[0], 'stdin'> = {}) => runBatch(snap, input, args, opts);
