@@ -15,6 +15,7 @@ import { RULES } from '../packages/core/src/rules/ids.js';
 import { EVIDENCE_ROLES } from '../packages/builder/src/build/roles.js';
 import { PROBLEMS } from '../packages/server/src/http/problem.js';
 import { DEFAULT_LIMITS } from '../packages/server/src/http/server-limits.js';
+import { DEFAULT_PLANS } from '../packages/server/src/plans.js';
 import { exportableFields, NUMBER_TYPES, sampleResult } from '../packages/export/src/index.js';
 import { loadSnapshot } from '../packages/core/src/index.js';
 import { encodeSnapshot } from '../packages/core/src/writer.js';
@@ -58,6 +59,13 @@ describe('docs tables match the code', () => {
     const docs = new Map(tableUnder('api.md', 'Limits').map(([option, , def]) => [code(option!), def!]));
     const source = new Map(Object.entries(DEFAULT_LIMITS).map(([option, def]) => [option, String(def)]));
     expect(diff('server limits (docs/api.md vs server/src/http/server-limits.ts)', new Map([...docs].filter(([o]) => source.has(o))), source)).toBe('');
+  });
+
+  it('docs/api.md "Plans, quotas and rate limits": every default plan with its quota, period and per-second limit (DEFAULT_PLANS)', () => {
+    const period = (cell: string): string => (cell.startsWith('UTC day') ? 'day' : cell.startsWith('calendar month') ? 'month' : cell);
+    const docs = new Map(tableUnder('api.md', 'Plans, quotas and rate limits').map(([plan, quota, per, rate]) => [code(plan!), `${quota!.replaceAll(',', '')} per ${period(per!)}, ${rate}/s`]));
+    const source = new Map(Object.entries(DEFAULT_PLANS).map(([plan, p]) => [plan, `${p.quota} per ${p.period}, ${p.ratePerSecond}/s`]));
+    expect(diff('plans (docs/api.md vs server/src/plans.ts)', docs, source)).toBe('');
   });
 
   it('docs/scoring.md "Score": the risk weights, in order (RISK_WEIGHTS)', () => {

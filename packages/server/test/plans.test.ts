@@ -3,11 +3,12 @@
  * that holds an instant, and its end, for any instant (property, against
  * Date's own UTC calendar); the last millisecond of a period and the first
  * of the next fall in two periods. periodAt keeps the last window per
- * period kind, so instants in any order must still get their own.
+ * period kind, so instants in any order must still get their own. The
+ * default plans are the ones PRODUCT.md section 6 names.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { periodAt } from '../src/plans.js';
+import { DEFAULT_PLANS, periodAt } from '../src/plans.js';
 
 const DAY = 86_400_000;
 /** 1970-01-01 to 9999-12-31: the instants whose ISO date has the plain form. */
@@ -63,5 +64,12 @@ describe('periodAt', () => {
     expect(at('2026-12-31T23:59:59.999Z')).toEqual({ day: 'd2026-12-31', month: 'm2026-12' });
     expect(at('2027-01-01T00:00:00.000Z')).toEqual({ day: 'd2027-01-01', month: 'm2027-01' });
     expect(periodAt('month', Date.parse('2026-12-15T12:00:00Z')).endsAt).toBe(Date.parse('2027-01-01T00:00:00Z'));
+  });
+});
+
+describe('the default plans', () => {
+  it('are the plans of PRODUCT.md section 6: free 1,000 a UTC day; starter 750,000, pro 3,000,000, scale 10,000,000 a calendar month', () => {
+    const quotas = Object.fromEntries(Object.entries(DEFAULT_PLANS).map(([name, p]) => [name, [p.quota, p.period]]));
+    expect(quotas).toEqual({ free: [1_000, 'day'], starter: [750_000, 'month'], pro: [3_000_000, 'month'], scale: [10_000_000, 'month'] });
   });
 });
