@@ -6,6 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError, type Store } from '../src/store/types.js';
 import { createApp } from '../src/app.js';
 import { call, expectProblem, harness, TEST_PLANS, type Harness } from './support/harness.js';
+import { loadSnapshot } from '@ipintel/core';
+import { encodeSnapshot } from '@ipintel/core/writer';
+import { damageColumn } from '@ipintel/testkit';
+import { fixtureModel } from './support/fixtures.js';
 
 let h: Harness;
 let key: string;
@@ -191,6 +195,21 @@ describe('503', () => {
     expect(health.status).toBe(503);
     expect(health.json.snapshot.loaded).toBe(false);
     await app.close();
+  });
+
+  it('a snapshot at fault fails the whole batch as it fails /v1/check (500), never as an element error, and counts nothing', async () => {
+    // Checksums right, the IPv6 index broken (a leaf id out of range): a snapshot loaded without
+    // preload (an embedder's IpIntel) refuses every IPv6 call with snapshot_corrupt, and IPv4 answers.
+    const file = damageColumn(encodeSnapshot(fixtureModel('a'), { compress: false }), 'v6.leaf', (col) => col.setUint8(2, 0x7f));
+    const hx = await harness({ snapshot: loadSnapshot(file) });
+    const k = await hx.key('test');
+    expectProblem(await call(hx.app, '/v1/check?ip=2001:4860::1', { key: k }), 500, 'internal_error');
+    const res = await call(hx.app, '/v1/check/batch', { key: k, body: { ips: ['8.8.8.8', '2001:4860::1'] } });
+    expectProblem(res, 500, 'internal_error');
+    expect(res.body).not.toContain('snapshot_corrupt');
+    // Nothing was counted: the key's whole quota is left.
+    expect((await call(hx.app, '/v1/check?ip=8.8.8.8', { key: k })).headers['ratelimit-remaining']).toBe('49');
+    await hx.close();
   });
 
   it('store_unavailable when the store fails, serving nothing uncounted', async () => {

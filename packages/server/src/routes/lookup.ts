@@ -105,10 +105,11 @@ export function batchRoute(app: AppContext, req: ApiRequest, query: string, rc: 
         n++;
         return r;
       } catch (e) {
-        // The sidecar is the server's, not the element's: the whole request fails.
-        if (e instanceof IpIntelError && e.code.startsWith('explain_')) throw explainProblem(e);
-        if (e instanceof IpIntelError) return JSON.stringify({ ip, error: e.toJSON() });
-        throw e;
+        // Only a bad element is answered in place. The sidecar and the snapshot are the server's, not
+        // the element's: an explain error fails the whole request as /v1/check's does (503), and so
+        // does anything else (a snapshot_corrupt from an IPv6 index decoded on first use: 500).
+        if (e instanceof IpIntelError && e.code === 'invalid_ip') return JSON.stringify({ ip, error: e.toJSON() });
+        throw asProblem(e);
       }
     });
     return { body: `{"results":[${results.join(',')}]}`, n };
