@@ -171,6 +171,8 @@ describe('quota and rate limits', () => {
     expectProblem(limited, 429, 'rate_limited');
     expect(limited.headers['retry-after']).toBe('1');
     expect(limited.headers['ratelimit-remaining']).toBe('2');
+    // A wrong request past the limit is refused for the limit (docs/api.md, "Order of checks"): it needs a token too.
+    expectProblem(await call(app, '/v1/check?ip=nope', { key: k }), 429, 'rate_limited');
     await app.close();
   });
 
