@@ -178,7 +178,7 @@ export interface ThirdPartyResult {
     readonly tor: boolean;
     readonly relay: boolean;
     readonly hosting: boolean;
-    /** Relay provider, else VPN operator, else datacenter provider, else `""`. */
+    /** Relay provider, else datacenter provider, else `""` (PRODUCT.md section 5; the VPN operator is `signals.vpn_operator`). */
     readonly service: string;
   };
 }

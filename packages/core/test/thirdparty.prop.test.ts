@@ -31,7 +31,7 @@ describe('thirdparty shape (spec 2.7)', () => {
           tor: n.signals.is_tor,
           relay: n.signals.is_relay,
           hosting: n.signals.connection_type === 'datacenter',
-          service: n.signals.relay_provider ?? n.signals.vpn_operator ?? n.signals.datacenter_provider ?? '',
+          service: n.signals.relay_provider ?? n.signals.datacenter_provider ?? '',
         });
         // Flags appear only when true, as in the layout.
         expect('bogon' in t).toBe(n.network.is_bogon);

@@ -13,7 +13,7 @@ import { createKey } from '../src/keys/manage.js';
 import { resolvePlans } from '../src/plans.js';
 import { startServer, type RunningServer } from '../src/standalone.js';
 import { tempDir } from './support/harness.js';
-import { ANYCAST_IP, BOGON_IP, thirdpartyFixtureBytes, VPN_EXIT, VPN_OPERATOR } from './support/thirdparty-fixture.js';
+import { ANYCAST_IP, BOGON_IP, thirdpartyFixtureBytes, VPN_EXIT, VPN_EXIT_SERVICE } from './support/thirdparty-fixture.js';
 
 const PLANS = { big: { quota: 100_000, period: 'day' as const, ratePerSecond: 0 }, six: { quota: 6, period: 'day' as const, ratePerSecond: 0 } };
 
@@ -54,7 +54,7 @@ describe('node-ipinfo against the /thirdparty alias', () => {
       expect(asSent(got), ip).toEqual(expected(ip));
     }
     const vpn = await c.lookupIp(VPN_EXIT);
-    expect(vpn.privacy?.service).toBe(VPN_OPERATOR);
+    expect(vpn.privacy?.service).toBe(VPN_EXIT_SERVICE);
     expect(vpn.privacy?.vpn).toBe(true);
     expect((await c.lookupIp('8.8.8.8')).countryCode).toBe('US');
   });
@@ -69,7 +69,7 @@ describe('node-ipinfo against the /thirdparty alias', () => {
     expect(asSent(batch[BOGON_IP])).toEqual(expected(BOGON_IP));
     expect(batch[BOGON_IP].bogon).toBe(true);
     expect(batch[`${BOGON_IP}/bogon`]).toBe(true);
-    expect(batch[`${VPN_EXIT}/privacy/service`]).toBe(VPN_OPERATOR);
+    expect(batch[`${VPN_EXIT}/privacy/service`]).toBe(VPN_EXIT_SERVICE);
     expect(batch['2001:4860::1/org']).toBe(expected('2001:4860::1').org);
     expect(batch['not-an-ip'].error.code).toBe('invalid_ip');
     // Six paths answered, one error: six lookups, exactly.

@@ -1,14 +1,14 @@
 /**
  * The /thirdparty alias, socket-less: single-field routes, the batch route and
- * its counting, Basic auth, and the thirdparty shape (bogon, anycast, the VPN
- * operator in privacy.service) on every route that answers in it.
+ * its counting, Basic auth, and the thirdparty shape (bogon, anycast, a VPN
+ * exit's datacenter in privacy.service) on every route that answers in it.
  */
 import { open, type IpIntel, type ThirdPartyResult } from '@ipintel/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIELD_NAMES, fieldText, fieldValue, parseThirdpartyPath } from '../src/routes/thirdparty-fields.js';
 import { call, expectProblem, harness, type Harness } from './support/harness.js';
-import { ANYCAST_IP, BOGON_IP, thirdpartyFixtureBytes, VPN_EXIT, VPN_OPERATOR } from './support/thirdparty-fixture.js';
+import { ANYCAST_IP, BOGON_IP, thirdpartyFixtureBytes, VPN_EXIT, VPN_EXIT_SERVICE } from './support/thirdparty-fixture.js';
 
 const PLANS = { big: { quota: 1_000_000, period: 'day' as const, ratePerSecond: 0 }, five: { quota: 5, period: 'day' as const, ratePerSecond: 0 } };
 const ADDRESSES = ['8.8.8.8', BOGON_IP, VPN_EXIT, ANYCAST_IP, '2001:4860::1', '9.9.9.9'];
@@ -29,10 +29,10 @@ const remaining = (res: { headers: Record<string, string> }): number => Number(r
 const basic = (user: string, password = ''): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 describe('the thirdparty shape on every route', () => {
-  it('bogon: true for a non-public address, anycast: true, and the VPN operator in privacy.service', async () => {
+  it('bogon: true for a non-public address, anycast: true, and the datacenter, not the VPN operator, in privacy.service', async () => {
     expect(expected(BOGON_IP).bogon).toBe(true);
     expect(expected(ANYCAST_IP).anycast).toBe(true);
-    expect(expected(VPN_EXIT).privacy).toMatchObject({ vpn: true, hosting: true, service: VPN_OPERATOR });
+    expect(expected(VPN_EXIT).privacy).toMatchObject({ vpn: true, hosting: true, service: VPN_EXIT_SERVICE });
     for (const ip of [BOGON_IP, ANYCAST_IP, VPN_EXIT]) {
       const want = expected(ip);
       expect((await call(h.app, `/thirdparty/${ip}/json`, { key })).json).toEqual(want);
@@ -65,7 +65,7 @@ describe('single-field routes', () => {
       }
     }
     expect((await call(h.app, '/thirdparty/8.8.8.8/country', { key })).body).toBe('US\n');
-    expect((await call(h.app, `/thirdparty/${VPN_EXIT}/privacy/service`, { key })).body).toBe(`${VPN_OPERATOR}\n`);
+    expect((await call(h.app, `/thirdparty/${VPN_EXIT}/privacy/service`, { key })).body).toBe(`${VPN_EXIT_SERVICE}\n`);
     expect((await call(h.app, `/thirdparty/${BOGON_IP}/bogon`, { key })).body).toBe('true\n');
   });
 
@@ -154,7 +154,7 @@ describe('POST /thirdparty/batch', () => {
     expect(body['8.8.8.8/country']).toBe('US');
     expect(body[`${BOGON_IP}/city`]).toBe('');
     expect(body['2001:4860::1/json']).toEqual(expected('2001:4860::1'));
-    expect(body[`/${VPN_EXIT}/privacy/service`]).toBe(VPN_OPERATOR);
+    expect(body[`/${VPN_EXIT}/privacy/service`]).toBe(VPN_EXIT_SERVICE);
     expect(body['nope'].error.code).toBe('invalid_ip');
     expect(body['nope/country'].error.code).toBe('invalid_ip');
     expect(body['8.8.8.8/hostname'].error.code).toBe('not_found');

@@ -5,8 +5,11 @@
  * Fields whose native value is null are omitted, as the provider whose layout
  * this is omits what it does not know; `org` is omitted when there is no ASN.
  * `bogon` and `anycast` appear only when true, as in that layout.
- * `privacy.service` names the operator behind the privacy signal: the relay
- * provider, else the VPN operator, else the datacenter provider.
+ * `privacy.service` is the relay provider, else the datacenter provider, else
+ * "" (PRODUCT.md section 5, the spec's mapping). The VPN operator is not in
+ * it: the spec maps only those two fields, and a client written against the
+ * spec reads a VPN exit in a hosting range as that host's; the native result
+ * names the operator in `signals.vpn_operator`.
  *
  * @module
  */
@@ -31,7 +34,7 @@ export function toThirdParty(r: CheckResult): ThirdPartyResult {
     tor: s.is_tor,
     relay: s.is_relay,
     hosting: s.connection_type === 'datacenter',
-    service: s.relay_provider ?? s.vpn_operator ?? s.datacenter_provider ?? '',
+    service: s.relay_provider ?? s.datacenter_provider ?? '',
   };
   return out as unknown as ThirdPartyResult;
 }

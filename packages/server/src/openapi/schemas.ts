@@ -115,7 +115,7 @@ export const SCHEMAS: Record<string, Schema> = {
   ThirdPartyPrivacy: obj(
     { vpn: bool, proxy: bool, tor: bool, relay: bool, hosting: bool, service: str },
     undefined,
-    { description: '`service`: the relay provider, else the VPN operator, else the datacenter provider, else "".' },
+    { description: '`service`: the relay provider, else the datacenter provider, else "" (the VPN operator is in the native result\'s `signals.vpn_operator`).' },
   ),
   ThirdPartyResult: obj(
     {

@@ -2,8 +2,9 @@
  * The server fixture (fixtures.ts, variant a) with the addresses the
  * /thirdparty tests need besides 8.8.8.8 and the 10/8 bogon: a VPN exit whose
  * per-server list names its operator (23.144.160.67, a Mullvad relay in the
- * vendored feed, in an M247 datacenter: the operator must win over the
- * datacenter in `privacy.service`) and an anycast range (1.1.1.0/24).
+ * vendored feed, in an M247 datacenter: `privacy.service` names the datacenter,
+ * as PRODUCT.md section 5 maps it, never the operator) and an anycast range
+ * (1.1.1.0/24).
  */
 import { encodeSnapshot, flattenPrefixes, type SnapshotModel } from '@ipintel/core/writer';
 import { EMPTY_SIGNALS } from '@ipintel/testkit';
@@ -11,6 +12,8 @@ import { fixtureModel } from './fixtures.js';
 
 export const VPN_EXIT = '23.144.160.67';
 export const VPN_OPERATOR = 'Mullvad';
+/** `privacy.service` of VPN_EXIT: its datacenter provider. */
+export const VPN_EXIT_SERVICE = 'M247';
 export const ANYCAST_IP = '1.1.1.1';
 export const BOGON_IP = '10.0.0.1';
 
@@ -27,7 +30,7 @@ function model(): SnapshotModel {
     ],
     signals: [
       ...base.signals,
-      { ...EMPTY_SIGNALS, connection_type: 'datacenter', connection_evidence: 'authoritative', datacenter_provider: 'M247', is_vpn: true, vpn_operator: VPN_OPERATOR },
+      { ...EMPTY_SIGNALS, connection_type: 'datacenter', connection_evidence: 'authoritative', datacenter_provider: VPN_EXIT_SERVICE, is_vpn: true, vpn_operator: VPN_OPERATOR },
       { ...EMPTY_SIGNALS, connection_type: 'datacenter', connection_evidence: 'authoritative', datacenter_provider: 'Cloudflare', is_anycast: true, is_public_resolver: true },
     ],
     leaves: [...base.leaves, { geo: 2, net: 3, sig: 2 }, { geo: 0, net: 4, sig: 3 }],
