@@ -67,7 +67,8 @@ export function createFetchHandler(options: FetchHandlerOptions = {}): FetchHand
   const problemTypeBase = options.problemTypeBase ?? DEFAULT_PROBLEM_TYPE_BASE;
   const handler = async (request: Request): Promise<Response> => {
     // Headers joins two Host lines into "a, b": refused as the Node adapter refuses two lines
-    // (http/host-field.ts). Without Host is fine here: HTTP/2 and 3 carry :authority instead.
+    // (http/host-field.ts), as is a Host that is not host[:port]. Without Host (or with an empty
+    // one) is fine here: HTTP/2 and 3 carry :authority instead, and the URL names the host.
     // No Connection: close: the runtime owns the connection.
     const fault = hostFault(request.headers.get('host') ?? undefined, false);
     if (fault !== undefined) {

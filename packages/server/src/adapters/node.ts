@@ -184,7 +184,8 @@ export function createNodeHandler(options: NodeHandlerOptions = {}): NodeHandler
     dropUnreadBody(req, unreadLimit, () => writeNodeResponse(res, closing));
   };
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void => {
-    // Host is missing (HTTP/1.1), repeated or a list: 400 (RFC 9112, 3.2; http/host-field.ts).
+    // Host is missing or empty (HTTP/1.1), repeated, a list, or not host[:port]: 400, before the
+    // request is routed or its key read (RFC 9112, 3.2; http/host-field.ts).
     // node:http's own missing-Host check answers a bare 400 that no listener sees; startServer
     // turns it off (requireHostHeader) so that the refusal is a problem, logged as node's other
     // refusals are (http/client-error.ts). node keeps the first of two Host lines: the repeat
