@@ -247,4 +247,17 @@ describe('ipintel serve: running', () => {
     expect(await runCli(['serve', '--port', '0', '--store', 'mongodb://x', '--log-level', 'silent'], bad.io)).toBe(1);
     expect(bad.stderr()).toContain('unknown store');
   });
+
+  it('exits 1 for a Redis URL ioredis would refuse or misread, saying what to write, without the password', async () => {
+    for (const [store, why] of [
+      ['redis://:Zq7-secret/x@127.0.0.1:6379', 'Redis store URL redis://***@127.0.0.1: the password holds an unencoded "/": percent-encode it as %2F'],
+      ['redis://127.0.0.1:6379/notanumber', 'Redis store URL redis://127.0.0.1: the path is not a database number'],
+    ]) {
+      const c = captureIo();
+      expect(await runCli(['serve', '--port', '0', '--store', store!, '--log-level', 'silent'], c.io)).toBe(1);
+      expect(c.stderr()).toMatch(/^ipintel serve: could not start: /);
+      expect(c.stderr()).toContain(why);
+      expect(c.stderr()).not.toContain('Zq7-secret');
+    }
+  });
 });

@@ -14,6 +14,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { openRedisStore, type RedisStore, type RedisStoreOptions } from './redis.js';
+import { withoutCredentials } from './redis-url.js';
 import { openSqliteStore } from './sqlite.js';
 import type { Store } from './types.js';
 
@@ -38,14 +39,22 @@ export interface OpenStoreOptions {
   readonly waitMs?: number;
 }
 
-/** Opens a store from its spec without waiting for a Redis connection (requests fail closed until it is up). */
+/**
+ * Opens a store from its spec without waiting for a Redis connection (requests fail closed until
+ * it is up). A spec that is no store throws a TypeError that never shows a password: an unknown
+ * scheme, a Redis URL ioredis would refuse or misread (redis-url.ts), or `redis:` without `//`
+ * (which would otherwise be taken for a SQLite file of that name).
+ */
 export function openStoreSync(spec: string, options: Pick<OpenStoreOptions, 'onEvent'> = {}): Store {
-  if (spec.startsWith('redis://') || spec.startsWith('rediss://')) {
+  // A URL's scheme is case-insensitive (RFC 3986, 3.1), as ioredis reads it.
+  if (/^rediss?:/i.test(spec)) {
     return openRedisStore(spec, options.onEvent === undefined ? {} : { onEvent: options.onEvent });
   }
   const path = spec.startsWith('sqlite:') ? spec.slice('sqlite:'.length) : spec;
   if (path === '') throw new TypeError('store spec "sqlite:" needs a path, e.g. sqlite:./ipintel.sqlite');
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) throw new TypeError(`unknown store ${JSON.stringify(spec)}: use sqlite:PATH or redis://HOST:PORT`);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
+    throw new TypeError(`unknown store ${JSON.stringify(withoutCredentials(spec))}: use sqlite:PATH or redis://HOST:PORT`);
+  }
   return openSqliteStore(path === ':memory:' ? path : resolve(path));
 }
 

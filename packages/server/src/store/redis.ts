@@ -36,6 +36,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RedisLink } from './redis-link.js';
+import { checkRedisUrl, withoutCredentials } from './redis-url.js';
 import { MARKER_TTL_MS, Reconciler, REFUND_LUA, type UncertainCount } from './redis-reconcile.js';
 import { StoreUnavailableError, type ConsumeRequest, type ConsumeResult, type KeyRecord, type Store } from './types.js';
 
@@ -131,15 +132,6 @@ export interface RedisStore extends Store {
   whenReady(timeoutMs: number): Promise<void>;
 }
 
-/**
- * The store URL for logs: everything up to the LAST `@` is credentials. A
- * password written with an unencoded `@` (which ioredis accepts) must not
- * show its tail; an `@` later in the URL only hides a little more than needed.
- */
-function withoutCredentials(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/).*@/i, '$1***@');
-}
-
 /** Rejects once `deadline` (Date.now() time) has passed, without holding the process open. */
 function untilDeadline(deadline: number): Promise<never> {
   return new Promise((_, reject) => {
@@ -170,8 +162,13 @@ function toFields(k: KeyRecord): string[] {
   return f;
 }
 
-/** Connects to Redis at `url` (`redis://[:password@]host:port[/db]`). */
+/**
+ * Connects to Redis at `url` (`redis://[[user]:password@]host[:port][/db]`, `rediss://` for TLS).
+ * Throws a TypeError naming the problem, without the password, for a URL ioredis would refuse
+ * or misread (redis-url.ts).
+ */
 export function openRedisStore(url: string, options: RedisStoreOptions = {}): RedisStore {
+  checkRedisUrl(url);
   const prefix = options.prefix ?? 'ipintel:';
   const timeoutMs = options.commandTimeoutMs ?? 1000;
   const redis = new Redis(url, {
