@@ -78,8 +78,9 @@ function connectionOf(ref, f, asn, org) {
   if (hostingOk && (f.dcInferred !== null || listed !== undefined || tags.has('vpsh') || tags.has('cdn'))) {
     return ['datacenter', (f.dcInferred?.value ?? '') || listed || org || null];
   }
-  const registered = f.route !== null || f.mapped !== null || f.rir !== null || asn !== 0;
-  return [registered ? 'isp' : 'unknown', null];
+  // isp only for announced space (a BGP route, else the asmap): unannounced space is unknown.
+  const announced = f.route !== null || f.mapped !== null;
+  return [announced ? 'isp' : 'unknown', null];
 }
 
 /** The precedence rules of docs/data.md, written out again (never core's rules/classify.ts). */

@@ -12,7 +12,7 @@
  */
 export type EvidenceLabel = 'authoritative' | 'inferred' | 'beta' | 'unavailable';
 
-/** How an address connects. `unknown` = not announced or bogon. */
+/** How an address connects. `unknown` = not announced or bogon (docs/data.md, "connection_type"). */
 export type ConnectionType = 'datacenter' | 'satellite' | 'mobile' | 'isp' | 'unknown';
 
 /** RFC 6811 origin validation; `unknown` when the snapshot holds no ROA set. */

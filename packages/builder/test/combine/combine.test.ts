@@ -29,6 +29,31 @@ describe('combine', () => {
     expect(unrouted.signals.connection_type).toBe('unknown');
   });
 
+  it('isp only for announced space: an ASN row or an RIR delegation without a route is unknown (PRODUCT.md section 3)', () => {
+    // 8.20.0.0/16: Ford-like space, held (an ASN row, an RIR delegation) but announced by no BGP table.
+    const held = {
+      v4: {
+        geo: [{ first: v4(8, 0, 0, 0), last: v4(8, 255, 255, 255), value: GEO_US }],
+        asn: [
+          { first: v4(8, 8, 8, 0), last: v4(8, 8, 8, 255), value: { asn: 15169, org: 'Google LLC' } },
+          { first: v4(8, 20, 0, 0), last: v4(8, 20, 255, 255), value: { asn: 3389, org: 'Held Co' } },
+        ],
+      },
+      rir: [p4(8, 20, 0, 0, 16, { date: '1988-01-01', country: 'US' }), p4(8, 30, 0, 0, 16, { date: '1990-01-01', country: 'US' })],
+    };
+    const unrouted = build(held);
+    for (const ip of ['8.20.0.1', '8.30.0.1']) {
+      expect(unrouted.check(ip).network.is_announced).toBe(false);
+      expect(unrouted.check(ip).signals.connection_type).toBe('unknown');
+    }
+    expect(unrouted.check('8.20.0.1').network.asn).toBe(3389);
+    // The same space announced, by a BGP table or only by the asmap, is isp.
+    const routed = build({ ...held, routes: [p4(8, 8, 8, 0, 24, { origins: [15169] }), p4(8, 20, 0, 0, 16, { origins: [3389] })], routesMapped: [p4(8, 30, 0, 0, 16, { origins: [64500] })] });
+    expect(routed.check('8.20.0.1').signals.connection_type).toBe('isp');
+    expect(routed.check('8.30.0.1').signals.connection_type).toBe('isp');
+    expect(routed.check('8.30.0.1').evidence.routing).toBe('inferred');
+  });
+
   it('unallocated space is a bogon only while nothing shows it in use', () => {
     expect(build().check('8.9.0.1').network.is_bogon).toBe(true);
     const used = build({ routes: [p4(8, 8, 8, 0, 24, { origins: [15169] }), p4(8, 9, 1, 0, 24, { origins: [64500] })] });

@@ -31,7 +31,10 @@
  *   eyeball tag is satnet, mobile when it is mobile > inferred datacenter
  *   (hosting lists and hosting ASNs, the vpsh/cdn tags) unless the ASN is
  *   tagged as an eyeball network (dsl, mobile, satnet) or is a T1 transit
- *   network > isp (any other routed or registered address) > unknown.
+ *   network > isp (any other announced address: a BGP route or the asmap)
+ *   > unknown (not announced: PRODUCT.md section 3; space an organisation
+ *   holds but does not route, such as Ford's or the UK MoD's unannounced
+ *   blocks, is no ISP's connection).
  *
  * @module
  */
@@ -199,7 +202,7 @@ interface Connection {
 }
 
 /** connection_type, its evidence, the datacenter provider, and the rule that decided (module header: the order). */
-export function connectionFor(f: AddressFacts, asn: number, org: string, inUse: boolean, sets: Sets): Connection {
+export function connectionFor(f: AddressFacts, asn: number, org: string, routed: boolean, sets: Sets): Connection {
   if (f.datacenterPublished !== null) {
     return { type: 'datacenter', evidence: 'authoritative', provider: f.datacenterPublished.provider, rule: 'connection-published', facts: ['datacenterPublished'] };
   }
@@ -228,9 +231,8 @@ export function connectionFor(f: AddressFacts, asn: number, org: string, inUse: 
       return { type: 'datacenter', evidence: 'inferred', provider: f.datacenterInferred || listed || org || null, rule: 'connection-hosting', facts };
     }
   }
-  const facts: FactKey[] = ['asn', ...routingFacts(f), 'rir', 'asnTags', 'asnClass'];
-  return inUse || asn !== 0
-    ? { type: 'isp', evidence: 'inferred', provider: null, rule: 'connection-isp', facts }
+  return routed
+    ? { type: 'isp', evidence: 'inferred', provider: null, rule: 'connection-isp', facts: ['asn', ...routingFacts(f), 'asnTags', 'asnClass'] }
     : { type: 'unknown', evidence: 'inferred', provider: null, rule: 'connection-unknown', facts: [] };
 }
 
@@ -302,7 +304,7 @@ export function classify(f: AddressFacts, sets: Sets, hasRoas: boolean, trace?: 
   const dropAsn = asn !== 0 && sets.dropAsns.has(asn);
   const drop = f.drop || dropAsn;
   const vpn = vpnOf(f, asn, drop, sets);
-  const connection = connectionFor(f, asn, network.as_org, f.route !== null || f.mapped !== null || f.rir !== null, sets);
+  const connection = connectionFor(f, asn, network.as_org, network.is_announced, sets);
   const operator = asn !== 0 ? sets.operators.get(asn) : undefined;
   const publishedAnycast = f.datacenterPublished?.anycast ?? false;
   const signals: SignalRow = {
