@@ -34,6 +34,19 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   keys: keysCommand,
 };
 
+/**
+ * Whether the command `argv` names takes a signal that came while the CLI
+ * started as its own (Command.takesStartupSignal; main.ts).
+ *
+ * @example
+ * takesStartupSignal(['batch', 'ips.txt']) // => true
+ * takesStartupSignal(['serve']) // => false
+ */
+export function takesStartupSignal(argv: readonly string[]): boolean {
+  const name = argv[0];
+  return name !== undefined && Object.hasOwn(COMMANDS, name) && COMMANDS[name]!.takesStartupSignal === true;
+}
+
 /** The top-level help: every command with its summary. */
 export function mainHelp(): string {
   const names = [...Object.keys(COMMANDS), 'help'];

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { SignalLatch } from './signal-latch.js';
 
 /** A writable that may be a terminal (process.stdout / process.stderr are). */
 export type OutStream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -37,9 +38,17 @@ export interface CliIo {
 /**
  * Process signals as CliIo.onInterrupt: the first SIGINT/SIGTERM goes to the
  * handler (and both listeners are removed, so a second Ctrl-C ends the
- * process the default way).
+ * process the default way). With `startup` (the latch main.ts puts on before
+ * the modules load, signal-latch.ts), a signal it caught is that first one:
+ * the handler hears it at once, and no listener is put on.
  */
-export function processInterrupts(handler: (signal: StopSignal) => void): () => void {
+export function processInterrupts(handler: (signal: StopSignal) => void, startup?: SignalLatch): () => void {
+  const early = startup?.caught;
+  if (early !== undefined) {
+    startup!.stop();
+    handler(early);
+    return () => undefined;
+  }
   const off = (): void => {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
@@ -54,12 +63,14 @@ export function processInterrupts(handler: (signal: StopSignal) => void): () => 
   };
   process.once('SIGINT', onInt);
   process.once('SIGTERM', onTerm);
+  // Ours are on before the latch's come off: a signal between the two never has its default action.
+  startup?.stop();
   return off;
 }
 
-/** The io of the real process. */
-export function processIo(): CliIo {
-  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, onInterrupt: processInterrupts };
+/** The io of the real process; `startup` as for {@link processInterrupts}. */
+export function processIo(startup?: SignalLatch): CliIo {
+  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, onInterrupt: (handler) => processInterrupts(handler, startup) };
 }
 
 /**

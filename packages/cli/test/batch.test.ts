@@ -497,6 +497,21 @@ describe('ipintel batch: interrupted', () => {
     expect(unsubscribed).toBe(true);
     expect(stdin.destroyed).toBe(true);
   });
+
+  // A signal latched while the CLI loaded (main.ts) is handed over as the run listens (io.ts processInterrupts).
+  it.each([
+    { args: ['--output', 'json'], out: '[]\n' },
+    { args: ['--output', 'csv', '--fields', 'ip'], out: 'ip,error.code,error.message\n' },
+    { args: [], out: '' },
+    { args: ['--summary', '--output', 'json'], out: null },
+  ])('a signal heard as the run starts to listen: no line is read, the output is whole and empty ($args), exit 143', async ({ args, out }) => {
+    const c = captureIo({ stdin: '8.8.8.8\n1.1.1.1\n' });
+    const io = { ...c.io, onInterrupt: (h: (s: 'SIGINT' | 'SIGTERM') => void) => (h('SIGTERM'), () => undefined) };
+    expect(await runCli(['batch', '-', '--snapshot', snap, ...args], io)).toBe(143);
+    if (out !== null) expect(c.stdout()).toBe(out);
+    else expect(JSON.parse(c.stdout())).toMatchObject({ rows: 0, answered: 0, invalid: 0, countries: [] });
+    expect(c.stderr()).toBe('ipintel batch: stopped by SIGTERM after 0 rows; the output is complete up to there\n');
+  });
 });
 
 describe('the IPv4 fast path', () => {

@@ -198,6 +198,78 @@ describe('ipintel as a process', () => {
     expect(r.stderr).toMatch(/^ipintel batch: stopped by SIGINT after [\d,]+ rows; the output is complete up to there\n$/);
   }, 60_000);
 
+  // Before the latch (main.ts, signal-latch.ts), a signal while the modules loaded had its default action: no output, or
+  // an unclosed array, and an exit by signal. The harness raises it while they load, deterministically: a module hook
+  // sends it as the module holding runCli is read, after main.js began (the latch) and before any command listens.
+  describe('a signal while the CLI loads', () => {
+    /** Runs `node harness SIGNAL main ...args` with `stdin` written and kept open (a producer upstream). */
+    const runEarly = (signal: 'SIGINT' | 'SIGTERM', args: string[], stdin = ''): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> => {
+      const hooks = join(dir, 'early-signal-hooks.mjs');
+      const harness = join(dir, 'early-signal-harness.mjs');
+      writeFileSync(
+        hooks,
+        [
+          'let signal;',
+          'let sent = false;',
+          'export function initialize(data) { signal = data.signal; }',
+          'export async function load(url, context, next) {',
+          '  const r = await next(url, context);',
+          "  if (!sent && r.source != null && Buffer.from(r.source).toString('latin1').includes('function runCli(')) {",
+          '    sent = true;',
+          '    process.kill(process.pid, signal);',
+          '  }',
+          '  return r;',
+          '}',
+        ].join('\n'),
+      );
+      writeFileSync(
+        harness,
+        [
+          "import { register } from 'node:module';",
+          'const [signal, main, ...args] = process.argv.slice(2);',
+          "register(new URL('./early-signal-hooks.mjs', import.meta.url), { data: { signal } });",
+          'process.argv = [process.argv[0], main, ...args];',
+          'await import(main);',
+        ].join('\n'),
+      );
+      return new Promise((resolve) => {
+        const child = spawn(process.execPath, [harness, signal, bundle.main, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+        onTestFinished(() => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')));
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        child.on('close', (code, sig) => resolve({ code, signal: sig, stdout, stderr }));
+        child.stdin.on('error', () => undefined);
+        child.stdin.write(stdin);
+      });
+    };
+
+    it.each([
+      { signal: 'SIGINT', output: 'json', jobs: '1', stdout: '[]\n', code: 130 },
+      { signal: 'SIGTERM', output: 'json', jobs: '2', stdout: '[]\n', code: 143 },
+      { signal: 'SIGINT', output: 'csv', jobs: '1', stdout: 'ip,error.code,error.message\n', code: 130 },
+      { signal: 'SIGTERM', output: 'ndjson', jobs: '1', stdout: '', code: 143 },
+    ] as const)('batch --output $output --jobs $jobs on $signal: stops before reading, an empty output that parses, exit $code', async (c) => {
+      const args = ['batch', '-', '--snapshot', tricky, '--output', c.output, '--fields', 'ip', '--jobs', c.jobs];
+      const r = await runEarly(c.signal, args, '8.8.8.8\n1.1.1.1\n');
+      expect(r.signal).toBeNull();
+      expect(r.code).toBe(c.code);
+      expect(r.stdout).toBe(c.stdout);
+      if (c.output === 'json') expect(JSON.parse(r.stdout)).toEqual([]);
+      expect(r.stderr).toBe(`ipintel batch: stopped by ${c.signal} after 0 rows; the output is complete up to there\n`);
+    }, 60_000);
+
+    it.each([
+      ['check', '8.8.8.8', '--snapshot'],
+      ['info', '--snapshot'],
+    ])('%s keeps the default action: the process ends by the signal', async (...argv) => {
+      const r = await runEarly('SIGINT', [...argv, tricky]);
+      expect(r.signal).toBe('SIGINT');
+      expect(r.stdout).toBe('');
+    }, 60_000);
+  });
+
   // A slow producer (`tail -f log | ipintel batch`): each line is answered while stdin stays open, not once 32 KiB piled up.
   it('answers each line of a slow pipe while stdin stays open, then exits 0 with a whole JSON array when it closes', async () => {
     const child = spawn(process.execPath, [bundle.main, 'batch', '--snapshot', tricky, '--output', 'json', '--fields', 'ip,geo.country_code'], { stdio: ['pipe', 'pipe', 'pipe'] });

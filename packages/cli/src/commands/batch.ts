@@ -291,5 +291,7 @@ export const batchCommand: Command = {
       help: HELP_FLAG,
     },
   },
+  // A Ctrl-C while the CLI loads stops the run as one during it does: before any line is read, the output closed.
+  takesStartupSignal: true,
   run,
 };

@@ -17,6 +17,14 @@ export interface Command {
   readonly details?: string;
   /** Example invocations, each with a comment. */
   readonly examples: readonly string[];
+  /**
+   * A SIGINT/SIGTERM that came while the CLI started (main.ts latches them,
+   * signal-latch.ts) is this command's first signal, heard through
+   * io.onInterrupt as soon as it listens: batch stops cleanly on it. Absent:
+   * such a signal has its default action once the command is known, as it
+   * had before there was a latch.
+   */
+  readonly takesStartupSignal?: true;
   run(args: ParsedArgs, io: CliIo): Promise<number>;
 }
 
