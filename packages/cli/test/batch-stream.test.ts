@@ -83,7 +83,8 @@ function ipsOf(text: string, output: OutputKind): string[] {
   return [...text.matchAll(/"ip":"([^"]*)"/g)].map((m) => m[1]!);
 }
 
-const has = (output: OutputKind, n: number) => (text: string) => ipsOf(text, output).length >= n;
+/** At least `n` rows, and the output so far ends with a whole line (a reader taking lines has them all). */
+const has = (output: OutputKind, n: number) => (text: string) => ipsOf(text, output).length >= n && text.endsWith('\n');
 
 /** A processor for the run, that counts the bytes of each block it is given. */
 function processorFor(output: OutputKind): { render: RenderOptions; template: RowTemplate; space: ReturnType<typeof rowsSpace>; processor: BlockProcessor; sizes: number[] } {
@@ -138,6 +139,46 @@ describe('runBatch on a slow input', () => {
     if (output === 'json') expect((JSON.parse(out.text()) as { ip: string }[]).map((r) => r.ip)).toEqual(all);
   });
 
+  // A reader that takes whole lines (`tail -f log | ipintel batch --output json | while read -r row`) gets each row's
+  // line as the row is written: a flush ends it, and the next row's `,` comes on a line of its own.
+  it('json: the last row written has its line end while the input waits; the array parses at the end', async () => {
+    const gates = [gate(), gate()];
+    async function* input(): AsyncGenerator<string> {
+      yield '8.8.8.8\n1.1.1.1\n';
+      await gates[0]!.wait;
+      yield '9.9.9.9\n';
+      await gates[1]!.wait;
+    }
+    const out = watchedOut();
+    const { summary } = run('json', input(), out.stream);
+    await out.until(has('json', 2));
+    gates[0]!.open();
+    await out.until(has('json', 3));
+    gates[1]!.open();
+    expect((await summary).rows).toBe(3);
+    const row = (ip: string) => expect.stringMatching(new RegExp(`^\\{"ip":"${ip.replaceAll('.', '\\.')}",[^\\n]*\\}$`));
+    expect(out.text().split('\n')).toEqual(['[', expect.stringMatching(/^\{"ip":"8\.8\.8\.8".*\},$/), row('1.1.1.1'), ',', row('9.9.9.9'), ']', '']);
+    expect((JSON.parse(out.text()) as { ip: string }[]).map((r) => r.ip)).toEqual(['8.8.8.8', '1.1.1.1', '9.9.9.9']);
+  });
+
+  it('json: a flush with nothing after it leaves the plain layout, and no rows still give []', async () => {
+    const more = gate();
+    async function* input(): AsyncGenerator<string> {
+      yield '8.8.8.8\n';
+      await more.wait;
+      yield '# a comment, no row\n';
+    }
+    const out = watchedOut();
+    const { summary } = run('json', input(), out.stream);
+    await out.until(has('json', 1));
+    more.open();
+    await summary;
+    expect(out.text()).toMatch(/^\[\n\{"ip":"8\.8\.8\.8",[^\n]*\}\n\]\n$/);
+    const empty = watchedOut();
+    await run('json', (async function* () { yield '# nothing\n'; })(), empty.stream).summary;
+    expect(empty.text()).toBe('[]\n');
+  });
+
   it('the rows of full blocks still in the FIFO are written too when the input goes quiet right after them', async () => {
     const more = gate();
     async function* input(): AsyncGenerator<string> {
@@ -178,6 +219,7 @@ describe('ipintel batch on a slow stdin', () => {
     { name: 'csv', args: ['--output', 'csv'], output: 'csv', ...ADDRESSES },
     { name: 'json', args: ['--output', 'json'], output: 'json', ...ADDRESSES },
     { name: 'two jobs (short blocks go to the worker)', args: ['--jobs', '2'], output: 'ndjson', workers: true, ...ADDRESSES },
+    { name: 'json on two jobs', args: ['--jobs', '2', '--output', 'json'], output: 'json', workers: true, ...ADDRESSES },
     { name: 'a progress bar on a terminal', args: [], output: 'ndjson', tty: true, ...ADDRESSES },
     {
       name: '--grep',
@@ -226,7 +268,7 @@ describe('ipintel batch on a slow stdin', () => {
     await out.until(has('json', 2));
     fire!('SIGINT');
     expect(await done).toBe(130);
-    expect((JSON.parse(out.text()) as { ip: string }[]).map((r) => r.ip)).toEqual(['8.8.8.8', '1.1.1.1']);
+    expect(out.text()).toBe('[\n{"ip":"8.8.8.8"},\n{"ip":"1.1.1.1"}\n]\n');
     expect(stdin.destroyed).toBe(true);
   });
 

@@ -20,7 +20,11 @@
  * the lines so far as a short block, maybe empty), and the run writes every
  * row in the FIFO before it reads on; else the last blocks' rows would sit
  * there until more input came. Fast inputs never wait that long: they keep
- * full blocks and the FIFO's depth.
+ * full blocks and the FIFO's depth. A JSON array's rows are joined by `,\n`
+ * (`[\n{row},\n{row}\n]\n`): the last row written has no line end until the
+ * next row or the `]`, so a flush ends its line with `\n`, and the next row's
+ * `,\n` makes a line of its own (`{row}\n,\n{row}`); a run without flushes
+ * keeps the plain layout.
  *
  * Interruption (`stop`, fired on SIGINT/SIGTERM by the command): the input
  * ends there; the complete lines read by then are checked and written (a
@@ -249,12 +253,17 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
   let inputRead = 0;
   let bytesDone = 0;
   const queue: { result: Promise<BlockResult>; inputEnd: number }[] = [];
+  /** --output json: the last row written has no line end yet (it comes with the next row's `,`, or with the closing `]`). */
+  let rowLineOpen = false;
 
   const drainOne = async (): Promise<void> => {
     const head = queue.shift()!;
     const r = await head.result;
     if (r.invalid > 0 && firstInvalid === null) firstInvalid = { line: lines + r.firstInvalidLine, message: r.firstInvalidMessage };
-    if (o.output === 'json' && r.rows > 0) await write(rows === 0 ? '\n' : ',\n');
+    if (o.output === 'json' && r.rows > 0) {
+      await write(rows === 0 ? '\n' : ',\n');
+      rowLineOpen = true;
+    }
     if (r.region >= 0 && !recycle) {
       // A generic Writable may keep the chunk: it gets a copy, and the region is free at once.
       const copy = Buffer.from(r.bytes);
@@ -321,14 +330,20 @@ export async function runBatch(o: BatchRunOptions): Promise<BatchSummary> {
       //    hand buffers back for reuse) are seen before the next block is placed.
       await new Promise<void>((resolve) => setImmediate(resolve));
       while (queue.length >= 3 * executor.parallelism) await drainOne();
-      // 5. The input went quiet: every row in hand is written before it is read again.
+      // 5. The input went quiet: every row in hand is written before it is read again, and with
+      //    --output json the last one's line is ended, for a reader that takes whole lines; the
+      //    next row's `,` then comes on a line of its own.
       if (flushed) {
         flushed = false;
         while (queue.length > 0) await drainOne();
+        if (rowLineOpen) {
+          await write('\n');
+          rowLineOpen = false;
+        }
       }
     }
     while (queue.length > 0) await drainOne();
-    await write(o.output === 'json' ? (rows === 0 ? ']\n' : '\n]\n') : '');
+    await write(o.output === 'json' ? (rowLineOpen ? '\n]\n' : ']\n') : '');
   } catch (e) {
     if (!(e instanceof OutputClosed)) throw e;
     if ((outError as NodeJS.ErrnoException).code !== 'EPIPE') throw outError;
