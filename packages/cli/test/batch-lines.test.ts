@@ -10,10 +10,12 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openSync, parseAddress, type IpIntel } from '@ipintel/core';
 import { onOneUtcDay } from '@ipintel/testkit';
-import { extractAddresses } from '../src/batch/grep.js';
+import { MAX_LINE_BYTES } from '../src/batch/blocks.js';
+import { extractAddresses, grepLines } from '../src/batch/grep.js';
 import { mapLines, type LineMap } from '../src/batch/lines.js';
 import { parseCidr } from '../src/batch/cidr.js';
-import { runBatch } from './io.js';
+import { runCli } from '../src/cli.js';
+import { captureIo, runBatch } from './io.js';
 import { trickyModel, writeSnapshot } from './snapshots.js';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 100) });
@@ -149,6 +151,93 @@ describe('batch --grep', () => {
         expect(extractAddresses(line)).toEqual(tokens.flatMap((t) => (t.address === null ? [] : [t.address])));
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('batch --grep: lines longer than 64 KiB', () => {
+  /** `text` cut into chunks of `size` bytes (the last one shorter), as a pipe or a file delivers it. */
+  const chunked = (text: string, size: number): Buffer[] => {
+    const bytes = Buffer.from(text, 'latin1');
+    const out: Buffer[] = [];
+    for (let at = 0; at < bytes.length; at += size) out.push(bytes.subarray(at, at + size));
+    return out;
+  };
+  /** The --grep rows' addresses of `text` read in chunks of `size`, the exit code, stderr. */
+  const grepRows = async (text: string, size: number) => {
+    const c = captureIo();
+    const code = await runCli(['batch', '-', '--snapshot', snap, '--grep', '--fields', 'ip'], { ...c.io, stdin: Readable.from(chunked(text, size)) });
+    return { code, err: c.stderr(), ips: c.stdout().split('\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as { ip: string }).ip) };
+  };
+
+  // Before: a run of address characters longer than a piece was cut anywhere, and the piece after a cut read on its own: here the
+  // last piece (chunks of 64 KiB) is `end`, taken as an address the whole line does not hold.
+  it.each([
+    ['hex digits and colons', 'a:', '1:2:3:4:5:6:7:8'],
+    ['digits and dots', '5.', '1.2.3.4'],
+  ])('a run of %s longer than 64 KiB holds no address, whichever piece ends it', async (_, unit, end) => {
+    const run = unit.repeat(MAX_LINE_BYTES - 4); // after the first line's 8 bytes, two chunks of 64 KiB hold the run up to `end`
+    const text = `8.8.8.8\n${run}${end} 1.1.1.1\n9.9.9.9\n`;
+    for (const size of [MAX_LINE_BYTES, MAX_LINE_BYTES + 7, 1 << 20]) {
+      expect(await grepRows(text, size), `chunks of ${size}`).toEqual({ code: 0, err: '', ips: ['8.8.8.8', '1.1.1.1', '9.9.9.9'] });
+    }
+  });
+
+  // Before: each quad of this run was found when the line was read whole, one was lost where a piece ended inside it.
+  it('the addresses a run would hold are dropped with it, read whole or in pieces', async () => {
+    const text = `${'1.2.3.4..'.repeat(Math.ceil((MAX_LINE_BYTES + 1) / 9))}\n8.8.8.8\n`;
+    for (const size of [MAX_LINE_BYTES + 7, 1 << 20]) expect((await grepRows(text, size)).ips, `chunks of ${size}`).toEqual(['8.8.8.8']);
+  });
+
+  // Before: a piece began after the `/` of `Chrome/`, so the product version in it was taken as an address.
+  it('a cut between pieces changes nothing: `word/` before a dotted quad is still seen', async () => {
+    const text = `${'x'.repeat(MAX_LINE_BYTES - 6)} Chrome/120.0.0.0 from 203.0.113.7 ${'y'.repeat(100)}\n`;
+    for (const size of [MAX_LINE_BYTES, MAX_LINE_BYTES + 7, MAX_LINE_BYTES + 10, 1 << 20]) {
+      expect((await grepRows(text, size)).ips, `chunks of ${size}`).toEqual(['203.0.113.7']);
+    }
+  });
+
+  it('a blank line longer than 64 KiB gives no row, as a short one (no error row with --grep)', async () => {
+    const text = `${' \t'.repeat(MAX_LINE_BYTES)}\n8.8.8.8\n`;
+    for (const size of [MAX_LINE_BYTES, 1 << 20]) expect(await grepRows(text, size)).toEqual({ code: 0, err: '', ips: ['8.8.8.8'] });
+  });
+
+  it('property: a text read in any pieces gives exactly the addresses of its lines read whole, holding no more than a piece past the limit', async () => {
+    const run = fc.stringMatching(/^[0-9a-f:.]{1,90}$/);
+    const token = fc.oneof(
+      fc.ipV4(),
+      fc.ipV6(),
+      run,
+      fc.constantFrom(' ', '/', '//', 'Chrome/', 'x', '_', '-', '[', ']:443', ':', '..', '\t', 'é', ' 1.2.3.4.5 ', 'a:'.repeat(30)),
+    );
+    const line = fc.array(token, { maxLength: 14 }).map((t) => t.join(''));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(line, { minLength: 1, maxLength: 4 }),
+        fc.boolean(),
+        fc.integer({ min: 8, max: 48 }),
+        fc.array(fc.integer({ min: 1, max: 120 }), { minLength: 1, maxLength: 8 }),
+        async (lines, lastEnds, limit, sizes) => {
+          const text = lines.join('\n') + (lastEnds ? '\n' : '');
+          const bytes = Buffer.from(text, 'latin1');
+          const chunks: Buffer[] = [];
+          for (let at = 0, i = 0; at < bytes.length; i++) {
+            const n = sizes[i % sizes.length]!;
+            chunks.push(bytes.subarray(at, at + n));
+            at += n;
+          }
+          const map = grepLines(limit);
+          let longest = 0;
+          const watched: LineMap = { ...map, map: (l) => ((longest = Math.max(longest, l.length)), map.map(l)) };
+          const out: Buffer[] = [];
+          for await (const c of mapLines(Readable.from(chunks), watched, () => false, limit)) out.push(Buffer.from(c));
+          const found = Buffer.concat(out).toString('latin1').split('\n').filter((l) => l !== '');
+          expect(found).toEqual(lines.flatMap((l) => extractAddresses(l, limit)));
+          // A line's tail after its chunk's last LF (up to a chunk), or a run of up to limit + 2, then the next chunk.
+          expect(longest).toBeLessThanOrEqual(limit + 2 + 2 * Math.max(...sizes));
+        },
+      ),
+      { numRuns: 1000 },
     );
   });
 });

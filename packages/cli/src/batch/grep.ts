@@ -17,10 +17,16 @@
  *   `2001:db8::1:443` is itself an address and is taken as one.
  * - A dotted quad right after `word/` is a product version, not an address
  *   (`Chrome/120.0.0.0` in a User-Agent); after `//` (a URL) it is one.
+ * - A run longer than MAX_LINE_BYTES (64 KiB: a hex dump without spaces, not
+ *   text a person wrote) holds no address: the batch reads longer lines in
+ *   pieces (lines.ts) and cannot hold such a run to its end, so it drops it;
+ *   a line read whole drops it too, and a line gives the same rows however
+ *   it is read.
  *
  * @module
  */
 import { parseAddress } from '@ipintel/core';
+import { MAX_LINE_BYTES } from './blocks.js';
 import type { LineMap } from './lines.js';
 
 const CANDIDATE = /[0-9A-Fa-f:.]+/g;
@@ -62,27 +68,41 @@ function addressesIn(run: string, line: string, at: number): string[] {
 }
 
 /**
- * Every address written in `line`, in order.
+ * Every address written in `line`, in order. `longestRun`: runs longer than
+ * this hold none (the module comment; MAX_LINE_BYTES, smaller in tests).
  *
  * @example
  * extractAddresses('Failed password for root from 203.0.113.9 port 22 ssh2') // => ['203.0.113.9']
  * extractAddresses('[2001:db8::7]:443 -> 10.0.0.1:8080') // => ['2001:db8::7', '10.0.0.1']
  */
-export function extractAddresses(line: string): string[] {
+export function extractAddresses(line: string, longestRun = MAX_LINE_BYTES): string[] {
   const out: string[] = [];
   for (const m of line.matchAll(CANDIDATE)) {
     // A run needs a separator of its kind to be an address at all.
     if (!m[0].includes('.') && !m[0].includes(':')) continue;
+    if (m[0].length > longestRun) continue;
     out.push(...addressesIn(m[0], line, m.index));
   }
   return out;
 }
 
-/** The LineMap of --grep: each line becomes the addresses found in it (one per line), or nothing. */
-export const GREP_LINES: LineMap = {
-  longLines: 'split',
-  map(line) {
-    const found = extractAddresses(Buffer.from(line.buffer, line.byteOffset, line.length).toString('latin1'));
-    return found.length === 0 ? '' : `${found.join('\n')}\n`;
-  },
-};
+/**
+ * The LineMap of --grep: each line becomes the addresses found in it (one
+ * per line), or nothing. `longestRun` is mapLines' maxLineBytes: the run it
+ * drops as too long is one this map would find nothing in.
+ *
+ * @example
+ * grepLines().map(Buffer.from('from 203.0.113.9 port 22')) // => '203.0.113.9\n'
+ */
+export function grepLines(longestRun = MAX_LINE_BYTES): LineMap {
+  return {
+    longLines: 'split',
+    map(line) {
+      const found = extractAddresses(Buffer.from(line.buffer, line.byteOffset, line.length).toString('latin1'), longestRun);
+      return found.length === 0 ? '' : `${found.join('\n')}\n`;
+    },
+  };
+}
+
+/** {@link grepLines} for the batch's MAX_LINE_BYTES. */
+export const GREP_LINES: LineMap = grepLines();

@@ -11,8 +11,17 @@
  *
  * Lines longer than MAX_LINE_BYTES (they are not addresses): `pass` keeps
  * them unchanged (the block reader turns them into an error row, as
- * always); `split` maps them in pieces cut after a byte that cannot be part
- * of an address, so a piece never ends inside one.
+ * always); `split` maps them in pieces, with the result of the whole line:
+ * - a piece ends after a byte that cannot be part of an address, so no run
+ *   of address bytes (hex digits, `:`, `.`) is cut;
+ * - the next piece begins with the two bytes before its cut: the map sees
+ *   what precedes the piece's first run, as it would in the whole line
+ *   (grep's `word/` rule), and they hold no address of their own (the
+ *   second is not an address byte, so the first is at most a 1-byte run);
+ * - a run longer than MAX_LINE_BYTES, which could not be held to its end,
+ *   is dropped as it streams: a split map must find no address in such a
+ *   run of a whole line either (grep.ts). The next piece begins with the
+ *   run's last byte, for the same reason as above.
  *
  * @module
  */
@@ -47,11 +56,15 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
  * The input with every line passed through `m`. `cutLast()` says, at the
  * end of the input, whether the last line (without LF) was cut by an
  * interruption: it is then passed on unchanged, for the block reader to drop.
+ * `maxLineBytes`: MAX_LINE_BYTES, smaller in tests.
  */
-export async function* mapLines(input: AsyncIterable<Uint8Array>, m: LineMap, cutLast: () => boolean): AsyncGenerator<Uint8Array> {
+export async function* mapLines(input: AsyncIterable<Uint8Array>, m: LineMap, cutLast: () => boolean, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<Uint8Array> {
   let carry: Uint8Array = new Uint8Array(0);
-  /** Inside a line longer than MAX_LINE_BYTES that is passed unchanged, until its LF. */
+  /** Inside a line longer than maxLineBytes that is passed unchanged, until its LF. */
   let passing = false;
+  /** Inside a run of address bytes longer than maxLineBytes that is dropped (split), until a byte that ends it; its last byte so far. */
+  let dropping = false;
+  let runEnd = 0;
   for await (const chunk of input) {
     let buf = carry.length === 0 ? chunk : concat(carry, chunk);
     carry = new Uint8Array(0);
@@ -65,20 +78,33 @@ export async function* mapLines(input: AsyncIterable<Uint8Array>, m: LineMap, cu
       buf = buf.subarray(lf + 1);
       passing = false;
     }
+    if (dropping) {
+      let end = 0;
+      while (end < buf.length && addressByte(buf[end]!)) end++;
+      if (end === buf.length) {
+        runEnd = buf[end - 1] ?? runEnd;
+        continue;
+      }
+      // The run ends here: the rest goes on after the run's last byte (see the module comment).
+      buf = end > 0 ? buf.subarray(end - 1) : concat(Uint8Array.of(runEnd), buf);
+      dropping = false;
+    }
     const last = buf.lastIndexOf(LF);
     if (last < 0) {
-      if (buf.length <= MAX_LINE_BYTES) carry = buf;
+      if (buf.length <= maxLineBytes) carry = buf;
       else if (m.longLines === 'pass') {
         yield buf;
         passing = true;
       } else {
-        // Map the line up to its last byte that cannot be inside an address; keep the rest.
+        // Map the line up to its last byte that cannot be inside an address; keep the run after it, or drop it when too long.
         let cut = buf.length;
         while (cut > 0 && addressByte(buf[cut - 1]!)) cut--;
-        if (cut === 0) cut = buf.length;
-        const r = m.map(buf.subarray(0, cut));
+        const r = cut === 0 ? null : m.map(buf.subarray(0, cut));
         if (r !== null && r !== '') yield Buffer.from(r);
-        carry = buf.slice(cut);
+        if (buf.length - cut > maxLineBytes) {
+          dropping = true;
+          runEnd = buf[buf.length - 1]!;
+        } else carry = buf.slice(Math.max(0, cut - 2));
       }
       continue;
     }
