@@ -216,7 +216,7 @@ describe('the precedence rules, written out again', () => {
     expect(expectOf({ asnRow: { asn: 5, org: 'M' }, vpnBroad: hit('') }, r).is_vpn).toBe(false);
   });
 
-  it('connection type: published datacenter, curated operators, pure tags, inferred datacenter off eyeball and T1 networks, isp', () => {
+  it('connection type: published datacenter, curated operators, pure tags, inferred datacenter off eyeball and T1 networks, isp only when announced', () => {
     const r = ref();
     r.asnSets.tags.set(7, new Set(['satnet']));
     r.asnSets.tags.set(8, new Set(['mobile']));
@@ -230,12 +230,16 @@ describe('the precedence rules, written out again', () => {
     expect(expectOf({ asnRow: asnRow(7), dcPublished: hit({ provider: 'AWS', cdn: false, anycast: false }) }, r)).toMatchObject({ connection_type: 'datacenter', datacenter_provider: 'AWS' });
     expect(expectOf({ asnRow: asnRow(7) }, r).connection_type).toBe('satellite');
     expect(expectOf({ asnRow: asnRow(8), dcInferred: hit('X') }, r).connection_type).toBe('mobile');
-    expect(expectOf({ asnRow: asnRow(11), dcInferred: hit('X') }, r).connection_type).toBe('isp');
-    expect(expectOf({ asnRow: asnRow(12) }, r).connection_type).toBe('isp');
+    expect(expectOf({ asnRow: asnRow(11), dcInferred: hit('X'), route: hit([11]) }, r).connection_type).toBe('isp');
+    expect(expectOf({ asnRow: asnRow(12), route: hit([12]) }, r).connection_type).toBe('isp');
+    // Unannounced: unknown, though an ASN row names the holder (PRODUCT.md section 3).
+    expect(expectOf({ asnRow: asnRow(12) }, r).connection_type).toBe('unknown');
+    expect(expectOf({ asnRow: asnRow(10), rir: hit({ date: '1988-01-01', country: 'US' }) }, r).connection_type).toBe('unknown');
+    expect(expectOf({ asnRow: asnRow(10), mapped: hit([10]) }, r).connection_type).toBe('isp');
     expect(expectOf({ asnRow: asnRow(13) }, r).connection_type).toBe('mobile');
     expect(expectOf({ asnRow: asnRow(14) }, r)).toMatchObject({ connection_type: 'datacenter', datacenter_provider: 'Edge', is_anycast: true });
     expect(expectOf({ asnRow: asnRow(9) }, r)).toMatchObject({ connection_type: 'datacenter', datacenter_provider: 'Hoster' });
-    expect(expectOf({ asnRow: asnRow(10) }, r)).toMatchObject({ connection_type: 'isp', datacenter_provider: null });
+    expect(expectOf({ asnRow: asnRow(10), route: hit([10]) }, r)).toMatchObject({ connection_type: 'isp', datacenter_provider: null });
     expect(expectOf({}, r).connection_type).toBe('unknown');
   });
 });
