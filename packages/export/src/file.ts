@@ -5,12 +5,12 @@
  *
  * @module
  */
-import { closeSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import type { IpIntel } from '@ipintel/core';
 import { exportCsv } from './csv.js';
 import { ExportError } from './errors.js';
 import { exportMmdb } from './mmdb/export.js';
 import type { ExportOptions } from './options.js';
+import { replaceFile } from './replace-file.js';
 
 export type ExportFormat = 'mmdb' | 'csv';
 
@@ -44,38 +44,15 @@ export function exportToFile(intel: IpIntel, format: ExportFormat, path: string,
   // Checked before anything is written: a number would become the file "42.tmp-<pid>" first.
   if (typeof path !== 'string' || path === '') throw new ExportError('invalid_option', `path must be a non-empty string, got ${JSON.stringify(path)}`);
   const started = performance.now();
-  const tmp = `${path}.tmp-${process.pid}`;
-  const fd = openSync(tmp, 'w');
-  // The partial file goes unless it became the target: a failure anywhere before the rename
-  // completes (writing, closing, or the rename itself, e.g. onto a directory) must not leave
-  // hundreds of MB beside the target.
-  let open = true;
-  let renamed = false;
-  try {
-    let summary: Omit<ExportSummary, 'bytes' | 'ms' | 'path' | 'format'>;
+  // What the file holds (records, ranges, tree nodes or rows), from the export that filled it.
+  const { result: holds, bytes } = replaceFile(path, (write): Omit<ExportSummary, 'bytes' | 'ms' | 'path' | 'format'> => {
     if (format === 'mmdb') {
       const m = exportMmdb(intel, options);
-      writeAll(fd, m.bytes);
-      summary = { records: m.records, ranges: m.ranges, nodes: m.nodeCount, recordSize: m.recordSize };
-    } else {
-      const c = exportCsv(intel, options, (chunk) => writeAll(fd, Buffer.from(chunk)));
-      summary = { records: c.records, ranges: c.ranges, rows: c.rows };
+      write(m.bytes);
+      return { records: m.records, ranges: m.ranges, nodes: m.nodeCount, recordSize: m.recordSize };
     }
-    open = false;
-    closeSync(fd);
-    renameSync(tmp, path);
-    renamed = true;
-    return { format, path, bytes: statSync(path).size, ms: performance.now() - started, ...summary };
-  } finally {
-    if (!renamed) {
-      // A second close after a failed one would throw EBADF over the error that matters.
-      if (open) closeSync(fd);
-      rmSync(tmp, { force: true });
-    }
-  }
-}
-
-function writeAll(fd: number, bytes: Uint8Array): void {
-  let at = 0;
-  while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
+    const c = exportCsv(intel, options, (chunk) => write(Buffer.from(chunk)));
+    return { records: c.records, ranges: c.ranges, rows: c.rows };
+  });
+  return { format, path, bytes, ms: performance.now() - started, ...holds };
 }

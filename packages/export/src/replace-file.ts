@@ -1,0 +1,90 @@
+/**
+ * Replacing a file as a whole: the new content is written to a temporary
+ * file beside the target, flushed to the disk, and renamed over the target,
+ * so a reader sees the old file or the new one, never half of one, and a
+ * power loss after the export returned cannot leave an empty or partial
+ * file under the target's name (docs/export.md, "How the file is written").
+ *
+ * The file system calls come in as `fs` (node:fs by default) so a test can
+ * see which were made, in which order; nothing else is replaceable.
+ *
+ * @module
+ */
+import * as nodeFs from 'node:fs';
+import { dirname } from 'node:path';
+
+/** The node:fs calls replaceFile makes. */
+export type FsCalls = Pick<typeof nodeFs, 'openSync' | 'writeSync' | 'fsyncSync' | 'closeSync' | 'renameSync' | 'rmSync'>;
+
+/**
+ * Failures of fsync on a directory that say "not here" rather than "the
+ * data is lost": file systems that refuse fsync on a directory (EINVAL,
+ * ENOTSUP), Windows, where a directory cannot be opened as a file (EISDIR,
+ * EPERM), a directory we may write into but not read (EACCES).
+ */
+const DIR_SYNC_UNSUPPORTED = new Set(['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EISDIR', 'EPERM', 'EACCES', 'EBADF']);
+
+/**
+ * Writes `target` as a whole: `fill` gets a `write` that appends to a
+ * temporary file beside `target`; once `fill` returns, the file is flushed
+ * (fsync) and renamed over `target`, and the directory is flushed so the
+ * rename survives a power loss too. On any failure (of `fill` or of the file
+ * system) the temporary file is removed and `target` is untouched.
+ *
+ * @returns what `fill` returned, and the number of bytes written.
+ * @example
+ * replaceFile('out.csv', (write) => write(new TextEncoder().encode('a,b\n'))).bytes // => 4
+ */
+export function replaceFile<T>(target: string, fill: (write: (bytes: Uint8Array) => void) => T, fs: FsCalls = nodeFs): { result: T; bytes: number } {
+  const tmp = `${target}.tmp-${process.pid}`;
+  const fd = fs.openSync(tmp, 'w');
+  // The partial file goes unless it became the target: a failure anywhere before the rename
+  // completes (writing, flushing, closing, or the rename itself, e.g. onto a directory) must not
+  // leave hundreds of MB beside the target.
+  let open = true;
+  let renamed = false;
+  try {
+    let bytes = 0;
+    const result = fill((chunk) => {
+      for (let at = 0; at < chunk.length; ) at += fs.writeSync(fd, chunk, at, chunk.length - at);
+      bytes += chunk.length;
+    });
+    // Without it the rename can reach the disk before the data: after a power loss the target
+    // would be the new name over an empty or partial file, the old one gone.
+    fs.fsyncSync(fd);
+    open = false;
+    fs.closeSync(fd);
+    fs.renameSync(tmp, target);
+    renamed = true;
+    syncDirectory(dirname(target), fs);
+    return { result, bytes };
+  } finally {
+    if (!renamed) {
+      // A second close after a failed one would throw EBADF over the error that matters.
+      if (open) fs.closeSync(fd);
+      fs.rmSync(tmp, { force: true });
+    }
+  }
+}
+
+/**
+ * Flushes a directory, so a rename in it is on the disk (best effort: see
+ * DIR_SYNC_UNSUPPORTED). Any other failure, an I/O error, is thrown: the
+ * file was renamed, but its new name may not survive a power loss.
+ */
+function syncDirectory(dir: string, fs: FsCalls): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(dir, 'r');
+  } catch (e) {
+    if (DIR_SYNC_UNSUPPORTED.has((e as NodeJS.ErrnoException).code ?? '')) return;
+    throw e;
+  }
+  try {
+    fs.fsyncSync(fd);
+  } catch (e) {
+    if (!DIR_SYNC_UNSUPPORTED.has((e as NodeJS.ErrnoException).code ?? '')) throw e;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
