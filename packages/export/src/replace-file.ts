@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { randomBytes } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -36,8 +37,7 @@ const DIR_SYNC_UNSUPPORTED = new Set(['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EISDIR
  * replaceFile('out.csv', (write) => write(new TextEncoder().encode('a,b\n'))).bytes // => 4
  */
 export function replaceFile<T>(target: string, fill: (write: (bytes: Uint8Array) => void) => T, fs: FsCalls = nodeFs): { result: T; bytes: number } {
-  const tmp = `${target}.tmp-${process.pid}`;
-  const fd = fs.openSync(tmp, 'w');
+  const { fd, tmp } = openTemporary(target, fs);
   // The partial file goes unless it became the target: a failure anywhere before the rename
   // completes (writing, flushing, closing, or the rename itself, e.g. onto a directory) must not
   // leave hundreds of MB beside the target.
@@ -63,6 +63,27 @@ export function replaceFile<T>(target: string, fill: (write: (bytes: Uint8Array)
       // A second close after a failed one would throw EBADF over the error that matters.
       if (open) fs.closeSync(fd);
       fs.rmSync(tmp, { force: true });
+    }
+  }
+}
+
+/** Names tried for the temporary file before giving up (each after the first is random). */
+const TEMPORARY_NAME_TRIES = 8;
+
+/**
+ * Creates the temporary file, `TARGET.tmp-<pid>`, exclusively: a file
+ * already there (a leftover of a dead process that had our pid, or a link
+ * planted to make us overwrite what it points at) is never opened, followed
+ * or removed; a random suffix is tried instead, so a leftover does not
+ * block every later export.
+ */
+function openTemporary(target: string, fs: FsCalls): { fd: number; tmp: string } {
+  for (let attempt = 0; ; attempt++) {
+    const tmp = attempt === 0 ? `${target}.tmp-${process.pid}` : `${target}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
+    try {
+      return { fd: fs.openSync(tmp, 'wx'), tmp };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt + 1 === TEMPORARY_NAME_TRIES) throw e;
     }
   }
 }

@@ -5,7 +5,7 @@
  * and nothing beside it — in particular not the partial `PATH.tmp-<pid>`,
  * which for the world snapshot is hundreds of MB (MMDB) or GB (CSV).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '@ipintel/core';
@@ -51,6 +51,31 @@ describe('exportToFile and the file system', () => {
     expect(() => exportToFile(intel, 'mmdb', path, { fields: ['geo.planet'] })).toThrow(ExportError);
     expect(names(d)).toEqual(['out.mmdb']);
     expect(readFileSync(path, 'utf8')).toBe('old');
+  });
+
+  it.each(['mmdb', 'csv'] as const)('%s: a leftover PATH.tmp-<pid> (a dead process with our pid) is left alone, and the export still succeeds', (format) => {
+    const d = join(dir, `stale-${format}`);
+    mkdirSync(d);
+    const path = join(d, `out.${format}`);
+    const stale = `${path}.tmp-${process.pid}`;
+    writeFileSync(stale, 'a leftover');
+    const s = exportToFile(intel, format, path);
+    expect(s.bytes).toBe(readFileSync(path).length);
+    expect(readFileSync(stale, 'utf8')).toBe('a leftover');
+    expect(names(d)).toEqual([`out.${format}`, `out.${format}.tmp-${process.pid}`]);
+  });
+
+  it('a link planted at PATH.tmp-<pid> is not followed: the file it points at stays as it was', () => {
+    const d = join(dir, 'planted');
+    mkdirSync(d);
+    const victim = join(d, 'victim');
+    writeFileSync(victim, 'precious');
+    const path = join(d, 'out.mmdb');
+    symlinkSync(victim, `${path}.tmp-${process.pid}`);
+    exportToFile(intel, 'mmdb', path);
+    expect(readFileSync(victim, 'utf8')).toBe('precious');
+    expect(readlinkSync(`${path}.tmp-${process.pid}`)).toBe(victim);
+    expect(names(d)).toEqual(['out.mmdb', `out.mmdb.tmp-${process.pid}`, 'victim']);
   });
 
   it('a missing directory is the file system error, and creates nothing', () => {

@@ -98,4 +98,16 @@ describe('replaceFile', () => {
     expect(readFileSync(out, 'utf8')).toBe('old');
     expect(readdirSync(d)).toEqual(['out']);
   });
+
+  it('gives up after a few taken names, with EEXIST, removing none of them', () => {
+    const { d, out } = withOldFile('all-taken');
+    const { fs, calls } = loggedFs(d, (call) => (call.startsWith('open out.tmp-') ? fsError('EEXIST', 'open') : undefined));
+    expect(() => replaceFile(out, (write) => write(bytes), fs)).toThrow(expect.objectContaining({ code: 'EEXIST' }));
+    const tried = calls.map((c) => c.slice('open '.length));
+    expect(tried).toHaveLength(8);
+    expect(new Set(tried).size).toBe(8);
+    expect(tried[0]).toBe(`out.tmp-${process.pid}`);
+    for (const name of tried.slice(1)) expect(name).toMatch(new RegExp(`^out\\.tmp-${process.pid}-[0-9a-f]{12}$`));
+    expect(readdirSync(d)).toEqual(['out']);
+  });
 });
