@@ -15,7 +15,7 @@ import * as nodeFs from 'node:fs';
 import { dirname } from 'node:path';
 
 /** The node:fs calls replaceFile makes. */
-export type FsCalls = Pick<typeof nodeFs, 'openSync' | 'writeSync' | 'fsyncSync' | 'closeSync' | 'renameSync' | 'rmSync'>;
+export type FsCalls = Pick<typeof nodeFs, 'openSync' | 'writeSync' | 'fsyncSync' | 'closeSync' | 'renameSync' | 'rmSync' | 'statSync' | 'fchmodSync'>;
 
 /**
  * Failures of fsync on a directory that say "not here" rather than "the
@@ -29,7 +29,8 @@ const DIR_SYNC_UNSUPPORTED = new Set(['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EISDIR
  * Writes `target` as a whole: `fill` gets a `write` that appends to a
  * temporary file beside `target`; once `fill` returns, the file is flushed
  * (fsync) and renamed over `target`, and the directory is flushed so the
- * rename survives a power loss too. On any failure (of `fill` or of the file
+ * rename survives a power loss too. The new file keeps the permission bits
+ * of the one it replaces. On any failure (of `fill` or of the file
  * system) the temporary file is removed and `target` is untouched.
  *
  * @returns what `fill` returned, and the number of bytes written.
@@ -49,6 +50,7 @@ export function replaceFile<T>(target: string, fill: (write: (bytes: Uint8Array)
       for (let at = 0; at < chunk.length; ) at += fs.writeSync(fd, chunk, at, chunk.length - at);
       bytes += chunk.length;
     });
+    keepMode(fd, target, fs);
     // Without it the rename can reach the disk before the data: after a power loss the target
     // would be the new name over an empty or partial file, the old one gone.
     fs.fsyncSync(fd);
@@ -65,6 +67,19 @@ export function replaceFile<T>(target: string, fill: (write: (bytes: Uint8Array)
       fs.rmSync(tmp, { force: true });
     }
   }
+}
+
+/**
+ * Gives the temporary file the permissions of the file it replaces: a
+ * target kept private (0600) or readable by a group (0640) would otherwise
+ * come back with the umask's default, 0644 as a rule. Only the permission
+ * bits: set-user-ID, set-group-ID and sticky are not carried to new content.
+ * A new target keeps the default the temporary file was created with.
+ */
+function keepMode(fd: number, target: string, fs: FsCalls): void {
+  // Read once the content is written, not before: a chmod during a long export is kept too.
+  const old = fs.statSync(target, { throwIfNoEntry: false });
+  if (old !== undefined) fs.fchmodSync(fd, old.mode & 0o777);
 }
 
 /** Names tried for the temporary file before giving up (each after the first is random). */

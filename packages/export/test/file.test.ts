@@ -5,7 +5,7 @@
  * and nothing beside it — in particular not the partial `PATH.tmp-<pid>`,
  * which for the world snapshot is hundreds of MB (MMDB) or GB (CSV).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '@ipintel/core';
@@ -51,6 +51,17 @@ describe('exportToFile and the file system', () => {
     expect(() => exportToFile(intel, 'mmdb', path, { fields: ['geo.planet'] })).toThrow(ExportError);
     expect(names(d)).toEqual(['out.mmdb']);
     expect(readFileSync(path, 'utf8')).toBe('old');
+  });
+
+  it.each(['mmdb', 'csv'] as const)('%s: the replaced file keeps its mode (0640 stays 0640, not the umask default)', (format) => {
+    const d = join(dir, `mode-${format}`);
+    mkdirSync(d);
+    const path = join(d, `out.${format}`);
+    writeFileSync(path, 'old');
+    chmodSync(path, 0o640);
+    exportToFile(intel, format, path);
+    expect(statSync(path).mode & 0o7777).toBe(0o640);
+    expect(readFileSync(path, 'latin1')).not.toBe('old');
   });
 
   it.each(['mmdb', 'csv'] as const)('%s: a leftover PATH.tmp-<pid> (a dead process with our pid) is left alone, and the export still succeeds', (format) => {

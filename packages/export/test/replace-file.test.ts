@@ -5,11 +5,14 @@
  * system says "not supported", never when it says the data is lost.
  */
 import * as nodeFs from 'node:fs';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '@ipintel/testkit';
 import { replaceFile, type FsCalls } from '../src/replace-file.js';
+
+fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 50) });
 
 const { dir, cleanup } = tempDir('ipintel-export-replace-');
 afterAll(cleanup);
@@ -40,6 +43,10 @@ function loggedFs(d: string, fail: (call: string) => NodeJS.ErrnoException | und
       fdNames.set(fd, name(p));
       return fd;
     },
+    fchmodSync: (fd, mode) => {
+      log(`fchmod ${fdNames.get(fd)}`);
+      nodeFs.fchmodSync(fd, mode);
+    },
     fsyncSync: (fd) => {
       log(`fsync ${fdNames.get(fd)}`);
       nodeFs.fsyncSync(fd);
@@ -66,12 +73,12 @@ function withOldFile(label: string): { d: string; out: string } {
 }
 
 describe('replaceFile', () => {
-  it('flushes the file before the rename and the directory after it', () => {
+  it('flushes the file (its mode set) before the rename and the directory after it', () => {
     const { d, out } = withOldFile('order');
     const { fs, calls } = loggedFs(d);
     expect(replaceFile(out, (write) => write(bytes), fs).bytes).toBe(bytes.length);
     const tmp = `out.tmp-${process.pid}`;
-    expect(calls).toEqual([`open ${tmp}`, `fsync ${tmp}`, `close ${tmp}`, `rename ${tmp} out`, 'open .', 'fsync .', 'close .']);
+    expect(calls).toEqual([`open ${tmp}`, `fchmod ${tmp}`, `fsync ${tmp}`, `close ${tmp}`, `rename ${tmp} out`, 'open .', 'fsync .', 'close .']);
     expect(readFileSync(out, 'utf8')).toBe('new content\n');
   });
 
@@ -109,5 +116,30 @@ describe('replaceFile', () => {
     expect(tried[0]).toBe(`out.tmp-${process.pid}`);
     for (const name of tried.slice(1)) expect(name).toMatch(new RegExp(`^out\\.tmp-${process.pid}-[0-9a-f]{12}$`));
     expect(readdirSync(d)).toEqual(['out']);
+  });
+
+  it('the new file has the permission bits of the one it replaces, whatever they are', () => {
+    const d = join(dir, 'modes');
+    mkdirSync(d);
+    const out = join(d, 'out');
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 0o7777 }), (mode) => {
+        writeFileSync(out, 'old');
+        chmodSync(out, mode);
+        replaceFile(out, (write) => write(bytes));
+        // Only the permission bits: set-user-ID, set-group-ID and sticky do not carry over to new content.
+        expect((statSync(out).mode & 0o7777).toString(8)).toBe((mode & 0o777).toString(8));
+        expect(readdirSync(d)).toEqual(['out']);
+        rmSync(out);
+      }),
+    );
+  });
+
+  it('a new file has the default permissions, those of any file created here', () => {
+    const d = join(dir, 'new-mode');
+    mkdirSync(d);
+    writeFileSync(join(d, 'plain'), 'x');
+    replaceFile(join(d, 'out'), (write) => write(bytes));
+    expect(statSync(join(d, 'out')).mode).toBe(statSync(join(d, 'plain')).mode);
   });
 });
