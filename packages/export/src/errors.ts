@@ -13,13 +13,18 @@ export type ExportErrorCode =
   /** An option of the wrong type or out of range. */
   | 'invalid_option'
   /** The data does not fit the format (an MMDB over 4 GiB or its data section over 2 GiB, a map over 16 million entries). */
-  | 'too_large';
+  | 'too_large'
+  /**
+   * The file cannot be written (a missing directory, no permission, a full disk, a directory at
+   * the path); the message names the path given, `cause` is the file system's error.
+   */
+  | 'write_failed';
 
 export class ExportError extends Error {
   override readonly name = 'ExportError';
   readonly code: ExportErrorCode;
-  constructor(code: ExportErrorCode, message: string) {
-    super(message);
+  constructor(code: ExportErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
     this.code = code;
   }
 }

@@ -33,8 +33,10 @@ export interface ExportSummary {
 }
 
 /**
- * Exports the snapshot to `path` as `format`. Throws ExportError for bad
- * options, and the file system's error when the file cannot be written.
+ * Exports the snapshot to `path` as `format`. Throws ExportError: for bad
+ * options, data that do not fit the format, and `write_failed` (naming
+ * `path`, the file system's error as `cause`) when the file cannot be
+ * written.
  *
  * @example
  * exportToFile(intel, 'mmdb', 'ipintel.mmdb', { fields: ['geo.country_code'] }).bytes

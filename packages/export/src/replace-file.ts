@@ -13,6 +13,8 @@
 import { randomBytes } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import { dirname } from 'node:path';
+import { getSystemErrorMap } from 'node:util';
+import { ExportError } from './errors.js';
 
 /** The node:fs calls replaceFile makes. */
 export type FsCalls = Pick<typeof nodeFs, 'openSync' | 'writeSync' | 'fsyncSync' | 'closeSync' | 'renameSync' | 'rmSync' | 'statSync' | 'fchmodSync'>;
@@ -26,18 +28,37 @@ export type FsCalls = Pick<typeof nodeFs, 'openSync' | 'writeSync' | 'fsyncSync'
 const DIR_SYNC_UNSUPPORTED = new Set(['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EISDIR', 'EPERM', 'EACCES', 'EBADF']);
 
 /**
- * Writes `target` as a whole: `fill` gets a `write` that appends to a
- * temporary file beside `target`; once `fill` returns, the file is flushed
- * (fsync) and renamed over `target`, and the directory is flushed so the
+ * Writes `path` as a whole: `fill` gets a `write` that appends to a
+ * temporary file beside `path`; once `fill` returns, the file is flushed
+ * (fsync) and renamed over `path`, and the directory is flushed so the
  * rename survives a power loss too. The new file keeps the permission bits
  * of the one it replaces. On any failure (of `fill` or of the file
- * system) the temporary file is removed and `target` is untouched.
+ * system) the temporary file is removed and `path` is untouched.
+ *
+ * Throws what `fill` throws, and ExportError `write_failed` naming `path`
+ * (the file system's error as its `cause`) when the file cannot be written.
  *
  * @returns what `fill` returned, and the number of bytes written.
  * @example
  * replaceFile('out.csv', (write) => write(new TextEncoder().encode('a,b\n'))).bytes // => 4
  */
-export function replaceFile<T>(target: string, fill: (write: (bytes: Uint8Array) => void) => T, fs: FsCalls = nodeFs): { result: T; bytes: number } {
+export function replaceFile<T>(path: string, fill: (write: (bytes: Uint8Array) => void) => T, fs: FsCalls = nodeFs): { result: T; bytes: number } {
+  let written: { result: T; bytes: number };
+  try {
+    written = writeAndRename(path, fill, fs);
+  } catch (e) {
+    throw writeFailed(e, `cannot write ${path}`);
+  }
+  try {
+    syncDirectory(path, fs);
+  } catch (e) {
+    throw writeFailed(e, `${path} was written, but its directory could not be flushed, so a power loss may undo the rename`);
+  }
+  return written;
+}
+
+/** The temporary file written, flushed and renamed over `target`; removed on any failure. */
+function writeAndRename<T>(target: string, fill: (write: (bytes: Uint8Array) => void) => T, fs: FsCalls): { result: T; bytes: number } {
   const { fd, tmp } = openTemporary(target, fs);
   // The partial file goes unless it became the target: a failure anywhere before the rename
   // completes (writing, flushing, closing, or the rename itself, e.g. onto a directory) must not
@@ -58,7 +79,6 @@ export function replaceFile<T>(target: string, fill: (write: (bytes: Uint8Array)
     fs.closeSync(fd);
     fs.renameSync(tmp, target);
     renamed = true;
-    syncDirectory(dirname(target), fs);
     return { result, bytes };
   } finally {
     if (!renamed) {
@@ -67,6 +87,21 @@ export function replaceFile<T>(target: string, fill: (write: (bytes: Uint8Array)
       fs.rmSync(tmp, { force: true });
     }
   }
+}
+
+/**
+ * An error of the file system (it carries a code and a syscall) as
+ * ExportError `write_failed`: "<what>: ENOENT: no such file or directory".
+ * The file system's message names the temporary file (open
+ * 'out/x.mmdb.tmp-123'), which the user never gave; it stays in `cause`.
+ * Any other error (an ExportError of the export itself, a bug) is returned
+ * as it is.
+ */
+function writeFailed(e: unknown, what: string): unknown {
+  const err = e as NodeJS.ErrnoException;
+  if (!(e instanceof Error) || typeof err.code !== 'string' || typeof err.syscall !== 'string') return e;
+  const description = err.errno === undefined ? undefined : getSystemErrorMap().get(err.errno)?.[1];
+  return new ExportError('write_failed', `${what}: ${err.code}${description === undefined ? '' : `: ${description}`}`, { cause: e });
 }
 
 /**
@@ -104,14 +139,15 @@ function openTemporary(target: string, fs: FsCalls): { fd: number; tmp: string }
 }
 
 /**
- * Flushes a directory, so a rename in it is on the disk (best effort: see
- * DIR_SYNC_UNSUPPORTED). Any other failure, an I/O error, is thrown: the
- * file was renamed, but its new name may not survive a power loss.
+ * Flushes the directory of `target`, so the rename in it is on the disk
+ * (best effort: see DIR_SYNC_UNSUPPORTED). Any other failure, an I/O error,
+ * is thrown: the file was renamed, but its new name may not survive a power
+ * loss.
  */
-function syncDirectory(dir: string, fs: FsCalls): void {
+function syncDirectory(target: string, fs: FsCalls): void {
   let fd: number;
   try {
-    fd = fs.openSync(dir, 'r');
+    fd = fs.openSync(dirname(target), 'r');
   } catch (e) {
     if (DIR_SYNC_UNSUPPORTED.has((e as NodeJS.ErrnoException).code ?? '')) return;
     throw e;

@@ -38,7 +38,9 @@ describe('exportToFile and the file system', () => {
     const target = join(d, `out.${format}`);
     mkdirSync(target, { recursive: true });
     writeFileSync(join(target, 'keep'), 'x');
-    expect(() => exportToFile(intel, format, target)).toThrow(/EISDIR|ENOTEMPTY|EEXIST/);
+    expect(() => exportToFile(intel, format, target)).toThrow(
+      expect.objectContaining({ code: 'write_failed', message: expect.stringMatching(new RegExp(`^cannot write ${target}: (EISDIR|ENOTEMPTY|EEXIST): `)) }),
+    );
     expect(names(d)).toEqual([`out.${format}`]);
     expect(names(target)).toEqual(['keep']);
   });
@@ -89,9 +91,16 @@ describe('exportToFile and the file system', () => {
     expect(names(d)).toEqual(['out.mmdb', `out.mmdb.tmp-${process.pid}`, 'victim']);
   });
 
-  it('a missing directory is the file system error, and creates nothing', () => {
+  it('a missing directory is write_failed naming the path given (not the temporary file), the ENOENT as its cause, and creates nothing', () => {
     const path = join(dir, 'no', 'such', 'out.mmdb');
-    expect(() => exportToFile(intel, 'mmdb', path)).toThrow(/ENOENT/);
+    expect(() => exportToFile(intel, 'mmdb', path)).toThrow(
+      expect.objectContaining({
+        name: 'ExportError',
+        code: 'write_failed',
+        message: `cannot write ${path}: ENOENT: no such file or directory`,
+        cause: expect.objectContaining({ code: 'ENOENT', syscall: 'open' }),
+      }),
+    );
     expect(existsSync(join(dir, 'no'))).toBe(false);
   });
 

@@ -2,14 +2,17 @@
  * replaceFile's file system calls, seen through its `fs` seam on a real temp
  * directory: the data is flushed before the rename and the directory after
  * it; a directory that cannot be flushed is skipped only when the file
- * system says "not supported", never when it says the data is lost.
+ * system says "not supported", never when it says the data is lost; a
+ * failure anywhere leaves no temporary file and names the path given.
  */
 import * as nodeFs from 'node:fs';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import { basename, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '@ipintel/testkit';
+import { ExportError } from '../src/errors.js';
 import { replaceFile, type FsCalls } from '../src/replace-file.js';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 50) });
@@ -18,8 +21,9 @@ const { dir, cleanup } = tempDir('ipintel-export-replace-');
 afterAll(cleanup);
 
 const bytes = new TextEncoder().encode('new content\n');
-/** The error node:fs throws for `code`. */
-const fsError = (code: string, syscall: string): NodeJS.ErrnoException => Object.assign(new Error(`${code}: injected, ${syscall}`), { code, syscall });
+/** The error node:fs throws for `code` (its errno is negative, as libuv's). */
+const fsError = (code: keyof typeof constants.errno, syscall: string): NodeJS.ErrnoException =>
+  Object.assign(new Error(`${code}: injected, ${syscall}`), { code, syscall, errno: -constants.errno[code] });
 
 /**
  * node:fs with the calls that matter logged as "call name" (names relative
@@ -43,6 +47,10 @@ function loggedFs(d: string, fail: (call: string) => NodeJS.ErrnoException | und
       fdNames.set(fd, name(p));
       return fd;
     },
+    writeSync: ((fd: number, buffer: NodeJS.ArrayBufferView, offset?: number, length?: number) => {
+      log(`write ${fdNames.get(fd)}`);
+      return nodeFs.writeSync(fd, buffer, offset, length);
+    }) as typeof nodeFs.writeSync,
     fchmodSync: (fd, mode) => {
       log(`fchmod ${fdNames.get(fd)}`);
       nodeFs.fchmodSync(fd, mode);
@@ -51,9 +59,10 @@ function loggedFs(d: string, fail: (call: string) => NodeJS.ErrnoException | und
       log(`fsync ${fdNames.get(fd)}`);
       nodeFs.fsyncSync(fd);
     },
+    // close(2) releases the descriptor even when it reports an error, so the close is made first.
     closeSync: (fd) => {
-      log(`close ${fdNames.get(fd)}`);
       nodeFs.closeSync(fd);
+      log(`close ${fdNames.get(fd)}`);
     },
     renameSync: (from, to) => {
       log(`rename ${name(from)} ${name(to)}`);
@@ -78,38 +87,69 @@ describe('replaceFile', () => {
     const { fs, calls } = loggedFs(d);
     expect(replaceFile(out, (write) => write(bytes), fs).bytes).toBe(bytes.length);
     const tmp = `out.tmp-${process.pid}`;
-    expect(calls).toEqual([`open ${tmp}`, `fchmod ${tmp}`, `fsync ${tmp}`, `close ${tmp}`, `rename ${tmp} out`, 'open .', 'fsync .', 'close .']);
+    expect(calls).toEqual([`open ${tmp}`, `write ${tmp}`, `fchmod ${tmp}`, `fsync ${tmp}`, `close ${tmp}`, `rename ${tmp} out`, 'open .', 'fsync .', 'close .']);
     expect(readFileSync(out, 'utf8')).toBe('new content\n');
   });
 
-  it.each(['EINVAL', 'EISDIR', 'EACCES'])('a directory that cannot be flushed (%s) is skipped: the file is written', (code) => {
+  it.each(['EINVAL', 'EISDIR', 'EACCES'] as const)('a directory that cannot be flushed (%s) is skipped: the file is written', (code) => {
     const { d, out } = withOldFile(`dir-${code}`);
-    const { fs } = loggedFs(d, (call) => (call === (code === 'EINVAL' ? 'fsync .' : 'open .') ? fsError(code, 'fsync') : undefined));
+    const { fs } = loggedFs(d, (call) => (call === (code === 'EINVAL' ? 'fsync .' : 'open .') ? fsError(code, code === 'EINVAL' ? 'fsync' : 'open') : undefined));
     expect(replaceFile(out, (write) => write(bytes), fs).bytes).toBe(bytes.length);
     expect(readFileSync(out, 'utf8')).toBe('new content\n');
     expect(readdirSync(d)).toEqual(['out']);
   });
 
-  it('an I/O error flushing the directory is thrown (the rename may not last), and the directory is closed', () => {
-    const { d, out } = withOldFile('dir-eio');
-    const { fs, calls } = loggedFs(d, (call) => (call === 'fsync .' ? fsError('EIO', 'fsync') : undefined));
-    expect(() => replaceFile(out, (write) => write(bytes), fs)).toThrow(expect.objectContaining({ code: 'EIO' }));
-    expect(calls.at(-1)).toBe('close .');
+  it('any file system call that fails: before the rename, the target is untouched; after, it is new; never a temporary file left; write_failed names the path', () => {
+    const { d, out } = withOldFile('failures');
+    const clean = loggedFs(d);
+    replaceFile(out, (write) => write(bytes), clean.fs);
+    const renameAt = clean.calls.findIndex((c) => c.startsWith('rename'));
+    fc.assert(
+      fc.property(fc.nat(clean.calls.length - 1), fc.constantFrom('EIO', 'ENOSPC', 'EROFS', 'EDQUOT' as const), (at, code) => {
+        writeFileSync(out, 'old');
+        let n = 0;
+        const { fs } = loggedFs(d, () => (n++ === at ? fsError(code, 'injected') : undefined));
+        const thrown = (() => {
+          try {
+            replaceFile(out, (write) => write(bytes), fs);
+            return undefined;
+          } catch (e) {
+            return e;
+          }
+        })();
+        expect(thrown).toBeInstanceOf(ExportError);
+        const e = thrown as ExportError;
+        expect(e.code).toBe('write_failed');
+        const prefix = at <= renameAt ? `cannot write ${out}: ` : `${out} was written, but its directory could not be flushed, so a power loss may undo the rename: `;
+        // The code, then libuv's description of it where it has one ("EIO: i/o error"; EDQUOT has none).
+        expect(e.message.slice(0, prefix.length + code.length)).toBe(prefix + code);
+        expect(e.message).not.toContain('.tmp-');
+        expect(e.cause).toMatchObject({ code });
+        expect(readFileSync(out, 'utf8')).toBe(at <= renameAt ? 'old' : 'new content\n');
+        expect(readdirSync(d)).toEqual(['out']);
+      }),
+    );
   });
 
-  it('when flushing the file fails, the target is untouched and the temporary file removed', () => {
-    const { d, out } = withOldFile('file-eio');
-    const { fs, calls } = loggedFs(d, (call) => (call.startsWith('fsync out.tmp-') ? fsError('EIO', 'fsync') : undefined));
-    expect(() => replaceFile(out, (write) => write(bytes), fs)).toThrow(expect.objectContaining({ code: 'EIO' }));
-    expect(calls.some((c) => c.startsWith('rename'))).toBe(false);
+  it('an error of `fill` that is not the file system\'s is thrown as it is, and the temporary file removed', () => {
+    const { d, out } = withOldFile('fill-throws');
+    const bug = new RangeError('not a file system error');
+    expect(() =>
+      replaceFile(out, (write) => {
+        write(bytes);
+        throw bug;
+      }),
+    ).toThrow(bug);
     expect(readFileSync(out, 'utf8')).toBe('old');
     expect(readdirSync(d)).toEqual(['out']);
   });
 
-  it('gives up after a few taken names, with EEXIST, removing none of them', () => {
+  it('gives up after a few taken names (write_failed, EEXIST), removing none of them', () => {
     const { d, out } = withOldFile('all-taken');
     const { fs, calls } = loggedFs(d, (call) => (call.startsWith('open out.tmp-') ? fsError('EEXIST', 'open') : undefined));
-    expect(() => replaceFile(out, (write) => write(bytes), fs)).toThrow(expect.objectContaining({ code: 'EEXIST' }));
+    expect(() => replaceFile(out, (write) => write(bytes), fs)).toThrow(
+      expect.objectContaining({ code: 'write_failed', message: `cannot write ${out}: EEXIST: file already exists`, cause: expect.objectContaining({ code: 'EEXIST' }) }),
+    );
     const tried = calls.map((c) => c.slice('open '.length));
     expect(tried).toHaveLength(8);
     expect(new Set(tried).size).toBe(8);

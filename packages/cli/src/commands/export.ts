@@ -8,7 +8,7 @@
 import { extname, resolve } from 'node:path';
 import type { ExportFormat, ExportSummary } from '@ipintel/export';
 import { HELP_FLAG, stringFlag, type ParsedArgs } from '../args.js';
-import { CliError, EXIT_OK, UsageError } from '../errors.js';
+import { CliError, EXIT_IO, EXIT_OK, UsageError } from '../errors.js';
 import { expandFields, listItems } from '../fields.js';
 import { writeAsync, type CliIo } from '../io.js';
 import { openSnapshot, SNAPSHOT_FLAG, snapshotPath } from '../snapshot.js';
@@ -64,6 +64,8 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
   try {
     summary = ex.exportToFile(intel, format, out, { ...(fields === undefined ? {} : { fields }), ...(signals === undefined ? {} : { signals }) });
   } catch (e) {
+    // A file that cannot be written is an input/output error, as for every command; the message names --out.
+    if (e instanceof ex.ExportError && e.code === 'write_failed') throw new CliError(e.message, EXIT_IO);
     if (e instanceof ex.ExportError) throw new CliError(`failed: ${e.message}`, 1);
     throw e;
   }
