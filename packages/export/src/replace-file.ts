@@ -4,6 +4,8 @@
  * so a reader sees the old file or the new one, never half of one, and a
  * power loss after the export returned cannot leave an empty or partial
  * file under the target's name (docs/export.md, "How the file is written").
+ * Faithful to what it replaces: the target keeps its permission bits, and a
+ * symbolic link stays a link, the file it links to being the target.
  *
  * The file system calls come in as `fs` (node:fs by default) so a test can
  * see which were made, in which order; nothing else is replaceable.
@@ -12,12 +14,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as nodeFs from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { getSystemErrorMap } from 'node:util';
 import { ExportError } from './errors.js';
 
 /** The node:fs calls replaceFile makes. */
-export type FsCalls = Pick<typeof nodeFs, 'openSync' | 'writeSync' | 'fsyncSync' | 'closeSync' | 'renameSync' | 'rmSync' | 'statSync' | 'fchmodSync'>;
+export type FsCalls = Pick<
+  typeof nodeFs,
+  'openSync' | 'writeSync' | 'fsyncSync' | 'closeSync' | 'renameSync' | 'rmSync' | 'statSync' | 'fchmodSync' | 'lstatSync' | 'readlinkSync' | 'realpathSync'
+>;
 
 /**
  * Failures of fsync on a directory that say "not here" rather than "the
@@ -32,7 +37,8 @@ const DIR_SYNC_UNSUPPORTED = new Set(['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EISDIR
  * temporary file beside `path`; once `fill` returns, the file is flushed
  * (fsync) and renamed over `path`, and the directory is flushed so the
  * rename survives a power loss too. The new file keeps the permission bits
- * of the one it replaces. On any failure (of `fill` or of the file
+ * of the one it replaces; when `path` is a symbolic link, the file it links
+ * to is replaced and the link kept. On any failure (of `fill` or of the file
  * system) the temporary file is removed and `path` is untouched.
  *
  * Throws what `fill` throws, and ExportError `write_failed` naming `path`
@@ -43,18 +49,46 @@ const DIR_SYNC_UNSUPPORTED = new Set(['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EISDIR
  * replaceFile('out.csv', (write) => write(new TextEncoder().encode('a,b\n'))).bytes // => 4
  */
 export function replaceFile<T>(path: string, fill: (write: (bytes: Uint8Array) => void) => T, fs: FsCalls = nodeFs): { result: T; bytes: number } {
+  let target = path;
   let written: { result: T; bytes: number };
   try {
-    written = writeAndRename(path, fill, fs);
+    target = linkTarget(path, fs);
+    written = writeAndRename(target, fill, fs);
   } catch (e) {
-    throw writeFailed(e, `cannot write ${path}`);
+    throw writeFailed(e, `cannot write ${named(path, target)}`);
   }
   try {
-    syncDirectory(path, fs);
+    syncDirectory(target, fs);
   } catch (e) {
-    throw writeFailed(e, `${path} was written, but its directory could not be flushed, so a power loss may undo the rename`);
+    throw writeFailed(e, `${named(path, target)} was written, but its directory could not be flushed, so a power loss may undo the rename`);
   }
   return written;
+}
+
+/** `path` as the messages name it: with the file it links to, when it is a link. */
+const named = (path: string, target: string): string => (target === path ? path : `${path} (a link to ${target})`);
+
+/** Links followed from the path given before giving up, Linux's own limit (ELOOP past 40). */
+const MAX_LINKS = 40;
+
+/**
+ * The file a write to `path` replaces: `path` itself or, when `path` is a
+ * symbolic link, the file at the end of its chain, so the link stays a link
+ * and the file it points at gets the new content (renamed over, the link
+ * became a regular file and the file it pointed at was left stale). A
+ * dangling link is followed too: the file it names is created, as a shell's
+ * `>` would, when its directory exists.
+ */
+function linkTarget(path: string, fs: FsCalls): string {
+  let target = path;
+  for (let links = 0; ; links++) {
+    const stat = fs.lstatSync(target, { throwIfNoEntry: false });
+    if (stat === undefined || !stat.isSymbolicLink()) return target;
+    if (links === MAX_LINKS) throw new ExportError('write_failed', `cannot write ${path}: more than ${MAX_LINKS} symbolic links to follow (a loop?)`);
+    // A relative link is read from the link's real directory, as the kernel reads it: after a
+    // linked directory, `..` is the parent of the directory it links to, not of the link.
+    target = resolve(fs.realpathSync(dirname(target)), fs.readlinkSync(target));
+  }
 }
 
 /** The temporary file written, flushed and renamed over `target`; removed on any failure. */

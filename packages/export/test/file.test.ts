@@ -5,7 +5,7 @@
  * and nothing beside it — in particular not the partial `PATH.tmp-<pid>`,
  * which for the world snapshot is hundreds of MB (MMDB) or GB (CSV).
  */
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '@ipintel/core';
@@ -64,6 +64,52 @@ describe('exportToFile and the file system', () => {
     exportToFile(intel, format, path);
     expect(statSync(path).mode & 0o7777).toBe(0o640);
     expect(readFileSync(path, 'latin1')).not.toBe('old');
+  });
+
+  it.each(['mmdb', 'csv'] as const)('%s: a symbolic link stays a link, and the file it points at (in another directory) gets the export, its mode kept', (format) => {
+    const d = join(dir, `link-${format}`);
+    const data = join(dir, `link-${format}-data`);
+    mkdirSync(d);
+    mkdirSync(data);
+    const real = join(data, `real.${format}`);
+    writeFileSync(real, 'old');
+    chmodSync(real, 0o640);
+    const path = join(d, `out.${format}`);
+    symlinkSync(real, path);
+    const s = exportToFile(intel, format, path);
+    expect(s.path).toBe(path);
+    expect(lstatSync(path).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(path)).toBe(real);
+    expect(readFileSync(real).length).toBe(s.bytes);
+    expect(readFileSync(real, 'latin1')).not.toBe('old');
+    expect(statSync(real).mode & 0o777).toBe(0o640);
+    // The temporary file was written beside the real file (a rename cannot cross file systems), and is gone.
+    expect(names(d)).toEqual([`out.${format}`]);
+    expect(names(data)).toEqual([`real.${format}`]);
+  });
+
+  it('a dangling link (its file not there yet) is followed: the file it names is created, the link kept', () => {
+    const d = join(dir, 'dangling');
+    mkdirSync(d);
+    const path = join(d, 'out.mmdb');
+    symlinkSync('real.mmdb', path);
+    const s = exportToFile(intel, 'mmdb', path);
+    expect(readlinkSync(path)).toBe('real.mmdb');
+    expect(readFileSync(join(d, 'real.mmdb')).length).toBe(s.bytes);
+    expect(names(d)).toEqual(['out.mmdb', 'real.mmdb']);
+  });
+
+  it('a dangling link into a missing directory is write_failed naming the path and the file it links to, and creates nothing', () => {
+    const d = join(dir, 'dangling-dir');
+    mkdirSync(d);
+    const path = join(d, 'out.mmdb');
+    const real = join(dir, 'no-such-dir', 'real.mmdb');
+    symlinkSync(real, path);
+    expect(() => exportToFile(intel, 'mmdb', path)).toThrow(
+      expect.objectContaining({ code: 'write_failed', message: `cannot write ${path} (a link to ${real}): ENOENT: no such file or directory` }),
+    );
+    expect(names(d)).toEqual(['out.mmdb']);
+    expect(existsSync(join(dir, 'no-such-dir'))).toBe(false);
   });
 
   it.each(['mmdb', 'csv'] as const)('%s: a leftover PATH.tmp-<pid> (a dead process with our pid) is left alone, and the export still succeeds', (format) => {

@@ -6,9 +6,9 @@
  * failure anywhere leaves no temporary file and names the path given.
  */
 import * as nodeFs from 'node:fs';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '@ipintel/testkit';
@@ -181,5 +181,55 @@ describe('replaceFile', () => {
     writeFileSync(join(d, 'plain'), 'x');
     replaceFile(join(d, 'out'), (write) => write(bytes));
     expect(statSync(join(d, 'out')).mode).toBe(statSync(join(d, 'plain')).mode);
+  });
+
+  it('a chain of links (relative or absolute, in two directories, its file there or not) stays as it was, and its file gets the content', () => {
+    let run = 0;
+    fc.assert(
+      fc.property(fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }), fc.boolean(), (relativeLinks, fileThere) => {
+        const d = join(dir, `chain-${run++}`);
+        const dirs = [join(d, 'a'), join(d, 'b'), join(d, 'data')];
+        for (const sub of dirs) mkdirSync(sub, { recursive: true });
+        const real = join(d, 'data', 'real');
+        if (fileThere) writeFileSync(real, 'old');
+        // links[i] lives in a or b by turns and points at links[i + 1], the last at the file.
+        const links = relativeLinks.map((_, i) => join(dirs[i % 2]!, `l${i}`));
+        const texts = links.map((link, i) => {
+          const next = links[i + 1] ?? real;
+          return relativeLinks[i] ? relative(dirname(link), next) : next;
+        });
+        links.forEach((link, i) => symlinkSync(texts[i]!, link));
+        replaceFile(links[0]!, (write) => write(bytes));
+        expect(links.map((link) => readlinkSync(link))).toEqual(texts);
+        expect(readFileSync(real, 'utf8')).toBe('new content\n');
+        expect(dirs.map((sub) => readdirSync(sub).sort())).toEqual([
+          links.filter((_, i) => i % 2 === 0).map((l) => basename(l)),
+          links.filter((_, i) => i % 2 === 1).map((l) => basename(l)),
+          ['real'],
+        ]);
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('a relative link after a linked directory is read as the kernel reads it: `..` is the parent of the real directory', () => {
+    const d = join(dir, 'dotdot');
+    mkdirSync(join(d, 'real', 'sub'), { recursive: true });
+    symlinkSync(join(d, 'real', 'sub'), join(d, 'linked'));
+    symlinkSync('../file', join(d, 'real', 'sub', 'out'));
+    replaceFile(join(d, 'linked', 'out'), (write) => write(bytes));
+    expect(readFileSync(join(d, 'real', 'file'), 'utf8')).toBe('new content\n');
+    expect(existsSync(join(d, 'file'))).toBe(false);
+  });
+
+  it('a loop of links is write_failed, and nothing is written', () => {
+    const d = join(dir, 'loop');
+    mkdirSync(d);
+    symlinkSync('b', join(d, 'a'));
+    symlinkSync('a', join(d, 'b'));
+    expect(() => replaceFile(join(d, 'a'), (write) => write(bytes))).toThrow(
+      expect.objectContaining({ code: 'write_failed', message: `cannot write ${join(d, 'a')}: more than 40 symbolic links to follow (a loop?)` }),
+    );
+    expect(readdirSync(d)).toEqual(['a', 'b']);
   });
 });
