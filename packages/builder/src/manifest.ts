@@ -17,10 +17,10 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { writeFile, rename, rm } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 
 /** One carried file. */
 export interface ManifestFile {
@@ -105,15 +105,70 @@ export function checkManifest(dir: string, manifest: Manifest, record = false): 
   return problems;
 }
 
-/** Writes a file beside its final name, then renames it over (a reader never sees half a file). */
+/**
+ * Writes a file beside its final name, flushes it to the disk, then renames
+ * it over: a reader never sees half a file, and a power loss after this
+ * returned cannot leave the name over an empty or partial file (the rename
+ * may reach the disk before unflushed data). The temporary file is created
+ * exclusively (a leftover at `FILE.tmp-<pid>`, or a link planted there, is
+ * left alone and a random name taken instead) and removed on any failure.
+ */
 export async function writeAtomically(file: string, data: Uint8Array | string): Promise<void> {
-  const tmp = `${file}.tmp-${process.pid}`;
+  const { handle, tmp } = await createTemporary(file);
+  let closed = false;
+  let renamed = false;
   try {
-    await writeFile(tmp, data);
+    await handle.writeFile(data);
+    await handle.sync();
+    closed = true;
+    await handle.close();
     await rename(tmp, file);
+    renamed = true;
+  } finally {
+    if (!renamed) {
+      // A failed write's error is the one to report, not a close that fails after it.
+      if (!closed) await handle.close().catch(() => undefined);
+      await rm(tmp, { force: true });
+    }
+  }
+  await syncDirectory(dirname(file));
+}
+
+/** `FILE.tmp-<pid>`, or, when something is at that name, `FILE.tmp-<pid>-<random>` (8 tries). */
+async function createTemporary(file: string): Promise<{ handle: FileHandle; tmp: string }> {
+  for (let attempt = 0; ; attempt++) {
+    const tmp = attempt === 0 ? `${file}.tmp-${process.pid}` : `${file}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
+    try {
+      return { handle: await open(tmp, 'wx'), tmp };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt === 7) throw e;
+    }
+  }
+}
+
+/**
+ * Failures of a directory's fsync that mean "not here", not "lost": file
+ * systems that refuse it (EINVAL, ENOTSUP), Windows, which cannot open a
+ * directory (EISDIR, EPERM), a directory writable but not readable (EACCES).
+ */
+const DIR_SYNC_REFUSED = ['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EISDIR', 'EPERM', 'EACCES'];
+
+/** Flushes a directory so a rename in it lasts (best effort: see DIR_SYNC_REFUSED). */
+async function syncDirectory(dir: string): Promise<void> {
+  const refused = (e: unknown): boolean => DIR_SYNC_REFUSED.includes((e as NodeJS.ErrnoException).code ?? '');
+  let handle: FileHandle;
+  try {
+    handle = await open(dir, 'r');
   } catch (e) {
-    await rm(tmp, { force: true });
+    if (refused(e)) return;
     throw e;
+  }
+  try {
+    await handle.sync();
+  } catch (e) {
+    if (!refused(e)) throw e;
+  } finally {
+    await handle.close();
   }
 }
 

@@ -1,0 +1,77 @@
+/**
+ * writeAtomically (src/manifest.ts), which writes the snapshot, its explain
+ * sidecar, saved feeds and the manifest, on a real temp directory: the data
+ * is flushed before the rename and the directory after it; the temporary
+ * file is created exclusively, so a leftover or a planted link at its name
+ * is left alone; a failure leaves no temporary file.
+ */
+import { fstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { tempDir } from '@ipintel/testkit';
+import { writeAtomically } from '../src/manifest.js';
+
+const { dir, cleanup } = tempDir('ipintel-builder-write-');
+afterAll(cleanup);
+afterEach(() => vi.restoreAllMocks());
+
+/** A fresh directory holding `out` with "old". */
+function withOldFile(label: string): { d: string; out: string } {
+  const d = join(dir, label);
+  mkdirSync(d);
+  const out = join(d, 'out');
+  writeFileSync(out, 'old');
+  return { d, out };
+}
+
+describe('writeAtomically', () => {
+  it('flushes the file while the old one is still in place, then the directory once the new one is', async () => {
+    const { out } = withOldFile('order');
+    // FileHandle is not exported: its prototype is reached through a handle.
+    const probe = await open(out, 'r');
+    const proto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+    await probe.close();
+    const original = proto.sync;
+    const syncs: string[] = [];
+    vi.spyOn(proto, 'sync').mockImplementation(function (this: { fd: number }) {
+      syncs.push(`${fstatSync(this.fd).isDirectory() ? 'directory' : 'file'} with ${readFileSync(out, 'utf8')} in place`);
+      return original.call(this);
+    });
+    await writeAtomically(out, 'new');
+    expect(syncs).toEqual(['file with old in place', 'directory with new in place']);
+    expect(readFileSync(out, 'utf8')).toBe('new');
+  });
+
+  it('a leftover FILE.tmp-<pid> is left alone, and the write still succeeds', async () => {
+    const { d, out } = withOldFile('stale');
+    writeFileSync(`${out}.tmp-${process.pid}`, 'a leftover');
+    await writeAtomically(out, 'new');
+    expect(readFileSync(out, 'utf8')).toBe('new');
+    expect(readFileSync(`${out}.tmp-${process.pid}`, 'utf8')).toBe('a leftover');
+    expect(readdirSync(d).sort()).toEqual(['out', `out.tmp-${process.pid}`]);
+  });
+
+  it('a link planted at FILE.tmp-<pid> is not followed: the file it points at stays as it was', async () => {
+    const { d, out } = withOldFile('planted');
+    const victim = join(d, 'victim');
+    writeFileSync(victim, 'precious');
+    symlinkSync(victim, `${out}.tmp-${process.pid}`);
+    await writeAtomically(out, 'new');
+    expect(readFileSync(victim, 'utf8')).toBe('precious');
+    expect(readlinkSync(`${out}.tmp-${process.pid}`)).toBe(victim);
+    expect(readFileSync(out, 'utf8')).toBe('new');
+  });
+
+  it('when the rename fails (a directory at the name), nothing is left beside it and a leftover stays', async () => {
+    const d = join(dir, 'onto-dir');
+    const out = join(d, 'out');
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, 'keep'), 'x');
+    writeFileSync(`${out}.tmp-${process.pid}`, 'a leftover');
+    await expect(writeAtomically(out, 'new')).rejects.toThrow(expect.objectContaining({ code: expect.stringMatching(/^(EISDIR|ENOTEMPTY|EEXIST)$/) }));
+    expect(readdirSync(d).sort()).toEqual(['out', `out.tmp-${process.pid}`]);
+    expect(readdirSync(out)).toEqual(['keep']);
+    expect(readFileSync(`${out}.tmp-${process.pid}`, 'utf8')).toBe('a leftover');
+  });
+});
