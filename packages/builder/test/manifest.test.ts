@@ -9,25 +9,16 @@ import { fstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkS
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { tempDir } from '@ipintel/testkit';
+import { folderWithFile, tempDir } from '@ipintel/testkit';
 import { writeAtomically } from '../src/manifest.js';
 
 const { dir, cleanup } = tempDir('ipintel-builder-write-');
 afterAll(cleanup);
 afterEach(() => vi.restoreAllMocks());
 
-/** A fresh directory holding `out` with "old". */
-function withOldFile(label: string): { d: string; out: string } {
-  const d = join(dir, label);
-  mkdirSync(d);
-  const out = join(d, 'out');
-  writeFileSync(out, 'old');
-  return { d, out };
-}
-
 describe('writeAtomically', () => {
   it('flushes the file while the old one is still in place, then the directory once the new one is', async () => {
-    const { out } = withOldFile('order');
+    const { path: out } = folderWithFile(dir, 'order');
     // FileHandle is not exported: its prototype is reached through a handle.
     const probe = await open(out, 'r');
     const proto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
@@ -44,7 +35,7 @@ describe('writeAtomically', () => {
   });
 
   it('a leftover FILE.tmp-<pid> is left alone, and the write still succeeds', async () => {
-    const { d, out } = withOldFile('stale');
+    const { dir: d, path: out } = folderWithFile(dir, 'stale');
     writeFileSync(`${out}.tmp-${process.pid}`, 'a leftover');
     await writeAtomically(out, 'new');
     expect(readFileSync(out, 'utf8')).toBe('new');
@@ -53,7 +44,7 @@ describe('writeAtomically', () => {
   });
 
   it('a link planted at FILE.tmp-<pid> is not followed: the file it points at stays as it was', async () => {
-    const { d, out } = withOldFile('planted');
+    const { dir: d, path: out } = folderWithFile(dir, 'planted');
     const victim = join(d, 'victim');
     writeFileSync(victim, 'precious');
     symlinkSync(victim, `${out}.tmp-${process.pid}`);

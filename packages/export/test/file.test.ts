@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '@ipintel/core';
 import { encodeSnapshot } from '@ipintel/core/writer';
-import { tempDir } from '@ipintel/testkit';
+import { folderWithFile, tempDir } from '@ipintel/testkit';
 import { ExportError, exportToFile } from '../src/index.js';
 import { testModel } from './model.js';
 
@@ -23,10 +23,7 @@ const names = (d: string): string[] => readdirSync(d).sort();
 
 describe('exportToFile and the file system', () => {
   it.each(['mmdb', 'csv'] as const)('%s: writes the file and leaves nothing beside it', (format) => {
-    const d = join(dir, `ok-${format}`);
-    mkdirSync(d);
-    const path = join(d, `out.${format}`);
-    writeFileSync(path, 'old');
+    const { dir: d, path } = folderWithFile(dir, `ok-${format}`, `out.${format}`);
     const s = exportToFile(intel, format, path);
     expect(names(d)).toEqual([`out.${format}`]);
     expect(s.bytes).toBe(readFileSync(path).length);
@@ -46,20 +43,14 @@ describe('exportToFile and the file system', () => {
   });
 
   it('when the export itself fails (an unknown field), the old file stays and nothing is left beside it', () => {
-    const d = join(dir, 'bad-option');
-    mkdirSync(d);
-    const path = join(d, 'out.mmdb');
-    writeFileSync(path, 'old');
+    const { dir: d, path } = folderWithFile(dir, 'bad-option', 'out.mmdb');
     expect(() => exportToFile(intel, 'mmdb', path, { fields: ['geo.planet'] })).toThrow(ExportError);
     expect(names(d)).toEqual(['out.mmdb']);
     expect(readFileSync(path, 'utf8')).toBe('old');
   });
 
   it.each(['mmdb', 'csv'] as const)('%s: the replaced file keeps its mode (0640 stays 0640, not the umask default)', (format) => {
-    const d = join(dir, `mode-${format}`);
-    mkdirSync(d);
-    const path = join(d, `out.${format}`);
-    writeFileSync(path, 'old');
+    const { path } = folderWithFile(dir, `mode-${format}`, `out.${format}`);
     chmodSync(path, 0o640);
     exportToFile(intel, format, path);
     expect(statSync(path).mode & 0o7777).toBe(0o640);
@@ -68,11 +59,8 @@ describe('exportToFile and the file system', () => {
 
   it.each(['mmdb', 'csv'] as const)('%s: a symbolic link stays a link, and the file it points at (in another directory) gets the export, its mode kept', (format) => {
     const d = join(dir, `link-${format}`);
-    const data = join(dir, `link-${format}-data`);
     mkdirSync(d);
-    mkdirSync(data);
-    const real = join(data, `real.${format}`);
-    writeFileSync(real, 'old');
+    const { dir: data, path: real } = folderWithFile(dir, `link-${format}-data`, `real.${format}`);
     chmodSync(real, 0o640);
     const path = join(d, `out.${format}`);
     symlinkSync(real, path);

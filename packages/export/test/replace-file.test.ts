@@ -11,7 +11,7 @@ import { constants } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '@ipintel/testkit';
+import { folderWithFile, tempDir } from '@ipintel/testkit';
 import { ExportError } from '../src/errors.js';
 import { replaceFile, type FsCalls } from '../src/replace-file.js';
 
@@ -72,18 +72,9 @@ function loggedFs(d: string, fail: (call: string) => NodeJS.ErrnoException | und
   return { fs, calls };
 }
 
-/** A fresh directory holding `out` with "old". */
-function withOldFile(label: string): { d: string; out: string } {
-  const d = join(dir, label);
-  mkdirSync(d);
-  const out = join(d, 'out');
-  writeFileSync(out, 'old');
-  return { d, out };
-}
-
 describe('replaceFile', () => {
   it('flushes the file (its mode set) before the rename and the directory after it', () => {
-    const { d, out } = withOldFile('order');
+    const { dir: d, path: out } = folderWithFile(dir, 'order');
     const { fs, calls } = loggedFs(d);
     expect(replaceFile(out, (write) => write(bytes), fs).bytes).toBe(bytes.length);
     const tmp = `out.tmp-${process.pid}`;
@@ -92,7 +83,7 @@ describe('replaceFile', () => {
   });
 
   it.each(['EINVAL', 'EISDIR', 'EACCES'] as const)('a directory that cannot be flushed (%s) is skipped: the file is written', (code) => {
-    const { d, out } = withOldFile(`dir-${code}`);
+    const { dir: d, path: out } = folderWithFile(dir, `dir-${code}`);
     const { fs } = loggedFs(d, (call) => (call === (code === 'EINVAL' ? 'fsync .' : 'open .') ? fsError(code, code === 'EINVAL' ? 'fsync' : 'open') : undefined));
     expect(replaceFile(out, (write) => write(bytes), fs).bytes).toBe(bytes.length);
     expect(readFileSync(out, 'utf8')).toBe('new content\n');
@@ -100,7 +91,7 @@ describe('replaceFile', () => {
   });
 
   it('any file system call that fails: before the rename, the target is untouched; after, it is new; never a temporary file left; write_failed names the path', () => {
-    const { d, out } = withOldFile('failures');
+    const { dir: d, path: out } = folderWithFile(dir, 'failures');
     const clean = loggedFs(d);
     replaceFile(out, (write) => write(bytes), clean.fs);
     const renameAt = clean.calls.findIndex((c) => c.startsWith('rename'));
@@ -132,7 +123,7 @@ describe('replaceFile', () => {
   });
 
   it('an error of `fill` that is not the file system\'s is thrown as it is, and the temporary file removed', () => {
-    const { d, out } = withOldFile('fill-throws');
+    const { dir: d, path: out } = folderWithFile(dir, 'fill-throws');
     const bug = new RangeError('not a file system error');
     expect(() =>
       replaceFile(out, (write) => {
@@ -145,7 +136,7 @@ describe('replaceFile', () => {
   });
 
   it('gives up after a few taken names (write_failed, EEXIST), removing none of them', () => {
-    const { d, out } = withOldFile('all-taken');
+    const { dir: d, path: out } = folderWithFile(dir, 'all-taken');
     const { fs, calls } = loggedFs(d, (call) => (call.startsWith('open out.tmp-') ? fsError('EEXIST', 'open') : undefined));
     expect(() => replaceFile(out, (write) => write(bytes), fs)).toThrow(
       expect.objectContaining({ code: 'write_failed', message: `cannot write ${out}: EEXIST: file already exists`, cause: expect.objectContaining({ code: 'EEXIST' }) }),

@@ -1,10 +1,10 @@
 /**
- * Files of the tests: the repository's `fixtures/` folder, temp folders, and
- * a file overwritten in place.
+ * Files of the tests: the repository's `fixtures/` folder, temp folders (one
+ * holding a file to replace), and a file overwritten in place.
  *
  * @module
  */
-import { closeSync, ftruncateSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +20,18 @@ export function fixturePath(rel: string): string {
 /** The bytes of `fixtures/<rel>`. */
 export function readFixture(rel: string): Uint8Array {
   return readFileSync(fixturePath(rel));
+}
+
+/**
+ * A new folder `name` in `parent` holding one file, `file`, with `content`
+ * (the file a test then replaces): the folder's path and the file's.
+ */
+export function folderWithFile(parent: string, name: string, file = 'out', content = 'old'): { readonly dir: string; readonly path: string } {
+  const dir = join(parent, name);
+  mkdirSync(dir);
+  const path = join(dir, file);
+  writeFileSync(path, content);
+  return { dir, path };
 }
 
 /** A fresh temp folder and the function that removes it. */

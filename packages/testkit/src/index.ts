@@ -20,7 +20,7 @@ export {
 export { signalsArb, connectionArb, nativeArb } from './arbitraries.js';
 export { redisAvailable, freePort, startRedis, type RedisProcess } from './redis.js';
 export { dribble, exchange, firstResponse, type Exchange, type RawResponse } from './raw-http.js';
-export { REPO_ROOT, fixturePath, readFixture, tempDir, overwriteInPlace } from './files.js';
+export { REPO_ROOT, fixturePath, readFixture, tempDir, folderWithFile, overwriteInPlace } from './files.js';
 export { asmapEntry, encodeAsmap, type AsmapEntry } from './asmap-encode.js';
 export { TEST_NOON, stoppedClock, steadyClock, utcDayNow, onOneUtcDay, type SteadyClock } from './clock.js';
 export { damageColumn, ipIntelErrorOf, resealSnapshot, type EditableMeta } from './damaged.js';
