@@ -53,6 +53,8 @@ export function replaceFile<T>(path: string, fill: (write: (bytes: Uint8Array) =
   let written: { result: T; bytes: number };
   try {
     target = linkTarget(path, fs);
+    const special = specialFileKind(target, fs);
+    if (special !== null) throw new ExportError('write_failed', `cannot write ${named(path, target)}: it is a ${special}, which an export would replace with a file`);
     written = writeAndRename(target, fill, fs);
   } catch (e) {
     throw writeFailed(e, `cannot write ${named(path, target)}`);
@@ -149,6 +151,21 @@ function keepMode(fd: number, target: string, fs: FsCalls): void {
   // Read once the content is written, not before: a chmod during a long export is kept too.
   const old = fs.statSync(target, { throwIfNoEntry: false });
   if (old !== undefined) fs.fchmodSync(fd, old.mode & 0o777);
+}
+
+/**
+ * What `target` is when it is neither a file, a directory nor absent: a
+ * device, a named pipe or a socket. Renamed over, `/dev/null` (as root)
+ * would become a regular file; a directory is left to the rename, which
+ * refuses it.
+ */
+function specialFileKind(target: string, fs: FsCalls): string | null {
+  const stat = fs.lstatSync(target, { throwIfNoEntry: false });
+  if (stat === undefined || stat.isFile() || stat.isDirectory()) return null;
+  if (stat.isCharacterDevice()) return 'character device';
+  if (stat.isBlockDevice()) return 'block device';
+  if (stat.isFIFO()) return 'named pipe (FIFO)';
+  return 'socket';
 }
 
 /** Names tried for the temporary file before giving up (each after the first is random). */

@@ -5,8 +5,9 @@
  * system says "not supported", never when it says the data is lost; a
  * failure anywhere leaves no temporary file and names the path given.
  */
+import { execFileSync } from 'node:child_process';
 import * as nodeFs from 'node:fs';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import fc from 'fast-check';
@@ -222,5 +223,22 @@ describe('replaceFile', () => {
       expect.objectContaining({ code: 'write_failed', message: `cannot write ${join(d, 'a')}: more than 40 symbolic links to follow (a loop?)` }),
     );
     expect(readdirSync(d)).toEqual(['a', 'b']);
+  });
+
+  it('a named pipe (or a link to one) is refused, not replaced by a file: write_failed, the pipe kept, nothing written beside it', () => {
+    const d = join(dir, 'fifo');
+    mkdirSync(d);
+    const fifo = join(d, 'pipe');
+    // A FIFO, not /dev/null: were the check to go, this test would replace what it points at.
+    execFileSync('mkfifo', [fifo]);
+    symlinkSync('pipe', join(d, 'link'));
+    expect(() => replaceFile(fifo, (write) => write(bytes))).toThrow(
+      expect.objectContaining({ code: 'write_failed', message: `cannot write ${fifo}: it is a named pipe (FIFO), which an export would replace with a file` }),
+    );
+    expect(() => replaceFile(join(d, 'link'), (write) => write(bytes))).toThrow(
+      expect.objectContaining({ code: 'write_failed', message: expect.stringMatching(/^cannot write .*link \(a link to .*pipe\): it is a named pipe/) }),
+    );
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+    expect(readdirSync(d).sort()).toEqual(['link', 'pipe']);
   });
 });
