@@ -34,12 +34,12 @@ const DIR_SYNC_UNSUPPORTED = new Set(['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EISDIR
 
 /**
  * Writes `path` as a whole: `fill` gets a `write` that appends to a
- * temporary file beside `path`; once `fill` returns, the file is flushed
- * (fsync) and renamed over `path`, and the directory is flushed so the
- * rename survives a power loss too. The new file keeps the permission bits
- * of the one it replaces; when `path` is a symbolic link, the file it links
- * to is replaced and the link kept. On any failure (of `fill` or of the file
- * system) the temporary file is removed and `path` is untouched.
+ * temporary file beside the target (`path`, or the file it links to: the
+ * link is kept); once `fill` returns, the file is flushed (fsync) and
+ * renamed over the target, and the directory is flushed so the rename
+ * survives a power loss too. The new file keeps the permission bits of the
+ * one it replaces. On any failure (of `fill` or of the file system) the
+ * temporary file is removed and the target is untouched.
  *
  * Throws what `fill` throws, and ExportError `write_failed` naming `path`
  * (the file system's error as its `cause`) when the file cannot be written.
