@@ -10,5 +10,6 @@ export { fromFolder, fromNetwork, AcquireError, USER_AGENT, type Acquire, type A
 export * as manifest from './manifest.js';
 export type { SaveReport } from './save.js';
 export type { SourceReport } from './build/load.js';
+export type { InvalidUtf8 } from './feeds/types.js';
 export * as feeds from './feeds/registry.js';
 export { BUILDER_ERROR_CODES, DeclarationError, FeedError, type BuilderErrorCode } from './errors.js';

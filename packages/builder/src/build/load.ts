@@ -25,7 +25,7 @@ import type { CombineInput } from '../combine/input.js';
 import { AcquireError, FeedError } from '../errors.js';
 import { FEEDS, type Feed } from '../feeds/registry.js';
 import type { AnyFound, CopyFacts } from '../feeds/registry.js';
-import type { Diagnostic, FeedResult } from '../feeds/types.js';
+import type { Diagnostic, FeedResult, InvalidUtf8 } from '../feeds/types.js';
 import type { FetchedCopy } from '../save.js';
 import { withoutFutureDate } from './future-dates.js';
 import { toCombineInput } from './roles.js';
@@ -46,6 +46,8 @@ export interface SourceReport {
   readonly ms: number;
   /** `kept`: why the fresh copy was not used (its error's code and message). */
   readonly failure?: { readonly code: string; readonly message: string };
+  /** The copy's bytes were not all UTF-8: how many invalid sequences (read as U+FFFD), and where the first is. */
+  readonly invalidUtf8?: InvalidUtf8;
 }
 
 export interface LoadOptions {
@@ -153,6 +155,7 @@ export async function loadInputs(options: LoadOptions): Promise<{ input: Combine
       rejected: result.rejected,
       ms: performance.now() - t0,
       ...(failure !== undefined ? { failure: { code: failure.code, message: failure.message } } : {}),
+      ...(result.invalidUtf8 !== undefined ? { invalidUtf8: result.invalidUtf8 } : {}),
     });
     if (copy.url !== undefined && feed.origin === 'feeds') {
       fetched.push({ id: feed.id, path: feed.path, bytes: copy.bytes, url: copy.url, dataDate: result.source.data_date });

@@ -10,6 +10,8 @@
 import type { SourceInfo } from '@ipintel/core';
 import { DeclarationError, FeedError } from '../errors.js';
 import type { AnyFound, FeedDeclaration } from './declare.js';
+import { watchInvalidUtf8 } from './read/text.js';
+import { describeInvalidUtf8, joinInvalidUtf8, type InvalidUtf8 } from './read/utf8.js';
 import type { FeedResult } from './types.js';
 
 /** What the origin of a copy says about it. */
@@ -62,18 +64,34 @@ export function sourceRow(d: FeedDeclaration, found: AnyFound, copy: CopyFacts =
   };
 }
 
+/**
+ * Runs the adapter and derives the source row. Invalid UTF-8 the adapter's
+ * decoding met (read/text.ts) goes into the result as `invalidUtf8`, and
+ * into the message of a FeedError the file gets: a file in another encoding
+ * (UTF-16 saved by an editor, Latin-1) often reads no entry at all, and the
+ * encoding is then the reason to see.
+ */
 function read(d: FeedDeclaration, data: Uint8Array | string, copy?: CopyFacts): FeedResult<AnyFound> {
   const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
   if (d.origin !== 'built-in' && bytes.length === 0) throw new FeedError(d.id, 'feed_empty', 'empty file (0 bytes)');
-  const found = d.parse(bytes, d.id);
-  const source = sourceRow(d, found, copy);
-  if (source.entries === 0) {
-    const first = found.rejected[0];
-    throw first === undefined
-      ? new FeedError(d.id, 'feed_empty', 'no entry in the file')
-      : new FeedError(d.id, 'feed_format', `no entry read: every record was rejected (line ${first.line}: ${first.message})`);
+  const heard: InvalidUtf8[] = [];
+  try {
+    const found = watchInvalidUtf8(() => d.parse(bytes, d.id), heard);
+    const source = sourceRow(d, found, copy);
+    if (source.entries === 0) {
+      const first = found.rejected[0];
+      throw first === undefined
+        ? new FeedError(d.id, 'feed_empty', 'no entry in the file')
+        : new FeedError(d.id, 'feed_format', `no entry read: every record was rejected (line ${first.line}: ${first.message})`);
+    }
+    const invalidUtf8 = joinInvalidUtf8(heard);
+    return { ...found, source, ...(invalidUtf8 !== null ? { invalidUtf8 } : {}) };
+  } catch (e) {
+    const invalidUtf8 = joinInvalidUtf8(heard);
+    if (invalidUtf8 === null || !(e instanceof FeedError)) throw e;
+    // The same error with the encoding added (the message without its `<feed>: ` prefix, which the constructor adds again).
+    throw new FeedError(e.feed, e.code, `${e.message.slice(e.feed.length + 2)}; ${describeInvalidUtf8(invalidUtf8)}`, { cause: e });
   }
-  return { ...found, source };
 }
 
 /** The fields declarations that share one source row must agree on. */

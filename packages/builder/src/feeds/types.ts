@@ -15,6 +15,7 @@
  * @module
  */
 import type { EvidenceLabel, SourceInfo } from '@ipintel/core';
+import type { InvalidUtf8 } from './read/utf8.js';
 
 /** One rejected line (or record), reported in the build summary. */
 export interface Diagnostic {
@@ -66,8 +67,14 @@ export interface AsnsFound<V> extends Found {
   readonly asns: Map<number, V>;
 }
 
-/** A feed read through its declaration: what the adapter found plus the source row derived from both. */
-export type FeedResult<F extends Found = Found> = F & { readonly source: SourceInfo };
+/**
+ * A feed read through its declaration: what the adapter found plus the
+ * source row derived from both, and, when its bytes were not all UTF-8,
+ * where not (read/utf8.ts). Those bytes were read as U+FFFD: a line whose
+ * address holds one is rejected like any bad line; a name or brand that
+ * holds one is kept as read, and this says so.
+ */
+export type FeedResult<F extends Found = Found> = F & { readonly source: SourceInfo; readonly invalidUtf8?: InvalidUtf8 };
 
 /** Read through the registry: prefixes plus the source row. */
 export type PrefixFeed<V> = FeedResult<PrefixesFound<V>>;
@@ -81,4 +88,4 @@ export type AsnFeed<V> = FeedResult<AsnsFound<V>>;
  */
 export type Parse<F extends Found> = (data: Uint8Array, feed: string) => F;
 
-export type { EvidenceLabel, SourceInfo };
+export type { EvidenceLabel, InvalidUtf8, SourceInfo };

@@ -19,14 +19,28 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FeedError } from '../../src/errors.js';
 import type { AnyFound } from '../../src/feeds/declare.js';
+import { unpackFeed } from '../../src/feeds/read/compression.js';
 import { FEEDS } from '../../src/feeds/registry.js';
 import type { FeedResult } from '../../src/feeds/types.js';
 import { expectCounts, expectWellFormed, withoutTimings } from './contract-checks.js';
 import { EXPECTED, NO_FULL_SIZE_CHECK } from './expectations.js';
-import { FIXTURES, MANIFEST, isVendored, readFixture, readFullSize } from './helpers.js';
+import { FIXTURES, MANIFEST, fixtureBytes, isVendored, readFixture, readFullSize } from './helpers.js';
 
 const HTML_ERROR_PAGE =
   '<!DOCTYPE html>\n<html>\n<head><title>503 Service Unavailable</title></head>\n<body>\n<h1>Service Unavailable</h1>\n<p>Try again later.</p>\n</body>\n</html>\n';
+
+/** Feeds in a binary format (MMDB, asmap bytecode): the rest are text, decoded as UTF-8. */
+const BINARY_FEEDS = new Set(['asmap-bytecode', 'icloud-relay-mmdb']);
+
+/** The bytes with 0xFF put at the end of their middle line (before its CR LF or LF), and where it is. */
+function withInvalidByte(text: Uint8Array): { bytes: Uint8Array; line: number; offset: number } {
+  const ends = [...text.keys()].filter((i) => text[i] === 0x0a);
+  if (ends.length === 0 || ends.at(-1) !== text.length - 1) ends.push(text.length); // a last line without a line end
+  const k = Math.floor((ends.length - 1) / 2);
+  let offset = ends[k]!;
+  if (offset > 0 && text[offset - 1] === 0x0d) offset--;
+  return { bytes: new Uint8Array([...text.subarray(0, offset), 0xff, ...text.subarray(offset)]), line: k + 1, offset };
+}
 
 describe('the expectations table', () => {
   it('has one row per registered feed, and none for a feed that is not registered', () => {
@@ -98,6 +112,32 @@ describe.each(FEEDS.map((f) => [f.id, f] as const))('feed %s', (id, feed) => {
       }
       expect(error).toBeInstanceOf(FeedError);
       expect(error).toMatchObject({ code: 'feed_format', feed: id });
+    });
+  }
+
+  // Text is decoded through feedText, which reports bytes that are not UTF-8 (read/utf8.ts): an adapter that
+  // decoded on its own would hide them. The binary formats decode nothing as feed text.
+  if (feed.origin !== 'built-in' && BINARY_FEEDS.has(id)) {
+    it('is binary: its fixture is not UTF-8, and nothing is reported as invalid UTF-8', () => {
+      expect(() => new TextDecoder('utf-8', { fatal: true }).decode(unpackFeed(id, fixtureBytes(id)))).toThrow(TypeError);
+      expect(fixture().invalidUtf8).toBeUndefined();
+    });
+  } else if (feed.origin !== 'built-in') {
+    it('reports a byte that is not UTF-8 where it is: in its result, or in the error the file then gets', () => {
+      expect(fixture().invalidUtf8).toBeUndefined();
+      const { bytes, line, offset } = withInvalidByte(unpackFeed(id, fixtureBytes(id)));
+      let result: FeedResult<AnyFound> | undefined;
+      let error: unknown;
+      try {
+        result = feed.read(bytes);
+      } catch (e) {
+        error = e;
+      }
+      if (result !== undefined) expect(result.invalidUtf8).toEqual({ count: 1, line, offset });
+      else {
+        expect(error).toBeInstanceOf(FeedError);
+        expect((error as FeedError).message).toContain(`the first at line ${line} (byte ${offset})`);
+      }
     });
   }
 
