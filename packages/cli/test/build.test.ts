@@ -124,6 +124,20 @@ describe('ipintel build: the summary of a --fetch build', () => {
     expect(buildSummary({ ...report, explain: null }, null)).toContain('explain    not written (--no-explain)');
   });
 
+  it('says under a source how many byte sequences were not UTF-8 and where the first is', () => {
+    const withLatin1 = {
+      ...report,
+      reports: [
+        { ...report.reports[0]!, invalidUtf8: { count: 3, line: 12, offset: 3456 } },
+        { ...report.reports[1]!, invalidUtf8: { count: 1, line: 1, offset: 0 } },
+      ],
+    };
+    const text = buildSummary(withLatin1, null, Date.parse('2026-08-23T06:00:00Z'));
+    expect(text).toMatch(/^aws +used +5 +0 +2026-08-23\n {4}not UTF-8: 3 invalid byte sequences read as U\+FFFD \(first at line 12, byte 3456\)$/m);
+    expect(text).toContain('    not UTF-8: 1 invalid byte sequence read as U+FFFD (first at line 1, byte 0)\n');
+    expect(buildSummary(report, null)).not.toContain('UTF-8');
+  });
+
   it('gives the load and the first IPv6 check apart (the IPv6 index is decoded then), so the load is not read as the full cost', () => {
     const text = buildSummary(report, { loadMs: 201.4, rssMB: 126.2, first6Ms: 88.4, rss6MB: 155.1 });
     expect(text).toContain('load       201 ms (target < 300 ms); the first IPv6 check decodes the IPv6 index: +88 ms');

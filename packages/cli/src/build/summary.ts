@@ -1,6 +1,7 @@
 /**
  * The report `ipintel build` prints: per source, entries read, rejected lines
- * grouped by reason (with the first line of each) and the data date; then
+ * grouped by reason (with the first line of each), bytes that were not
+ * UTF-8 (how many, and where the first is) and the data date; then
  * the snapshot's ranges, size, build time, and its load time and memory
  * measured in a fresh process, beside the targets of issue #3; then which
  * feeds kept their last good copy, what --save-feeds wrote, and the sources
@@ -57,6 +58,10 @@ export function buildSummary(report: BuildReport, load: LoadMeasure | null, now 
       else byReason.set(key, { n: 1, line: d.line });
     }
     for (const [msg, e] of byReason) out.push(`    ${e.n} x ${msg} (first at line ${e.line})`);
+    if (r.invalidUtf8 !== undefined) {
+      const { count, line, offset } = r.invalidUtf8;
+      out.push(`    not UTF-8: ${count} invalid byte sequence${count === 1 ? '' : 's'} read as U+FFFD (first at line ${line}, byte ${offset})`);
+    }
     if (r.failure !== undefined) out.push(`    the fresh copy failed (${r.failure.code}): ${r.failure.message}; its last good copy was used`);
   }
   const kept = report.reports.filter((r) => r.status === 'kept');
