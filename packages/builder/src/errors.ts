@@ -12,7 +12,7 @@
 
 /** Every code, the class that carries it, and what it means. */
 export const BUILDER_ERROR_CODES = {
-  feed_empty: { class: 'FeedError', meaning: 'the file holds no data: zero bytes, or no data line' },
+  feed_empty: { class: 'FeedError', meaning: 'the file holds no data: zero bytes, no data line, or none of the kind it is read for (an RIR file with asn records only)' },
   feed_format: {
     class: 'FeedError',
     meaning: 'the file is not in the declared format: not JSON, the wrong shape, an HTML page, or no entry readable',

@@ -2,7 +2,7 @@ import { bigIntToText } from '@ipintel/core/writer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { feedById } from '../../src/feeds/registry.js';
-import { parseDelegated } from '../../src/feeds/routing/rir.js';
+import { RIR_FEEDS, parseDelegated } from '../../src/feeds/routing/rir.js';
 import type { RirFound } from '../../src/feeds/routing/rir.js';
 import { enc, readFixture, readFullSize } from './helpers.js';
 
@@ -165,6 +165,21 @@ describe('asn records', () => {
           expect(f.rejected.map((d) => d.line)).toEqual([2]);
         }
       }),
+    );
+  });
+
+  it('a file of asn records only is read, but as a feed it is feed_empty saying it holds no address record', () => {
+    const asnOnly = enc('2|arin|20260101|2|19830101|20260101|-0500\narin|*|asn|*|2|summary\narin|US|asn|7018|1|19960328|assigned|x\narin|US|asn|7019|1|19960328|assigned|x\n');
+    expect(parseDelegated(asnOnly, 'rir-arin').asnRanges).toHaveLength(2);
+    for (const { id } of RIR_FEEDS) {
+      expect(() => feedById(id).read(asnOnly)).toThrow(expect.objectContaining({
+        code: 'feed_empty',
+        message: `${id}: holds no ipv4 or ipv6 record (2 asn records): the build reads address blocks from a delegation file`,
+      }));
+    }
+    // Header and summaries only: no record at all, said the same way (not as a header count "rejected").
+    expect(() => feedById('rir-arin').read('2|arin|20260101|5|19830101|20260101|-0500\narin|*|ipv4|*|5|summary\n')).toThrow(
+      expect.objectContaining({ code: 'feed_empty', message: 'rir-arin: holds no ipv4 or ipv6 record (0 asn records): the build reads address blocks from a delegation file' }),
     );
   });
 

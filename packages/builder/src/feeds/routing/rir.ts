@@ -25,7 +25,9 @@
  * own file disagrees with itself). A last line without a line end, when the
  * counts show the file is incomplete, is reported as cut off and not used.
  * The data date is the header's end date (else its serial, when that is a
- * YYYYMMDD date).
+ * YYYYMMDD date). As a feed (`parseDelegatedBlocks`), a file with no ipv4
+ * or ipv6 record (asn records only) is `feed_empty`: valid, but it holds
+ * nothing the allocation role reads.
  *
  * @module
  */
@@ -209,6 +211,25 @@ export function parseDelegated(data: Uint8Array, feed: string): RirFound {
   return { prefixes, rejected, dataDate, header, counts, skipped, asnRanges };
 }
 
+/**
+ * The RIR feeds' adapter: `parseDelegated`, refusing a file with no ipv4 or
+ * ipv6 record. Such a file (asn records only) is well-formed, but the build
+ * reads address blocks from it: used, the RIR's space would lose its
+ * allocation dates and countries. Said plainly, not as `no entry in the
+ * file` (it has records) nor as every record rejected (a header count that
+ * disagrees with the body is not the reason).
+ *
+ * @throws FeedError `feed_empty` for a file with no ipv4 or ipv6 record, or what parseDelegated throws.
+ */
+export function parseDelegatedBlocks(data: Uint8Array, feed: string): RirFound {
+  const found = parseDelegated(data, feed);
+  const { asn, ipv4, ipv6 } = found.counts;
+  if (ipv4 + ipv6 === 0) {
+    throw new FeedError(feed, 'feed_empty', `holds no ipv4 or ipv6 record (${asn} asn record${asn === 1 ? '' : 's'}): the build reads address blocks from a delegation file`);
+  }
+  return found;
+}
+
 // ---------------------------------------------------------------------------
 // Declarations
 
@@ -234,7 +255,7 @@ const rir = (
     origin: 'feeds',
     path,
     download: { url },
-    parse: parseDelegated,
+    parse: parseDelegatedBlocks,
   });
 
 /**
