@@ -21,7 +21,7 @@ import { ExportError } from './errors.js';
 /** The node:fs calls replaceFile makes. */
 export type FsCalls = Pick<
   typeof nodeFs,
-  'openSync' | 'writeSync' | 'fsyncSync' | 'closeSync' | 'renameSync' | 'rmSync' | 'statSync' | 'fchmodSync' | 'lstatSync' | 'readlinkSync' | 'realpathSync'
+  'openSync' | 'writeSync' | 'fsyncSync' | 'closeSync' | 'renameSync' | 'rmSync' | 'statSync' | 'fstatSync' | 'fchmodSync' | 'fchownSync' | 'lstatSync' | 'readlinkSync' | 'realpathSync'
 >;
 
 /**
@@ -146,12 +146,31 @@ function writeFailed(e: unknown, what: string): unknown {
  * come back with the umask's default, 0644 as a rule. Only the permission
  * bits: set-user-ID, set-group-ID and sticky are not carried to new content.
  * A new target keeps the default the temporary file was created with.
+ *
+ * Its owner and group too, where the process may give them (root, or a
+ * group of its own): a `root:www-data 0640` file replaced by root came back
+ * `root:root`, and the server reading it through its group lost it. Where
+ * the system refuses (EPERM: an ordinary user cannot give a file away), the
+ * file keeps the writer's, as any new file does.
  */
 function keepMode(fd: number, target: string, fs: FsCalls): void {
   // Read once the content is written, not before: a chmod during a long export is kept too.
   const old = fs.statSync(target, { throwIfNoEntry: false });
-  if (old !== undefined) fs.fchmodSync(fd, old.mode & 0o777);
+  if (old === undefined) return;
+  const mine = fs.fstatSync(fd);
+  if (mine.uid !== old.uid || mine.gid !== old.gid) {
+    try {
+      fs.fchownSync(fd, old.uid, old.gid);
+    } catch (e) {
+      if (!OWNER_REFUSED.has((e as NodeJS.ErrnoException).code ?? '')) throw e;
+    }
+  }
+  // After the chown, which may clear bits of the mode.
+  fs.fchmodSync(fd, old.mode & 0o777);
 }
+
+/** fchown's answers meaning "not allowed here" (an ordinary user; a file system without owners), not a failed write. */
+const OWNER_REFUSED = new Set(['EPERM', 'EINVAL', 'ENOSYS', 'ENOTSUP', 'EOPNOTSUPP']);
 
 /**
  * What `target` is when it is neither a file, a directory nor absent: a

@@ -167,6 +167,48 @@ describe('replaceFile', () => {
     );
   });
 
+  it('the new file has the owner and group of the one it replaces (fchown before fchmod, which it may clear); refused (EPERM), the file is still written', () => {
+    const { dir: d, path: out } = folderWithFile(dir, 'owner-seam');
+    const own = statSync(out);
+    for (const refuse of [false, true]) {
+      const { fs, calls } = loggedFs(d);
+      const given: number[][] = [];
+      const seam: FsCalls = {
+        ...fs,
+        // The target as if another user's: its owner and group one past ours.
+        statSync: ((p: nodeFs.PathLike, o?: nodeFs.StatSyncOptions) => {
+          const s = nodeFs.statSync(p, o);
+          return s === undefined ? s : Object.assign(s, { uid: own.uid + 1, gid: own.gid + 1 });
+        }) as typeof nodeFs.statSync,
+        fchownSync: (fd, uid, gid) => {
+          calls.push('fchown');
+          given.push([uid, gid]);
+          if (refuse) throw fsError('EPERM', 'fchown');
+        },
+      };
+      replaceFile(out, (write) => write(bytes), seam);
+      expect(given).toEqual([[own.uid + 1, own.gid + 1]]);
+      expect(calls.indexOf('fchown')).toBeLessThan(calls.findIndex((c) => c.startsWith('fchmod')));
+      expect(readFileSync(out, 'utf8')).toBe('new content\n');
+    }
+    // The same owner: no fchown at all.
+    const { fs, calls } = loggedFs(d);
+    replaceFile(out, (write) => write(bytes), { ...fs, fchownSync: () => calls.push('fchown') });
+    expect(calls).not.toContain('fchown');
+  });
+
+  it('on the real file system: as root the owner and group are kept; as a user, the file stays the user\'s', () => {
+    const { path: out } = folderWithFile(dir, 'owner-real');
+    const root = process.getuid?.() === 0;
+    if (root) nodeFs.chownSync(out, 4242, 4343);
+    const before = statSync(out);
+    replaceFile(out, (write) => write(bytes));
+    const after = statSync(out);
+    expect(readFileSync(out, 'utf8')).toBe('new content\n');
+    if (root) expect([after.uid, after.gid]).toEqual([4242, 4343]);
+    else expect([after.uid, after.gid]).toEqual([before.uid, before.gid]);
+  });
+
   it('a new file has the default permissions, those of any file created here', () => {
     const d = join(dir, 'new-mode');
     mkdirSync(d);
