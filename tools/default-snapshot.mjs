@@ -75,6 +75,12 @@ try {
     `built ${out}: ${(report.bytes / 1048576).toFixed(1)} MB, ${report.ranges.v4} IPv4 + ${report.ranges.v6} IPv6 ranges, ` +
       `${used.length} sources used, ${rejected} lines rejected, ${(report.ms / 1000).toFixed(1)} s (details: npx ipintel build --feeds ${feeds} --out ${out})`,
   );
+  // A copy that was not all UTF-8 (names kept with U+FFFD) is worth a line here too: this build's summary is all most runs show.
+  for (const r of report.reports) {
+    if (r.invalidUtf8 === undefined) continue;
+    const { count, line, offset } = r.invalidUtf8;
+    console.error(`  ${r.id}: not UTF-8: ${count} invalid byte sequence${count === 1 ? '' : 's'} read as U+FFFD (first at line ${line}, byte ${offset})`);
+  }
   if (out === DATA_SNAPSHOT) prepareDataPackage(await buildDateOf(out));
   writeFileSync(stamp, `${digest}\n`);
 } catch (e) {
