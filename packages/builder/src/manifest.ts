@@ -19,7 +19,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 
 /** One carried file. */
@@ -112,6 +112,8 @@ export function checkManifest(dir: string, manifest: Manifest, record = false): 
  * may reach the disk before unflushed data). The temporary file is created
  * exclusively (a leftover at `FILE.tmp-<pid>`, or a link planted there, is
  * left alone and a random name taken instead) and removed on any failure.
+ * A file it replaces keeps its permission bits, and its owner and group
+ * where the process may give them (keepOwnership).
  */
 export async function writeAtomically(file: string, data: Uint8Array | string): Promise<void> {
   const { handle, tmp } = await createTemporary(file);
@@ -119,6 +121,7 @@ export async function writeAtomically(file: string, data: Uint8Array | string): 
   let renamed = false;
   try {
     await handle.writeFile(data);
+    await keepOwnership(handle, file);
     await handle.sync();
     closed = true;
     await handle.close();
@@ -132,6 +135,32 @@ export async function writeAtomically(file: string, data: Uint8Array | string): 
     }
   }
   await syncDirectory(dirname(file));
+}
+
+/** fchown's answers meaning "not allowed here" (an ordinary user cannot give a file away), not a failed write. */
+const OWNER_REFUSED = ['EPERM', 'EINVAL', 'ENOSYS', 'ENOTSUP', 'EOPNOTSUPP'];
+
+/**
+ * Gives the temporary file the permission bits of the file it replaces (a
+ * `0640` snapshot came back `0644`, the umask's default), and its owner and
+ * group where the system lets us (as root, a `root:ipintel` file came back
+ * `root:root`). Set-user-ID, set-group-ID and sticky are not carried to new
+ * content. A new file keeps the defaults.
+ */
+async function keepOwnership(handle: FileHandle, file: string): Promise<void> {
+  const old = await stat(file).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') return undefined;
+    throw e;
+  });
+  if (old === undefined) return;
+  const mine = await handle.stat();
+  if (mine.uid !== old.uid || mine.gid !== old.gid) {
+    await handle.chown(old.uid, old.gid).catch((e: NodeJS.ErrnoException) => {
+      if (!OWNER_REFUSED.includes(e.code ?? '')) throw e;
+    });
+  }
+  // After the chown, which may clear bits of the mode.
+  await handle.chmod(old.mode & 0o777);
 }
 
 /** `FILE.tmp-<pid>`, or, when something is at that name, `FILE.tmp-<pid>-<random>` (8 tries). */

@@ -5,7 +5,8 @@
  * file is created exclusively, so a leftover or a planted link at its name
  * is left alone; a failure leaves no temporary file.
  */
-import { fstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, fstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -64,5 +65,37 @@ describe('writeAtomically', () => {
     expect(readdirSync(d).sort()).toEqual(['out', `out.tmp-${process.pid}`]);
     expect(readdirSync(out)).toEqual(['keep']);
     expect(readFileSync(`${out}.tmp-${process.pid}`, 'utf8')).toBe('a leftover');
+  });
+  it('the file it replaces keeps its permission bits, whatever they are; a new file gets the default', async () => {
+    const d = join(dir, 'modes');
+    mkdirSync(d, { recursive: true });
+    const out = join(d, 'out');
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 0o7777 }), async (mode) => {
+        writeFileSync(out, 'old');
+        chmodSync(out, mode);
+        await writeAtomically(out, 'new');
+        // Only the permission bits: set-user-ID, set-group-ID and sticky do not carry over to new content.
+        expect((statSync(out).mode & 0o7777).toString(8)).toBe((mode & 0o777).toString(8));
+        expect(readFileSync(out, 'utf8')).toBe('new');
+        rmSync(out);
+      }),
+      { numRuns: 30 },
+    );
+    writeFileSync(join(d, 'plain'), 'x');
+    await writeAtomically(join(d, 'fresh'), 'new');
+    expect(statSync(join(d, 'fresh')).mode).toBe(statSync(join(d, 'plain')).mode);
+  });
+
+  it('as root the owner and group of the file it replaces are kept; as a user, the file stays the user\'s', async () => {
+    const { path: out } = folderWithFile(dir, 'owner');
+    const root = process.getuid?.() === 0;
+    if (root) chownSync(out, 4242, 4343);
+    const before = statSync(out);
+    await writeAtomically(out, 'new');
+    const after = statSync(out);
+    expect(readFileSync(out, 'utf8')).toBe('new');
+    if (root) expect([after.uid, after.gid]).toEqual([4242, 4343]);
+    else expect([after.uid, after.gid]).toEqual([before.uid, before.gid]);
   });
 });
