@@ -108,6 +108,8 @@ describe('batch --grep', () => {
     ['upstream [2001:db8::2]:443 then [::1]:8080 and ::ffff:203.0.113.9 via fe80::1%eth0', ['2001:db8::2', '::1', '::ffff:203.0.113.9', 'fe80::1']],
     ['redirect to http://192.0.2.9/login (from 1.2.3.4.) at 12:34:56.789, build 1.2.3.4.5, ip:4.4.4.4, peer 2001:db8::1: closed', ['192.0.2.9', '1.2.3.4', '4.4.4.4', '2001:db8::1']],
     ['no address here: version 2.0, time 10:00:01, hex cafe dead:beef, 999.1.1.1', []],
+    // Only the quad right after `word/` is a product version; a later one in the same run is an address.
+    ['Foo/1.2.3.4..5.6.7.8 Chrome/120.0.0.0 Version/17.4.1.2.3 Safari/1.2.3.4.', ['5.6.7.8']],
   ];
 
   it.each(LOG)('finds the addresses of a real log line: %s', (line, want) => {

@@ -53,13 +53,15 @@ function addressesIn(run: string, line: string, at: number): string[] {
   // 1. The run, less punctuation that belongs to the prose around it: trailing dots, then one
   //    leading and/or one trailing colon (`ip:1.2.3.4`, `ip:::1`, `2001:db8::1: closed`).
   const t = run.replace(/\.+$/, '');
-  const v4Only = !t.includes(':');
-  if (v4Only && afterProductSlash(line, at)) return [];
-  const lead = t.startsWith(':') ? 1 : 0;
-  const trail = t.endsWith(':') ? 1 : 0;
-  for (const [s, e] of [[0, 0], [lead, 0], [0, trail], [lead, trail]] as const) {
-    const c = t.slice(s, t.length - e);
-    if (isAddress(c)) return [c];
+  // A colon-free run right after `word/` starts with a product version: not an address as a
+  // whole, but a later dotted quad in it is one (step 2, which skips only the quad at its start).
+  if (t.includes(':') || !afterProductSlash(line, at)) {
+    const lead = t.startsWith(':') ? 1 : 0;
+    const trail = t.endsWith(':') ? 1 : 0;
+    for (const [s, e] of [[0, 0], [lead, 0], [0, trail], [lead, trail]] as const) {
+      const c = t.slice(s, t.length - e);
+      if (isAddress(c)) return [c];
+    }
   }
   // 2. Dotted quads inside the run (IPv4 with a port, glued to hex letters).
   const out: string[] = [];
