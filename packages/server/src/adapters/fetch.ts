@@ -5,7 +5,7 @@
  * @module
  */
 import { createApp, type App, type AppOptions } from '../app.js';
-import { HOST_FAULT_DETAIL, hostFault } from '../http/host-field.js';
+import { hostFault, hostFaultAnswer } from '../http/host-field.js';
 import { DEFAULT_PROBLEM_TYPE_BASE, problem, ProblemError } from '../http/problem.js';
 import type { ApiRequest } from '../http/types.js';
 import { stripBase } from './node.js';
@@ -72,8 +72,7 @@ export function createFetchHandler(options: FetchHandlerOptions = {}): FetchHand
     // No Connection: close: the runtime owns the connection.
     const fault = hostFault(request.headers.get('host') ?? undefined, false);
     if (fault !== undefined) {
-      app.logger.info({ status: 400, code: 'malformed_request', cause: fault }, 'client error');
-      const r = problem('malformed_request', HOST_FAULT_DETAIL[fault], {}, problemTypeBase);
+      const r = hostFaultAnswer(fault, app.logger, problemTypeBase);
       return new Response(r.body, { status: r.status, headers: r.headers });
     }
     const u = new URL(request.url);

@@ -21,7 +21,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { createApp, type App, type AppOptions } from '../app.js';
-import { HOST_FAULT_DETAIL, hostFault } from '../http/host-field.js';
+import { hostFault, hostFaultAnswer } from '../http/host-field.js';
 import { DEFAULT_PROBLEM_TYPE_BASE, problem, ProblemError } from '../http/problem.js';
 import { DEFAULT_MAX_BODY_BEFORE_AUTH, type ApiRequest, type ApiResponse } from '../http/types.js';
 
@@ -192,8 +192,7 @@ export function createNodeHandler(options: NodeHandlerOptions = {}): NodeHandler
     // shows only in rawHeaders.
     const fault = hostFault(req.headers.host, req.httpVersion === '1.1', req.rawHeaders);
     if (fault !== undefined) {
-      app.logger.info({ status: 400, code: 'malformed_request', cause: fault }, 'client error');
-      send(req, res, { ...problem('malformed_request', HOST_FAULT_DETAIL[fault], {}, problemTypeBase), close: true });
+      send(req, res, { ...hostFaultAnswer(fault, app.logger, problemTypeBase), close: true });
       return;
     }
     const url = stripBase(req.url ?? '/', basePath);

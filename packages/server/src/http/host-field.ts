@@ -31,7 +31,10 @@
  * @module
  */
 import { isIP } from 'node:net';
+import type { Logger } from 'pino';
 import { fieldLines } from './field-lines.js';
+import { problem } from './problem.js';
+import type { ApiResponse } from './types.js';
 
 /** What can be wrong with a request's Host (also the `cause` of its log line). */
 export type HostFault = 'missing Host' | 'empty Host' | 'repeated Host' | 'listed Host' | 'invalid Host' | 'invalid Host port';
@@ -45,6 +48,16 @@ export const HOST_FAULT_DETAIL: Readonly<Record<HostFault, string>> = {
   'invalid Host': 'the request is not valid HTTP (its Host header is not a host name, an IPv4 address or a bracketed IPv6 address, with an optional port)',
   'invalid Host port': 'the request is not valid HTTP (the port in its Host header is not a number from 0 to 65535)',
 };
+
+/**
+ * The answer to a Host fault, for both adapters: a 400 malformed_request problem (the
+ * adapter adds how the connection ends), logged as one `client error` line, as node's own
+ * refusals are (client-error.ts): the client erred, not the server.
+ */
+export function hostFaultAnswer(fault: HostFault, logger: Logger, problemTypeBase: string): ApiResponse {
+  logger.info({ status: 400, code: 'malformed_request', cause: fault }, 'client error');
+  return problem('malformed_request', HOST_FAULT_DETAIL[fault], {}, problemTypeBase);
+}
 
 /**
  * What is wrong with a request's Host, or undefined when nothing is.
