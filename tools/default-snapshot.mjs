@@ -23,7 +23,7 @@ import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync 
 import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { buildSnapshot } from '../packages/builder/dist/index.js';
+import { buildSnapshot, describeInvalidUtf8 } from '../packages/builder/dist/index.js';
 import { DATA_SNAPSHOT, VENDORED_FEEDS, prepareDataPackage } from './data-package.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -76,11 +76,7 @@ try {
       `${used.length} sources used, ${rejected} lines rejected, ${(report.ms / 1000).toFixed(1)} s (details: npx ipintel build --feeds ${feeds} --out ${out})`,
   );
   // A copy that was not all UTF-8 (names kept with U+FFFD) is worth a line here too: this build's summary is all most runs show.
-  for (const r of report.reports) {
-    if (r.invalidUtf8 === undefined) continue;
-    const { count, line, offset } = r.invalidUtf8;
-    console.error(`  ${r.id}: not UTF-8: ${count} invalid byte sequence${count === 1 ? '' : 's'} read as U+FFFD (first at line ${line}, byte ${offset})`);
-  }
+  for (const r of report.reports) if (r.invalidUtf8 !== undefined) console.error(`  ${r.id}: ${describeInvalidUtf8(r.invalidUtf8)}`);
   if (out === DATA_SNAPSHOT) prepareDataPackage(await buildDateOf(out));
   writeFileSync(stamp, `${digest}\n`);
 } catch (e) {

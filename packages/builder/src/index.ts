@@ -11,5 +11,6 @@ export * as manifest from './manifest.js';
 export type { SaveReport } from './save.js';
 export type { SourceReport } from './build/load.js';
 export type { InvalidUtf8 } from './feeds/types.js';
+export { describeInvalidUtf8 } from './feeds/read/utf8.js';
 export * as feeds from './feeds/registry.js';
 export { BUILDER_ERROR_CODES, DeclarationError, FeedError, type BuilderErrorCode } from './errors.js';
