@@ -14,6 +14,11 @@
  * its marker expires, or when the store closes (after a bounded last try,
  * drain()), is reported (`unreconciled`) and dropped.
  *
+ * drain() waits for the round and the undoing already under way: a round
+ * holds its counts outside the pending list while it runs, so a drain that
+ * looked only at the list could end while counts were out, and those put
+ * back after it would never be checked nor reported.
+ *
  * @module
  */
 
@@ -45,7 +50,12 @@ return tonumber(n)`;
 export class Reconciler {
   private pending: UncertainCount[] = [];
   private timer: NodeJS.Timeout | undefined;
-  private running = false;
+  /** The round under way, if any (one at a time). */
+  private round: Promise<void> | undefined;
+  /** Undoing of counts whose late answer said they ran, under way. */
+  private readonly undoing = new Set<Promise<void>>();
+  /** Set once drain() is done: a count arriving after it is reported at once. */
+  private drained = false;
 
   constructor(
     /** Runs the refund script; resolves with the lookups taken back (0: the count never ran, or was undone already). */
@@ -55,6 +65,10 @@ export class Reconciler {
 
   /** A count whose request got a 503 and whose fate is unknown. */
   add(c: UncertainCount): void {
+    if (this.drained) {
+      this.reportUnchecked(c);
+      return;
+    }
     this.pending.push(c);
     if (this.timer === undefined) {
       this.timer = setInterval(() => void this.run(), RUN_EVERY_MS);
@@ -64,7 +78,10 @@ export class Reconciler {
 
   /** A count that Redis ran although its request got a 503: undo it now. */
   late(c: UncertainCount): void {
-    this.settle(c).catch(() => this.add(c));
+    const undo = this.settle(c)
+      .catch(() => this.add(c))
+      .finally(() => this.undoing.delete(undo));
+    this.undoing.add(undo);
   }
 
   /** Counts still waiting to be checked. */
@@ -85,13 +102,22 @@ export class Reconciler {
    */
   async drain(ms: number): Promise<void> {
     const end = Date.now() + ms;
-    while (this.pending.length > 0 && Date.now() < end) {
+    for (;;) {
+      // Whatever is under way first: its counts come back to the list (or are settled).
+      await Promise.all([this.round, ...this.undoing]);
+      const idle = this.pending.length === 0 && this.round === undefined && this.undoing.size === 0;
+      if (idle || Date.now() >= end) break;
       await this.run();
       if (this.pending.length > 0) await new Promise((r) => setTimeout(r, DRAIN_EVERY_MS));
     }
     this.close();
-    for (const c of this.pending) this.report('unreconciled', new Error(`could not check a count of ${c.n} for account ${c.account} whose request was answered 503 before the store closed; it may stay counted`));
+    this.drained = true;
+    for (const c of this.pending) this.reportUnchecked(c);
     this.pending = [];
+  }
+
+  private reportUnchecked(c: UncertainCount): void {
+    this.report('unreconciled', new Error(`could not check a count of ${c.n} for account ${c.account} whose request was answered 503 before the store closed; it may stay counted`));
   }
 
   private async settle(c: UncertainCount): Promise<void> {
@@ -99,29 +125,29 @@ export class Reconciler {
     if (n > 0) this.report('late_count', new Error(`a count of ${n} for account ${c.account} whose request was answered 503 was undone`));
   }
 
-  private async run(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    try {
-      const now = Date.now();
-      const batch = this.pending;
-      this.pending = []; // counts added while this round runs go here
-      const keep: UncertainCount[] = [];
-      for (const c of batch) {
-        if (now < c.notBefore) keep.push(c);
-        else if (now > c.expires) this.report('unreconciled', new Error(`could not check a count of ${c.n} for account ${c.account} whose request was answered 503 before its marker expired; it may stay counted`));
-        else {
-          try {
-            await this.settle(c);
-          } catch {
-            keep.push(c); // Redis unreachable or stalled: next round
-          }
+  /** Starts a round, or joins the one under way. */
+  private run(): Promise<void> {
+    this.round ??= this.oneRound().finally(() => (this.round = undefined));
+    return this.round;
+  }
+
+  private async oneRound(): Promise<void> {
+    const now = Date.now();
+    const batch = this.pending;
+    this.pending = []; // counts added while this round runs go here
+    const keep: UncertainCount[] = [];
+    for (const c of batch) {
+      if (now < c.notBefore) keep.push(c);
+      else if (now > c.expires) this.report('unreconciled', new Error(`could not check a count of ${c.n} for account ${c.account} whose request was answered 503 before its marker expired; it may stay counted`));
+      else {
+        try {
+          await this.settle(c);
+        } catch {
+          keep.push(c); // Redis unreachable or stalled: next round
         }
       }
-      this.pending = keep.concat(this.pending);
-      if (this.pending.length === 0) this.close();
-    } finally {
-      this.running = false;
     }
+    this.pending = keep.concat(this.pending);
+    if (this.pending.length === 0) this.close();
   }
 }

@@ -285,6 +285,17 @@ export function openRedisStore(url: string, options: RedisStoreOptions = {}): Re
     return { outcome: OUTCOMES[o] ?? 'quota_exceeded', used };
   };
 
+  // Counts under way: close() waits for them (each is bounded by its deadline), so a count that
+  // ends unanswered is in the reconciler's list before the last check of that list, not after it.
+  const counting = new Set<Promise<unknown>>();
+  const trackedConsume = (r: ConsumeRequest): Promise<ConsumeResult> => {
+    const run = consume(r);
+    counting.add(run);
+    const forget = (): void => void counting.delete(run);
+    run.then(forget, forget);
+    return run;
+  };
+
   return {
     kind: 'redis',
     location,
@@ -302,7 +313,7 @@ export function openRedisStore(url: string, options: RedisStoreOptions = {}): Re
       }),
     revokeKey: (id, at, replacedBy) =>
       guard('revoke a key', async () => (await scripts.ipintelRevoke(keyKey(id), at, replacedBy ?? '')) === 1),
-    consume,
+    consume: trackedConsume,
     usage: (account, period) => guard('read usage', async () => Number((await redis.get(usageKey(account, period))) ?? 0)),
     ping: () => guard('ping', async () => void (await redis.ping())),
     whenReady: (ms) =>
@@ -312,6 +323,7 @@ export function openRedisStore(url: string, options: RedisStoreOptions = {}): Re
     close: async () => {
       // Counts answered 503 whose fate is unknown are checked before the connection goes
       // (bounded: the longest a count can still run, plus time to reconnect).
+      await Promise.allSettled(counting);
       await reconciler.drain(timeoutMs + DRAIN_EXTRA_MS);
       link.close();
       try {

@@ -181,6 +181,31 @@ describeRedis('Redis replies that come too late or never', () => {
     await direct.close();
     proxy.close();
   });
+
+  it('closing the store while a count is still unanswered waits for it, then settles it', async () => {
+    // An embedder closing the store with a count under way (no app in front to wait for its request):
+    // the count ends unanswered after close() began, and must still be checked before the connection goes.
+    const proxy = await delayingProxy(suite.redis.port);
+    const { store, events } = redisStore(proxy.url);
+    const direct = openRedisStore(suite.redis.url);
+    const { record } = await createKey(store, { plan: 'big', plans: resolvePlans(PLANS), now: 0 });
+    const window = periodAt('day', clock());
+    const usage = () => direct.usage(record.account, window.key);
+    await store.ping(); // connected, clock read
+    proxy.delayMs = 10_000;
+    const now = Date.now();
+    const request = { account: record.account, period: window.key, periodEndsAt: window.endsAt, quota: 1_000_000, ratePerSecond: 0, second: Math.floor(now / 1000) };
+    const counting = store.consume({ ...request, n: 1, deadline: now + 1_000 });
+    await until(async () => (await usage()) === 1, 'Redis ran the count'); // its reply is held back
+    proxy.cut(); // the reply is lost; the store reconnects
+    proxy.delayMs = 0;
+    await store.close();
+    await expect(counting).rejects.toThrow(/Redis store/);
+    expect(await usage()).toBe(0);
+    expect(events.filter((e) => e === 'late_count')).toHaveLength(1);
+    await direct.close();
+    proxy.close();
+  });
 });
 
 it('a body slower than storeTimeoutMs does not use up the count deadline (it starts when the count is made)', async () => {
