@@ -26,7 +26,16 @@ function ioredisReads(url: string): Record<string, unknown> {
   const r = new Redis(url, { lazyConnect: true });
   const o = r.options;
   r.disconnect();
-  return { host: o.host, port: o.port, db: o.db, password: o.password ?? null, username: o.username ?? null, tls: o.tls !== undefined };
+  return {
+    host: o.host,
+    port: o.port,
+    db: o.db,
+    password: o.password ?? null,
+    username: o.username ?? null,
+    tls: o.tls !== undefined,
+    family: o.family ?? null,
+    connectionName: o.connectionName ?? null,
+  };
 }
 
 /** The error openStoreSync throws for `spec`; fails the test when none is thrown. */
@@ -69,6 +78,25 @@ describe('refused at start-up, before connecting, naming the problem', () => {
     // No `//`: was taken for a SQLite file named "redis:127.0.0.1:6379".
     ['redis:127.0.0.1:6379', /starts with redis:\/\//],
     [`rediss:${SECRET}@127.0.0.1`, /starts with redis:\/\//],
+    // ioredis puts query options ahead of the store's own, as strings: "false" turned the offline queue on.
+    ['redis://127.0.0.1:6379?enableOfflineQueue=false', /the query option enableOfflineQueue is not taken \(the store takes family, db, username, password, connectionName from the query/],
+    ['redis://127.0.0.1?keyPrefix=other:', /the query option keyPrefix is not taken/],
+    ['redis://127.0.0.1?tls=true', /the query option tls is not taken/],
+    // A name that is no ioredis option is not quoted: it may be a password typed in the wrong place.
+    [`redis://127.0.0.1?${SECRET}`, /the query holds an option the store does not know/],
+    [`redis://127.0.0.1?pasword=${SECRET}`, /the query holds an option the store does not know/],
+    ['redis://127.0.0.1?family=5', /the query option family must be the IP family to connect with: 4, 6, or 0/],
+    ['redis://127.0.0.1?family=IPv6', /the query option family must be/],
+    ['redis://127.0.0.1?family=4&family=6', /family is given twice/],
+    ['redis://127.0.0.1?db=x', /the query option db must be the database number/],
+    ['redis://127.0.0.1?db=-1', /the query option db must be the database number/],
+    // ioredis keeps the path's database and drops the query's without a word.
+    ['redis://127.0.0.1/2?db=3', /db is given twice/],
+    // ioredis takes both credentials from the authority when it holds either: this connected without a password.
+    [`redis://user@127.0.0.1?password=${SECRET}`, /password is given twice/],
+    [`redis://:${SECRET}@127.0.0.1?username=ops`, /username is given twice/],
+    ['redis://127.0.0.1?connectionName=my%20api', /the query option connectionName must be .*no spaces/],
+    ['redis://127.0.0.1?connectionName=', /the query option connectionName must be/],
   ] as const) {
     it(`${spec.replace(SECRET, 'SECRET')}: ${why.source}`, () => {
       const e = refusal(spec);
@@ -133,6 +161,10 @@ describe('accepted as written, read by ioredis as the user meant', () => {
     ['redis://127.0.0.1:1/0?family=4', { port: 1, db: 0 }, 'redis://127.0.0.1:1/0?family=4'],
     // ioredis takes a password from the query too; the logs do not show it.
     [`redis://127.0.0.1:1?family=4&password=${SECRET}`, { password: SECRET }, 'redis://127.0.0.1:1?family=4&password=***'],
+    ['redis://127.0.0.1:1?family=6', { family: 6 }, 'redis://127.0.0.1:1?family=6'],
+    ['redis://127.0.0.1:1?db=3', { db: 3 }, 'redis://127.0.0.1:1?db=3'],
+    ['redis://127.0.0.1:1?connectionName=ipintel-api', { connectionName: 'ipintel-api' }, 'redis://127.0.0.1:1?connectionName=ipintel-api'],
+    [`redis://127.0.0.1:1?username=ops&password=${SECRET}`, { username: 'ops', password: SECRET }, 'redis://127.0.0.1:1?username=***&password=***'],
   ] as const) {
     it(`${spec.replace(SECRET, 'SECRET')}`, () => {
       expect(() => checkRedisUrl(spec)).not.toThrow();
@@ -144,7 +176,50 @@ describe('accepted as written, read by ioredis as the user meant', () => {
   }
 });
 
+it("why the query is checked: ioredis lets a URL's query override the options the store passes, as strings", () => {
+  // If this stops holding (a new ioredis), the refusals above may be loosened, not the other way round.
+  const r = new Redis('redis://127.0.0.1:1?enableOfflineQueue=false', { lazyConnect: true, enableOfflineQueue: false });
+  const taken = r.options.enableOfflineQueue as unknown;
+  r.disconnect();
+  expect(taken).toBe('false');
+});
+
 describe('rules (properties)', () => {
+  it('a query either leaves every option the store sets as the store set it, or is refused without showing a value', () => {
+    const retryStrategy = (): number => 50;
+    const storeOptions = { lazyConnect: true, enableOfflineQueue: false, enableAutoPipelining: true, maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy };
+    const read = (url: string): Record<string, unknown> => {
+      const r = new Redis(url, storeOptions);
+      const { family, db, username, password, connectionName, ...rest } = r.options as unknown as Record<string, unknown>;
+      r.disconnect();
+      void [family, db, username, password, connectionName];
+      return rest;
+    };
+    const plain = read('redis://127.0.0.1:6380');
+    const name = fc.oneof(
+      fc.constantFrom('family', 'db', 'username', 'password', 'connectionName', 'enableOfflineQueue', 'keyPrefix', 'maxRetriesPerRequest', 'connectTimeout', 'tls', 'lazyConnect', 'host', 'port'),
+      fc.string({ maxLength: 8 }),
+    );
+    const value = fc.oneof(fc.constantFrom('0', '4', '6', '2', 'false', 'true', 'x'), fc.string({ maxLength: 6 }).map((v) => SECRET + v));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(name, value), { maxLength: 4 }), (pairs) => {
+        const url = `redis://127.0.0.1:6380?${new URLSearchParams(pairs).toString()}`;
+        let error: unknown;
+        try {
+          checkRedisUrl(url);
+        } catch (e) {
+          error = e;
+        }
+        if (error === undefined) expect(read(url)).toEqual(plain);
+        else {
+          expect(error).toBeInstanceOf(TypeError);
+          expect(inspect(error)).not.toContain(SECRET);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   // A password the user means (any characters), written with each character either
   // percent-encoded or as is ('%' always encoded: a raw "%41" means "A" in any URL).
   const writtenPassword = fc

@@ -19,6 +19,13 @@
  * (a password put where they go must not show either): only the scheme and
  * the host.
  *
+ * The query: ioredis merges every query option into its connection options,
+ * as a string, AHEAD of the options the store passes (lodash `defaults`, URL
+ * first). So `?enableOfflineQueue=false` turned the store's offline queue ON
+ * ("false" is truthy), and `?keyPrefix=x` moved every key. Only the options
+ * a URL is for are taken (QUERY_OPTIONS), each once and with a value that
+ * means what it says; any other is refused.
+ *
  * @module
  */
 
@@ -28,6 +35,25 @@
  * stands (a password read without it would fail to authenticate, or worse, match another).
  */
 const UNENCODABLE: Readonly<Record<string, string>> = { '/': '%2F', '?': '%3F', '#': '%23', '\t': '%09', '\n': '%0A', '\r': '%0D' };
+
+/** Query options the store takes from the URL, and what each holds. */
+const QUERY_OPTIONS: Readonly<Record<string, string>> = {
+  family: 'the IP family to connect with: 4, 6, or 0 for either',
+  db: 'the database number (or write it as the path: /2)',
+  username: 'the user name',
+  password: 'the password',
+  connectionName: 'the name Redis shows for the connection (CLIENT SETNAME): printable ASCII, no spaces',
+};
+
+/**
+ * ioredis options a URL could set: named when refused (the name of an unknown one is not
+ * quoted, as a password typed into the query must not show).
+ */
+const IOREDIS_OPTIONS = new Set([
+  'enableOfflineQueue', 'enableAutoPipelining', 'maxRetriesPerRequest', 'connectTimeout', 'retryStrategy', 'commandTimeout',
+  'keyPrefix', 'lazyConnect', 'tls', 'readOnly', 'enableReadyCheck', 'autoResubscribe', 'autoResendUnfulfilledCommands',
+  'keepAlive', 'noDelay', 'socketTimeout', 'sentinels', 'sentinelPassword', 'name', 'role', 'host', 'port', 'path',
+]);
 
 /** The largest database index Redis takes (`SELECT` reads an int). */
 const MAX_DB = 2 ** 31 - 1;
@@ -49,7 +75,8 @@ export function withoutCredentials(url: string): string {
 /**
  * Throws a TypeError saying what is wrong with a Redis store URL, if anything; never quotes
  * the credentials. Accepts what ioredis reads as written: a missing port (6379), an empty
- * password, a password with `@` or `:`, `rediss://`, query options (`?family=6`).
+ * password, a password with `@` or `:`, `rediss://`, and the query options a URL is for, each
+ * once (`?family=6`, `?db=2`, `?username=`, `?password=`, `?connectionName=`).
  *
  * @example
  * checkRedisUrl('redis://:s3cret@10.0.0.5:6379/2') // passes
@@ -102,6 +129,31 @@ export function checkRedisUrl(url: string): void {
     decodeURIComponent(parsed.password);
   } catch {
     throw fail('the user name or password holds %XX escapes that are not UTF-8 (write a "%" as %25)');
+  }
+  // ioredis takes both user name and password from the authority when it holds either.
+  const credentialsGiven = parsed.username !== '' || parsed.password !== '';
+  checkQuery(parsed.searchParams, { db: path !== '', username: credentialsGiven, password: credentialsGiven }, fail);
+}
+
+/**
+ * Refuses a query option ioredis would read against the store's intent (see the module's
+ * comment), one given twice (in the query, or also in the URL's authority or path: ioredis
+ * would silently keep one), and a value that does not mean what it says.
+ */
+function checkQuery(query: URLSearchParams, inAuthorityOrPath: Readonly<Record<string, boolean>>, fail: (why: string) => TypeError): void {
+  const seen = new Set<string>();
+  const takes = `the store takes ${Object.keys(QUERY_OPTIONS).join(', ')} from the query, and sets the connection's other options itself`;
+  for (const [name, value] of query) {
+    if (!Object.hasOwn(QUERY_OPTIONS, name)) {
+      throw fail(IOREDIS_OPTIONS.has(name) ? `the query option ${name} is not taken (${takes}): remove it` : `the query holds an option the store does not know (${takes}): remove it`);
+    }
+    if (seen.has(name) || inAuthorityOrPath[name] === true) throw fail(`${name} is given twice (ioredis would keep one silently): give it once`);
+    seen.add(name);
+    const bad =
+      (name === 'family' && !['0', '4', '6'].includes(value)) ||
+      (name === 'db' && !(/^\d{1,10}$/.test(value) && Number(value) <= MAX_DB)) ||
+      (name === 'connectionName' && !/^[!-~]+$/.test(value));
+    if (bad) throw fail(`the query option ${name} must be ${QUERY_OPTIONS[name]}`);
   }
 }
 
