@@ -16,7 +16,8 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { readManifest, sha256, writeAtomically, writeManifest } from './manifest.js';
+import { readManifest, sha256, writeManifest } from './manifest.js';
+import { writeAtomically } from './write-file.js';
 
 /** A feed this build downloaded and read. */
 export interface FetchedCopy {

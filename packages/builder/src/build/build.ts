@@ -20,7 +20,7 @@ import { encodeSnapshot, readSnapshotMeta } from '@ipintel/core/writer';
 import { fromFolder, fromNetwork, type Acquire, type FetchOptions } from '../acquire.js';
 import { combine, type CombineStats } from '../combine/combine.js';
 import { BuildError } from '../errors.js';
-import { writeAtomically } from '../manifest.js';
+import { writeAtomically } from '../write-file.js';
 import { saveFetched, type SaveReport } from '../save.js';
 import { loadInputs, type SourceReport } from './load.js';
 import { sidecarOf } from './sidecar.js';

@@ -1,5 +1,5 @@
 /**
- * writeAtomically (src/manifest.ts), which writes the snapshot, its explain
+ * writeAtomically (src/write-file.ts), which writes the snapshot, its explain
  * sidecar, saved feeds and the manifest, on a real temp directory: the data
  * is flushed before the rename and the directory after it; the temporary
  * file is created exclusively, so a leftover or a planted link at its name
@@ -11,7 +11,7 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { folderWithFile, tempDir } from '@ipintel/testkit';
-import { writeAtomically } from '../src/manifest.js';
+import { writeAtomically } from '../src/write-file.js';
 
 const { dir, cleanup } = tempDir('ipintel-builder-write-');
 afterAll(cleanup);
