@@ -37,6 +37,11 @@ export const BUILDER_ERROR_CODES = {
     class: 'BuildError',
     meaning: 'the built snapshot puts more of public IPv4 under a label than its documented limit (docs/data.md); the last good snapshot is kept',
   },
+  write_failed: {
+    class: 'BuildError',
+    meaning:
+      'a file the build writes (the snapshot, its explain sidecar, a saved feed, the manifest) cannot be written: a missing folder, no permission, a full disk, a device, named pipe or socket at its path; the message names the path given, the file system\'s error is the cause',
+  },
   declaration_invalid: { class: 'DeclarationError', meaning: 'a feed declaration or the registry breaks a rule (checked when the module loads)' },
 } as const;
 
@@ -69,7 +74,7 @@ export class AcquireError extends FeedScopedError<AcquireErrorCode> {
   override readonly name = 'AcquireError';
 }
 
-/** The build as a whole refused to write a snapshot. */
+/** The build as a whole refused to write a snapshot, or could not write a file. */
 export class BuildError extends Error {
   override readonly name = 'BuildError';
   constructor(

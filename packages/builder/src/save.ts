@@ -14,10 +14,9 @@
  *
  * @module
  */
-import { mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { readManifest, sha256, writeManifest } from './manifest.js';
-import { writeAtomically } from './write-file.js';
+import { makeFolderFor, writeAtomically } from './write-file.js';
 
 /** A feed this build downloaded and read. */
 export interface FetchedCopy {
@@ -59,7 +58,7 @@ export async function saveFetched(dir: string, copies: readonly FetchedCopy[], w
       continue;
     }
     const file = join(dir, c.path);
-    await mkdir(dirname(file), { recursive: true });
+    await makeFolderFor(file);
     await writeAtomically(file, c.bytes);
     written.push(c.path);
     if (entry !== undefined) {

@@ -3,7 +3,9 @@
  * sidecar, the feeds `--save-feeds` saves, the feeds manifest and
  * SOURCES.md. Each is replaced as a whole (a temporary file beside it,
  * flushed, renamed over it), so a reader never sees half a file and a
- * power loss cannot leave the name over an empty or partial one.
+ * power loss cannot leave the name over an empty or partial one. A link
+ * stays a link, the file it leads to getting the content (write-target.ts);
+ * every failure is BuildError `write_failed` naming the path given.
  *
  * Its own module because it is not the manifest's job: every file the
  * builder writes goes through here. @ipintel/export has its synchronous
@@ -13,30 +15,57 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { getSystemErrorMap } from 'node:util';
+import { BuildError } from './errors.js';
+import { named, writeTarget } from './write-target.js';
 
 /**
- * Writes a file beside its final name, flushes it to the disk, then renames
- * it over: a reader never sees half a file, and a power loss after this
- * returned cannot leave the name over an empty or partial file (the rename
- * may reach the disk before unflushed data). The temporary file is created
- * exclusively (a leftover at `FILE.tmp-<pid>`, or a link planted there, is
- * left alone and a random name taken instead) and removed on any failure.
- * A file it replaces keeps its permission bits, and its owner and group
- * where the process may give them (keepOwnership).
+ * Writes `file` as a whole: beside the file it replaces (`file`, or the
+ * file it links to: the link is kept; write-target.ts), flushed to the
+ * disk, then renamed over it, so a reader never sees half a file and a
+ * power loss after this returned cannot leave the name over an empty or
+ * partial file (the rename may reach the disk before unflushed data); the
+ * folder is flushed after, so the rename lasts too. The temporary file is
+ * created exclusively (a leftover at `TARGET.tmp-<pid>`, or a link planted
+ * there, is left alone and a random name taken instead) and removed on any
+ * failure, which leaves the file it would replace untouched. A file it
+ * replaces keeps its permission bits, and its owner and group where the
+ * process may give them (keepOwnership).
+ *
+ * Throws BuildError `write_failed` naming `file` as given, never the
+ * temporary file the user did not ask for (the file system's error is its
+ * `cause`); a device, named pipe or socket at `file` is refused before
+ * anything is written.
  */
 export async function writeAtomically(file: string, data: Uint8Array | string): Promise<void> {
-  const { handle, tmp } = await createTemporary(file);
+  let target = file;
+  try {
+    target = await writeTarget(file);
+    await replace(target, data);
+  } catch (e) {
+    throw writeFailed(e, `cannot write ${named(file, target)}`);
+  }
+  try {
+    await syncDirectory(dirname(target));
+  } catch (e) {
+    throw writeFailed(e, `${named(file, target)} was written, but its folder could not be flushed, so a power loss may undo the rename`);
+  }
+}
+
+/** The temporary file written, flushed and renamed over `target`; removed on any failure. */
+async function replace(target: string, data: Uint8Array | string): Promise<void> {
+  const { handle, tmp } = await createTemporary(target);
   let closed = false;
   let renamed = false;
   try {
     await handle.writeFile(data);
-    await keepOwnership(handle, file);
+    await keepOwnership(handle, target);
     await handle.sync();
     closed = true;
     await handle.close();
-    await rename(tmp, file);
+    await rename(tmp, target);
     renamed = true;
   } finally {
     if (!renamed) {
@@ -45,7 +74,45 @@ export async function writeAtomically(file: string, data: Uint8Array | string): 
       await rm(tmp, { force: true });
     }
   }
-  await syncDirectory(dirname(file));
+}
+
+/**
+ * Makes the folder `file` goes in, and its parents (the build writes
+ * `--out` into a folder it creates), as BuildError `write_failed` naming
+ * `file` when it cannot be made (a file where a folder should be).
+ */
+export async function makeFolderFor(file: string): Promise<void> {
+  try {
+    await mkdir(dirname(file), { recursive: true });
+  } catch (e) {
+    throw writeFailed(e, `cannot write ${file}: its folder ${dirname(file)} cannot be made`);
+  }
+}
+
+/** Removes `file` if it is there (a link: the link), as BuildError `write_failed` naming it when it cannot be. */
+export async function removeFile(file: string): Promise<void> {
+  try {
+    // unlink, not rm: a folder at the name is refused as EISDIR (rm's ERR_FS_EISDIR has no errno to describe).
+    await unlink(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw writeFailed(e, `cannot remove ${file}`);
+  }
+}
+
+/**
+ * An error of the file system (it carries a code and a syscall) as
+ * BuildError `write_failed`: "<what>: ENOENT: no such file or directory".
+ * The file system's own message names the temporary file (open
+ * '/srv/world.ipintel.tmp-123'), which the user never gave; it stays in
+ * `cause`. Any other error (a BuildError already, a bug) is returned as it
+ * is.
+ */
+function writeFailed(e: unknown, what: string): unknown {
+  const err = e as NodeJS.ErrnoException;
+  if (!(e instanceof Error) || typeof err.code !== 'string' || typeof err.syscall !== 'string') return e;
+  const description = err.errno === undefined ? undefined : getSystemErrorMap().get(err.errno)?.[1];
+  return new BuildError('write_failed', `${what}: ${err.code}${description === undefined ? '' : `: ${description}`}`, { cause: e });
 }
 
 /** fchown's answers meaning "not allowed here" (an ordinary user cannot give a file away), not a failed write. */
@@ -74,7 +141,7 @@ async function keepOwnership(handle: FileHandle, file: string): Promise<void> {
   await handle.chmod(old.mode & 0o777);
 }
 
-/** `FILE.tmp-<pid>`, or, when something is at that name, `FILE.tmp-<pid>-<random>` (8 tries). */
+/** `TARGET.tmp-<pid>`, or, when something is at that name, `TARGET.tmp-<pid>-<random>` (8 tries). */
 async function createTemporary(file: string): Promise<{ handle: FileHandle; tmp: string }> {
   for (let attempt = 0; ; attempt++) {
     const tmp = attempt === 0 ? `${file}.tmp-${process.pid}` : `${file}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;

@@ -3,27 +3,49 @@
  * sidecar, saved feeds and the manifest, on a real temp directory: the data
  * is flushed before the rename and the directory after it; the temporary
  * file is created exclusively, so a leftover or a planted link at its name
- * is left alone; a failure leaves no temporary file.
+ * is left alone; a failure leaves no temporary file and the old file as it
+ * was, and is BuildError write_failed naming the path given; a link stays a
+ * link, its file getting the content; a named pipe is refused.
  */
-import { chmodSync, chownSync, fstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, fstatSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { folderWithFile, tempDir } from '@ipintel/testkit';
-import { writeAtomically } from '../src/write-file.js';
+import { BuildError } from '../src/errors.js';
+import { makeFolderFor, removeFile, writeAtomically } from '../src/write-file.js';
 
 const { dir, cleanup } = tempDir('ipintel-builder-write-');
 afterAll(cleanup);
 afterEach(() => vi.restoreAllMocks());
 
+/** FileHandle's prototype, whose `sync` a test watches or fails (FileHandle is not exported: it is reached through a handle). */
+async function fileHandlePrototype(file: string): Promise<{ sync: () => Promise<void> }> {
+  const probe = await open(file, 'r');
+  const proto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+  await probe.close();
+  return proto;
+}
+
+/** The error node:fs gives for an I/O error at fsync. */
+const ioError = (): NodeJS.ErrnoException => Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO', errno: -5, syscall: 'fsync' });
+
+/** What `promise` rejected with (it must reject). */
+async function rejection(promise: Promise<unknown>): Promise<BuildError> {
+  const e: unknown = await promise.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(BuildError);
+  return e as BuildError;
+}
+
 describe('writeAtomically', () => {
   it('flushes the file while the old one is still in place, then the directory once the new one is', async () => {
     const { path: out } = folderWithFile(dir, 'order');
-    // FileHandle is not exported: its prototype is reached through a handle.
-    const probe = await open(out, 'r');
-    const proto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
-    await probe.close();
+    const proto = await fileHandlePrototype(out);
     const original = proto.sync;
     const syncs: string[] = [];
     vi.spyOn(proto, 'sync').mockImplementation(function (this: { fd: number }) {
@@ -61,7 +83,9 @@ describe('writeAtomically', () => {
     mkdirSync(out, { recursive: true });
     writeFileSync(join(out, 'keep'), 'x');
     writeFileSync(`${out}.tmp-${process.pid}`, 'a leftover');
-    await expect(writeAtomically(out, 'new')).rejects.toThrow(expect.objectContaining({ code: expect.stringMatching(/^(EISDIR|ENOTEMPTY|EEXIST)$/) }));
+    await expect(writeAtomically(out, 'new')).rejects.toThrow(
+      expect.objectContaining({ code: 'write_failed', message: expect.stringContaining(`cannot write ${out}: E`), cause: expect.objectContaining({ code: expect.stringMatching(/^(EISDIR|ENOTEMPTY|EEXIST)$/) }) }),
+    );
     expect(readdirSync(d).sort()).toEqual(['out', `out.tmp-${process.pid}`]);
     expect(readdirSync(out)).toEqual(['keep']);
     expect(readFileSync(`${out}.tmp-${process.pid}`, 'utf8')).toBe('a leftover');
@@ -97,5 +121,140 @@ describe('writeAtomically', () => {
     expect(readFileSync(out, 'utf8')).toBe('new');
     if (root) expect([after.uid, after.gid]).toEqual([4242, 4343]);
     else expect([after.uid, after.gid]).toEqual([before.uid, before.gid]);
+  });
+
+  it('a link stays a link and the file it leads to gets the content (with its mode), the temporary file beside that file', async () => {
+    const d = join(dir, 'link');
+    mkdirSync(join(d, 'releases', 'v5'), { recursive: true });
+    const real = join(d, 'releases', 'v5', 'world.ipintel');
+    writeFileSync(real, 'old');
+    chmodSync(real, 0o640);
+    const link = join(d, 'current.ipintel');
+    symlinkSync('releases/v5/world.ipintel', link);
+    const proto = await fileHandlePrototype(real);
+    const original = proto.sync;
+    const flushed: string[] = [];
+    vi.spyOn(proto, 'sync').mockImplementation(function (this: { fd: number }) {
+      if (!fstatSync(this.fd).isDirectory()) flushed.push(readdirSync(join(d, 'releases', 'v5')).sort().join(' '));
+      return original.call(this);
+    });
+    await writeAtomically(link, 'new');
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(link)).toBe('releases/v5/world.ipintel');
+    expect(readFileSync(real, 'utf8')).toBe('new');
+    expect(statSync(real).mode & 0o777).toBe(0o640);
+    expect(flushed).toEqual([`world.ipintel world.ipintel.tmp-${process.pid}`]);
+    expect(readdirSync(d).sort()).toEqual(['current.ipintel', 'releases']);
+  });
+
+  it('a chain of links is followed to its file, a relative link read from its real folder', async () => {
+    const d = join(dir, 'chain');
+    mkdirSync(join(d, 'real', 'sub'), { recursive: true });
+    symlinkSync(join(d, 'real', 'sub'), join(d, 'linked'));
+    symlinkSync('../file', join(d, 'real', 'sub', 'out'));
+    symlinkSync(join(d, 'linked', 'out'), join(d, 'first'));
+    await writeAtomically(join(d, 'first'), 'new');
+    expect(readFileSync(join(d, 'real', 'file'), 'utf8')).toBe('new');
+    expect(readdirSync(d).sort()).toEqual(['first', 'linked', 'real']);
+    expect(lstatSync(join(d, 'real', 'sub', 'out')).isSymbolicLink()).toBe(true);
+  });
+
+  it('a dangling link: the file it names is created and the link kept; into a missing folder, write_failed names the link and its file', async () => {
+    const d = join(dir, 'dangling');
+    mkdirSync(join(d, 'data'), { recursive: true });
+    symlinkSync('data/world.ipintel', join(d, 'current.ipintel'));
+    await writeAtomically(join(d, 'current.ipintel'), 'new');
+    expect(readlinkSync(join(d, 'current.ipintel'))).toBe('data/world.ipintel');
+    expect(readFileSync(join(d, 'data', 'world.ipintel'), 'utf8')).toBe('new');
+
+    symlinkSync('missing/world.ipintel', join(d, 'next.ipintel'));
+    const e = await rejection(writeAtomically(join(d, 'next.ipintel'), 'new'));
+    expect(e.code).toBe('write_failed');
+    expect(e.message).toBe(`cannot write ${join(d, 'next.ipintel')} (a link to ${join(d, 'missing', 'world.ipintel')}): ENOENT: no such file or directory`);
+    expect(e.cause).toMatchObject({ code: 'ENOENT' });
+    expect(readlinkSync(join(d, 'next.ipintel'))).toBe('missing/world.ipintel');
+    expect(readdirSync(d).sort()).toEqual(['current.ipintel', 'data', 'next.ipintel']);
+  });
+
+  it('a missing folder is write_failed naming the path given, not the temporary file; the file system error is the cause', async () => {
+    const out = join(dir, 'no-such-folder', 'world.ipintel');
+    const e = await rejection(writeAtomically(out, 'new'));
+    expect([e.code, e.message]).toEqual(['write_failed', `cannot write ${out}: ENOENT: no such file or directory`]);
+    expect(e.cause).toMatchObject({ code: 'ENOENT', syscall: 'open' });
+    expect(e.message).not.toContain('.tmp-');
+  });
+
+  it('a named pipe (or a link to one) is refused before anything is written: write_failed, the pipe kept, nothing beside it', async () => {
+    const d = join(dir, 'fifo');
+    mkdirSync(d);
+    const fifo = join(d, 'pipe');
+    // A FIFO, not /dev/null: were the check to go, this test would replace what it points at.
+    execFileSync('mkfifo', [fifo]);
+    symlinkSync('pipe', join(d, 'link'));
+    const e = await rejection(writeAtomically(fifo, 'new'));
+    expect([e.code, e.message]).toEqual(['write_failed', `cannot write ${fifo}: it is a named pipe (FIFO), which the build would replace with a regular file`]);
+    const viaLink = await rejection(writeAtomically(join(d, 'link'), 'new'));
+    expect(viaLink.message).toBe(`cannot write ${join(d, 'link')} (a link to ${fifo}): it is a named pipe (FIFO), which the build would replace with a regular file`);
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+    expect(readdirSync(d).sort()).toEqual(['link', 'pipe']);
+  });
+
+  it('a loop of links is write_failed, and nothing is written', async () => {
+    const d = join(dir, 'loop');
+    mkdirSync(d);
+    symlinkSync('b', join(d, 'a'));
+    symlinkSync('a', join(d, 'b'));
+    const e = await rejection(writeAtomically(join(d, 'a'), 'new'));
+    expect([e.code, e.message]).toEqual(['write_failed', `cannot write ${join(d, 'a')}: more than 40 symbolic links to follow (a loop?)`]);
+    expect(readdirSync(d).sort()).toEqual(['a', 'b']);
+  });
+
+  it('a file that cannot be flushed (EIO) is write_failed; the old file, reached through a link, is as it was and no temporary file is left', async () => {
+    const { dir: d, path: real } = folderWithFile(dir, 'eio', 'world.ipintel');
+    symlinkSync('world.ipintel', join(d, 'current.ipintel'));
+    const proto = await fileHandlePrototype(real);
+    vi.spyOn(proto, 'sync').mockRejectedValueOnce(ioError());
+    const e = await rejection(writeAtomically(join(d, 'current.ipintel'), 'new'));
+    expect([e.code, e.message]).toEqual(['write_failed', `cannot write ${join(d, 'current.ipintel')} (a link to ${real}): EIO: i/o error`]);
+    expect(e.cause).toMatchObject({ code: 'EIO' });
+    expect(readFileSync(real, 'utf8')).toBe('old');
+    expect(readdirSync(d).sort()).toEqual(['current.ipintel', 'world.ipintel']);
+  });
+
+  it('a folder that cannot be flushed after the rename (EIO) is write_failed saying the file was written', async () => {
+    const { dir: d, path: out } = folderWithFile(dir, 'dir-eio');
+    const proto = await fileHandlePrototype(out);
+    const original = proto.sync;
+    vi.spyOn(proto, 'sync').mockImplementation(function (this: { fd: number }) {
+      return fstatSync(this.fd).isDirectory() ? Promise.reject(ioError()) : original.call(this);
+    });
+    const e = await rejection(writeAtomically(out, 'new'));
+    expect(e.message).toBe(`${out} was written, but its folder could not be flushed, so a power loss may undo the rename: EIO: i/o error`);
+    expect(readFileSync(out, 'utf8')).toBe('new');
+    expect(readdirSync(d)).toEqual(['out']);
+  });
+});
+
+describe('makeFolderFor and removeFile', () => {
+  it('a file where the folder should be is write_failed naming the file to write', async () => {
+    const { path: file } = folderWithFile(dir, 'not-a-folder', 'plain');
+    const out = join(file, 'sub', 'world.ipintel');
+    const e = await rejection(makeFolderFor(out));
+    expect([e.code, e.message]).toEqual(['write_failed', `cannot write ${out}: its folder ${join(file, 'sub')} cannot be made: ENOTDIR: not a directory`]);
+    await makeFolderFor(join(dir, 'made', 'deep', 'world.ipintel'));
+    expect(statSync(join(dir, 'made', 'deep')).isDirectory()).toBe(true);
+  });
+
+  it('removes a file or a link (not what it leads to), passes over a missing one, and a folder at the name is write_failed', async () => {
+    const { dir: d, path: out } = folderWithFile(dir, 'remove');
+    symlinkSync('out', join(d, 'link'));
+    await removeFile(join(d, 'link'));
+    expect(readdirSync(d)).toEqual(['out']);
+    await removeFile(out);
+    await removeFile(out);
+    expect(readdirSync(d)).toEqual([]);
+    mkdirSync(join(d, 'folder'));
+    const e = await rejection(removeFile(join(d, 'folder')));
+    expect([e.code, e.message]).toEqual(['write_failed', `cannot remove ${join(d, 'folder')}: EISDIR: illegal operation on a directory`]);
   });
 });

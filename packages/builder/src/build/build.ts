@@ -11,8 +11,8 @@
  * @module
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { EXPLAIN_SUFFIX, loadSnapshot, nodeInflate, type SourceInfo } from '@ipintel/core';
 import { QUALITY_LIMITS, qualityFailures, qualityReport, type QualityLabel, type QualityReport } from '@ipintel/core/internal';
@@ -20,7 +20,7 @@ import { encodeSnapshot, readSnapshotMeta } from '@ipintel/core/writer';
 import { fromFolder, fromNetwork, type Acquire, type FetchOptions } from '../acquire.js';
 import { combine, type CombineStats } from '../combine/combine.js';
 import { BuildError } from '../errors.js';
-import { writeAtomically } from '../write-file.js';
+import { makeFolderFor, removeFile, writeAtomically } from '../write-file.js';
 import { saveFetched, type SaveReport } from '../save.js';
 import { loadInputs, type SourceReport } from './load.js';
 import { sidecarOf } from './sidecar.js';
@@ -115,9 +115,14 @@ function buildDateFromEnv(): string | null {
   return new Date(Number(epoch) * 1000).toISOString();
 }
 
-/** Entry counts of the snapshot at `path`, if one is there and its header and meta check out (no column is read). */
+/**
+ * Entry counts of the snapshot at `path`, if one is there and its header and meta check out (no column is read).
+ * Only a regular file (a link to one included) is read: reading a named pipe would wait for a writer, and a
+ * device might never end; the write refuses them (write-target.ts).
+ */
 async function previousCounts(path: string): Promise<Map<string, number> | null> {
-  if (!existsSync(path)) return null;
+  const there = await stat(path).catch(() => null);
+  if (there === null || !there.isFile()) return null;
   try {
     const meta = readSnapshotMeta(new Uint8Array(await readFile(path)));
     return new Map(meta.sources.map((s) => [s.id, s.entries]));
@@ -190,12 +195,12 @@ export async function buildSnapshot(options: BuildOptions): Promise<BuildReport>
     say('writing the explain sidecar');
     sidecar = sidecarOf(input, model, readSnapshotMeta(bytes), (raw, level) => deflateRawSync(raw, { level }));
   }
-  await mkdir(dirname(options.out), { recursive: true });
+  await makeFolderFor(options.out);
   const explainPath = options.out + EXPLAIN_SUFFIX;
   // The snapshot first, then its sidecar: a sidecar of the old snapshot left by a failure between the two is refused (explain_mismatch).
   await writeAtomically(options.out, bytes);
   if (sidecar !== null) await writeAtomically(explainPath, sidecar);
-  else await rm(explainPath, { force: true });
+  else await removeFile(explainPath);
   // 4. Only now, with the snapshot in place, do the downloads become the last good copies.
   const saved = options.saveFeeds === undefined ? undefined : await saveFetched(options.saveFeeds, fetched, new Date().toISOString());
   return {
