@@ -1,10 +1,13 @@
 /**
  * `ipintel build` (moved from the builder package with the command): flags
  * to BuildOptions, usage errors before the builder loads, a real build of
- * the fixture feeds with its summary, and a failed build.
+ * the fixture feeds with its summary, and a failed build (an --out that
+ * cannot be written too: the message names it, the last snapshot stays).
  */
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { loadSnapshot } from '@ipintel/core';
 import { qualityReport } from '@ipintel/core/internal';
 import { encodeSnapshot } from '@ipintel/core/writer';
@@ -18,6 +21,7 @@ import { captureIo, runCaptured } from './io.js';
 
 const { dir, cleanup } = tempDir('ipintel-cli-build-');
 afterAll(cleanup);
+afterEach(() => vi.restoreAllMocks());
 
 function build(...argv: string[]) {
   return runCaptured(['build', ...argv]);
@@ -82,6 +86,34 @@ describe('ipintel build: running', () => {
     const r = await build('--feeds', join(dir, 'no-such-folder'), '--out', join(dir, 'x.ipintel'));
     expect(r.code).toBe(1);
     expect(r.err).toBe(`ipintel build: failed: feeds folder not found: ${join(dir, 'no-such-folder')}\n`);
+  });
+
+  it('an --out that cannot be written (a link into a missing folder) exits 1 naming it and the file it leads to, not a temporary file', async () => {
+    const d = join(dir, 'unwritable');
+    mkdirSync(d);
+    const link = join(d, 'current.ipintel');
+    symlinkSync('releases/v9/world.ipintel', link);
+    const r = await build('--feeds', fixturePath('feeds'), '--out', link, '--quiet');
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(`ipintel build: failed: cannot write ${link} (a link to ${join(d, 'releases', 'v9', 'world.ipintel')}): ENOENT: no such file or directory\n`);
+    expect(readdirSync(d)).toEqual(['current.ipintel']);
+  });
+
+  it('a write that fails (EIO at the flush) exits 1 and leaves the last snapshot as it was, with no temporary file beside it', async () => {
+    const d = join(dir, 'eio');
+    mkdirSync(d);
+    const out = join(d, 'world.ipintel');
+    writeFileSync(out, 'the last snapshot');
+    // FileHandle is not exported: its prototype is reached through a handle. Its first sync in a build is the snapshot's.
+    const probe = await open(out, 'r');
+    const proto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+    await probe.close();
+    vi.spyOn(proto, 'sync').mockRejectedValueOnce(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO', errno: -5, syscall: 'fsync' }));
+    const r = await build('--feeds', fixturePath('feeds'), '--out', out, '--quiet');
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(`ipintel build: failed: cannot write ${out}: EIO: i/o error\n`);
+    expect(readFileSync(out, 'utf8')).toBe('the last snapshot');
+    expect(readdirSync(d)).toEqual(['world.ipintel']);
   });
 });
 

@@ -88,6 +88,8 @@ export const buildCommand: Command = {
     '(DB-IP City Lite, ip-location-db ASN); every other signal from the feeds found in DIR (laid',
     'out like shared/feeds) or downloaded. The output file is replaced atomically, and only when',
     'the build succeeded; a source that shrank by more than half since the last build fails it.',
+    'A symbolic link at --out stays a link: the file it leads to is replaced. A device, named pipe',
+    'or socket there is refused, and a file that cannot be written fails the build naming --out.',
     'With --fetch --save-feeds DIR the downloaded files are written to DIR (laid out like a feeds',
     'folder; only the files its sources.json lists, when it has one), and a feed whose download',
     'fails is read from its last good copy in DIR: the summary names it and its older date stays.',
