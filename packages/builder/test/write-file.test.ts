@@ -21,12 +21,20 @@ const { dir, cleanup } = tempDir('ipintel-builder-write-');
 afterAll(cleanup);
 afterEach(() => vi.restoreAllMocks());
 
-/** FileHandle's prototype, whose `sync` a test watches or fails (FileHandle is not exported: it is reached through a handle). */
-async function fileHandlePrototype(file: string): Promise<{ sync: () => Promise<void> }> {
+/**
+ * Runs `before`, told whether the file is a directory, before every FileHandle
+ * sync (a throw there fails that sync); FileHandle is not exported, so its prototype is
+ * reached through a handle on `file`.
+ */
+async function onSync(file: string, before: (directory: boolean) => void): Promise<void> {
   const probe = await open(file, 'r');
   const proto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
   await probe.close();
-  return proto;
+  const original = proto.sync;
+  vi.spyOn(proto, 'sync').mockImplementation(async function (this: { fd: number }) {
+    before(fstatSync(this.fd).isDirectory());
+    return original.call(this);
+  });
 }
 
 /** The error node:fs gives for an I/O error at fsync. */
@@ -45,13 +53,8 @@ async function rejection(promise: Promise<unknown>): Promise<BuildError> {
 describe('writeAtomically', () => {
   it('flushes the file while the old one is still in place, then the directory once the new one is', async () => {
     const { path: out } = folderWithFile(dir, 'order');
-    const proto = await fileHandlePrototype(out);
-    const original = proto.sync;
     const syncs: string[] = [];
-    vi.spyOn(proto, 'sync').mockImplementation(function (this: { fd: number }) {
-      syncs.push(`${fstatSync(this.fd).isDirectory() ? 'directory' : 'file'} with ${readFileSync(out, 'utf8')} in place`);
-      return original.call(this);
-    });
+    await onSync(out, (directory) => syncs.push(`${directory ? 'directory' : 'file'} with ${readFileSync(out, 'utf8')} in place`));
     await writeAtomically(out, 'new');
     expect(syncs).toEqual(['file with old in place', 'directory with new in place']);
     expect(readFileSync(out, 'utf8')).toBe('new');
@@ -131,12 +134,9 @@ describe('writeAtomically', () => {
     chmodSync(real, 0o640);
     const link = join(d, 'current.ipintel');
     symlinkSync('releases/v5/world.ipintel', link);
-    const proto = await fileHandlePrototype(real);
-    const original = proto.sync;
     const flushed: string[] = [];
-    vi.spyOn(proto, 'sync').mockImplementation(function (this: { fd: number }) {
-      if (!fstatSync(this.fd).isDirectory()) flushed.push(readdirSync(join(d, 'releases', 'v5')).sort().join(' '));
-      return original.call(this);
+    await onSync(real, (directory) => {
+      if (!directory) flushed.push(readdirSync(join(d, 'releases', 'v5')).sort().join(' '));
     });
     await writeAtomically(link, 'new');
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
@@ -212,8 +212,9 @@ describe('writeAtomically', () => {
   it('a file that cannot be flushed (EIO) is write_failed; the old file, reached through a link, is as it was and no temporary file is left', async () => {
     const { dir: d, path: real } = folderWithFile(dir, 'eio', 'world.ipintel');
     symlinkSync('world.ipintel', join(d, 'current.ipintel'));
-    const proto = await fileHandlePrototype(real);
-    vi.spyOn(proto, 'sync').mockRejectedValueOnce(ioError());
+    await onSync(real, (directory) => {
+      if (!directory) throw ioError();
+    });
     const e = await rejection(writeAtomically(join(d, 'current.ipintel'), 'new'));
     expect([e.code, e.message]).toEqual(['write_failed', `cannot write ${join(d, 'current.ipintel')} (a link to ${real}): EIO: i/o error`]);
     expect(e.cause).toMatchObject({ code: 'EIO' });
@@ -223,10 +224,8 @@ describe('writeAtomically', () => {
 
   it('a folder that cannot be flushed after the rename (EIO) is write_failed saying the file was written', async () => {
     const { dir: d, path: out } = folderWithFile(dir, 'dir-eio');
-    const proto = await fileHandlePrototype(out);
-    const original = proto.sync;
-    vi.spyOn(proto, 'sync').mockImplementation(function (this: { fd: number }) {
-      return fstatSync(this.fd).isDirectory() ? Promise.reject(ioError()) : original.call(this);
+    await onSync(out, (directory) => {
+      if (directory) throw ioError();
     });
     const e = await rejection(writeAtomically(out, 'new'));
     expect(e.message).toBe(`${out} was written, but its folder could not be flushed, so a power loss may undo the rename: EIO: i/o error`);
