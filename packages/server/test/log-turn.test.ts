@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '@ipintel/testkit';
 import pino from 'pino';
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { turnBuffered } from '../src/log.js';
 
 const REGISTER = fileURLToPath(new URL('./support/register-ts.mjs', import.meta.url));
@@ -81,19 +81,24 @@ it('writes every byte of a turn larger than the pipe, multi-byte text included, 
   expect(new Set(lines.map((l) => l.city))).toEqual(new Set(['São Paulo ✓ '.repeat(10)]));
 });
 
-it('with delayMs: holds the lines past the end of their turn, writes them within the delay, or at once when maxBytes are pending', async () => {
+it('with delayMs: holds the lines past the end of their turn, writes them when the delay has passed, or at once when maxBytes are pending', async () => {
   const tmp = tempDir('ipintel-log-delay-');
   const path = join(tmp.dir, 'out.log');
   const fd = openSync(path, 'w');
   const line = (i: number): string => `${String(i).padStart(19, '0')}\n`; // 20 characters
   const lines = (): number[] => readFileSync(path, 'utf8').split('\n').filter(Boolean).map(Number);
+  // The delay runs on a fake clock (the turn's end stays real): on the real one, a process held up 40 ms between the
+  // writes and the end of their turn (a loaded machine) has its delay timer run before the turn ends.
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
   const out = turnBuffered(fd, { delayMs: 40, maxBytes: 200 });
   try {
     out.write(line(0));
     out.write(line(1));
     await nextTurn();
     expect(lines()).toEqual([]); // the turn ended, the delay has not
-    await new Promise((r) => setTimeout(r, 120));
+    vi.advanceTimersByTime(39);
+    expect(lines()).toEqual([]);
+    vi.advanceTimersByTime(1);
     expect(lines()).toEqual([0, 1]);
     // 200 characters pending at the 10th line: all ten written at once, in this turn.
     for (let i = 2; i < 11; i++) out.write(line(i));
@@ -108,6 +113,7 @@ it('with delayMs: holds the lines past the end of their turn, writes them within
     expect(lines()).toEqual(Array.from({ length: 14 }, (_, i) => i));
   } finally {
     out.end();
+    vi.useRealTimers();
     closeSync(fd);
     tmp.cleanup();
   }
