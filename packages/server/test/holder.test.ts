@@ -17,18 +17,28 @@ import { call, tempDir } from './support/harness.js';
 
 const events: SnapshotEvents = { loaded: () => {}, refused: () => {}, missing: () => {} };
 
-/** A loader whose "snapshot" is the file's text; each load waits for `release()` while `held`. */
-function gatedLoader(): { load: (path: string) => Promise<IpIntel>; loads: number; held: boolean; release: () => void } {
+/**
+ * A loader whose "snapshot" is the file's text; each load waits for `release()` while `held`.
+ * `holding()` resolves once a load has read its file and waits (the test's cue, instead of a fixed wait).
+ */
+function gatedLoader(): { load: (path: string) => Promise<IpIntel>; loads: number; held: boolean; release: () => void; holding: () => Promise<void> } {
   let waiting: (() => void)[] = [];
+  let cues: (() => void)[] = [];
   const l = {
     loads: 0,
     held: false,
     load: async (path: string): Promise<IpIntel> => {
       l.loads++;
       const text = readFileSync(path, 'latin1');
-      if (l.held) await new Promise<void>((r) => waiting.push(r));
+      if (l.held) {
+        const released = new Promise<void>((r) => waiting.push(r));
+        for (const cue of cues) cue();
+        cues = [];
+        await released;
+      }
       return { info: { build_date: text } } as unknown as IpIntel;
     },
+    holding: (): Promise<void> => (waiting.length > 0 ? Promise.resolve() : new Promise<void>((r) => cues.push(r))),
     release: () => {
       l.held = false;
       for (const r of waiting) r();
@@ -52,7 +62,7 @@ describe('snapshot holder', () => {
     expect(served(h)).toBe('A');
     loader.held = true;
     const first = h.reload(); // SIGHUP: reads A again, slowly
-    await new Promise((r) => setTimeout(r, 20));
+    await loader.holding(); // it has read A
     writeSnapshot(tmp.dir, new TextEncoder().encode('B'), 'race1.ipintel');
     const second = h.reload(); // the operator replaced the file and reloads
     loader.release();
@@ -71,7 +81,8 @@ describe('snapshot holder', () => {
     // An ordinary check (a poll or a watch event) of a changed file runs...
     writeSnapshot(tmp.dir, new TextEncoder().encode('B'), 'race2.ipintel');
     const poll = (h as unknown as { check(force: boolean): Promise<void> }).check(false);
-    await new Promise((r) => setTimeout(r, 20));
+    // Once it is loading (after 20 ms of real time it might still be at its stat: then it ran after the release and loaded twice).
+    await loader.holding();
     // ...when SIGHUP asks for a reload of the file as it is: it must load it again after the check.
     const before = loader.loads;
     const forced = h.reload();
