@@ -77,6 +77,10 @@ describe('SQLite store: the write lock held by another connection', () => {
   });
 
   it('a key write waits in place for a lock another thread holds for less than busyTimeoutMs', async () => {
+    // A store of its own with the default busyTimeoutMs (5 s): with the suite's 150 ms, the write failed whenever the
+    // other thread ran its COMMIT more than 90 ms after its 60 ms hold ended (a loaded machine's scheduling delay),
+    // and the test measured the machine, not the wait in place.
+    const waiting = openSqliteStore(path);
     // Another thread (its own connection) takes the lock, says so, holds it 60 ms, commits.
     const holder = new Worker(
       `const { parentPort, workerData } = require('node:worker_threads');
@@ -91,8 +95,12 @@ describe('SQLite store: the write lock held by another connection', () => {
     );
     await new Promise((resolve) => holder.once('message', resolve));
     const record = { id: 'busykey001', hash: 'h', prefix: 'ipi', plan: 'free', name: null, account: 'busy', createdAt: 0, revokedAt: null, replacedBy: null };
-    expect(await store.insertKey(record)).toBe(true);
-    expect(await store.getKey('busykey001')).toEqual(record);
+    try {
+      expect(await waiting.insertKey(record)).toBe(true);
+      expect(await waiting.getKey('busykey001')).toEqual(record);
+    } finally {
+      await waiting.close();
+    }
     await new Promise((resolve) => holder.once('exit', resolve));
   });
 });
