@@ -68,21 +68,26 @@ describe('hot reload', () => {
     expect(ok).toBeGreaterThan(100);
     expect(seen).toEqual(new Set([CITY.a, CITY.b]));
 
+    // b in service as the file on disk: reloadSnapshot() resolves after a check that began after the write. Waiting
+    // for b's city was not enough: an earlier b still answered while a late check of an 'a' written in the loop
+    // loaded, and that check then put a in service (a loaded machine, 2 runs in 10).
     writeSnapshot(tmp.dir, 'b');
-    await until(async () => (await city()) === CITY.b);
+    await app.reloadSnapshot();
+    expect(await city()).toBe(CITY.b);
 
     // A truncated file is refused and logged; the old snapshot keeps answering.
+    const refusals = () => lines.filter((l) => l.includes('snapshot refused')).length;
+    let before = refusals();
     const bad = fixtureBytes('a').slice(0, 200);
     writeFileSync(`${path}.bad`, bad);
     renameSync(`${path}.bad`, path);
-    await until(async () => lines.some((l) => l.includes('snapshot refused')));
+    await until(async () => refusals() > before);
     expect(await city()).toBe(CITY.b);
     expect((await call(app, '/healthz')).json.snapshot.build_date).toBe('2026-01-02T00:00:00.000Z');
 
     // So is a file whose checksums hold but whose IPv6 index breaks an invariant: the server preloads, so such a
     // file is refused at reload rather than by the first IPv6 request after the swap.
-    const refusals = () => lines.filter((l) => l.includes('snapshot refused')).length;
-    const before = refusals();
+    before = refusals();
     const bad6 = damageColumn(encodeSnapshot(fixtureModel('a'), { compress: false }), 'v6.leaf', (col) => col.setUint8(2, 0x7f));
     writeFileSync(`${path}.bad`, bad6);
     renameSync(`${path}.bad`, path);
