@@ -106,11 +106,10 @@ describe('asmap bytecode, code reached by two paths', () => {
   it('refuses a program whose jumps share code (2^40 paths in 138 bytes) at once, as feed_format', () => {
     const bytes = sharedCodeAsmap(40);
     expect(bytes.length).toBe(138);
-    const started = Date.now();
+    // A decoder that walked the paths would not return (2^40 of them): the test's timeout bounds it, no clock here.
     expect(() => decodeAsmap(bytes, 'asmap-bytecode')).toThrow(
       expect.objectContaining({ name: 'FeedError', code: 'feed_format', message: expect.stringContaining('two paths') }),
     );
-    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it('refuses shared code at any depth, even one jump (2 paths)', () => {

@@ -137,11 +137,10 @@ describe('asn records', () => {
     enc(`2|arin|20260101|1|19830101|20260101|-0500\narin|US|asn|${first}|${count}|19960328|assigned|x\n`);
 
   it('keeps a record as one range, even one of 10^8 ASNs (no per-AS entries: once 15 s and a Map size crash)', () => {
-    const started = Date.now();
+    // Per-AS entries crash past Map's size limit (and took 15 s before that): the test's timeout bounds it, no clock here.
     const f = parseDelegated(file('7018', '100000000'), 'rir-arin');
     expect(f.asnRanges).toEqual([{ first: 7018, last: 100007017, country: 'US' }]);
     expect(f.rejected).toEqual([]);
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(parseDelegated(file('0', '4294967296'), 'rir-arin').asnRanges).toEqual([{ first: 0, last: 4294967295, country: 'US' }]);
   });
 

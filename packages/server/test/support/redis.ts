@@ -58,9 +58,23 @@ export async function delayingProxy(port: number): Promise<{ url: string; delayM
     const upstream = connect(port, '127.0.0.1');
     sockets.add(client).add(upstream);
     client.on('data', (d) => upstream.write(d));
-    upstream.on('data', (d) => {
-      if (state.delayMs === 0) client.write(d);
-      else setTimeout(() => client.writable && client.write(d), state.delayMs);
+    // Replies leave in the order Redis sent them, each no sooner than its delay: when the delay is
+    // lowered while replies are held, a later reply waits for the held ones (Redis's client pairs
+    // replies with commands by order; one overtaking another would answer the wrong command).
+    const held: Buffer[] = [];
+    let lastDue = 0;
+    upstream.on('data', (d: Buffer) => {
+      const due = Math.max(Date.now() + state.delayMs, lastDue);
+      lastDue = due;
+      if (held.length === 0 && due <= Date.now()) {
+        client.write(d);
+        return;
+      }
+      held.push(d);
+      setTimeout(() => {
+        const next = held.shift();
+        if (next !== undefined && client.writable) client.write(next);
+      }, due - Date.now());
     });
     const end = (): void => {
       client.destroy();
