@@ -8,6 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AUTO_PARALLEL_BYTES, autoThreads, threadsAtStart } from '../src/batch/run.js';
+import { batchCommand } from '../src/commands/batch.js';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 200) });
 
@@ -40,5 +41,14 @@ describe('batch threads at start', () => {
     expect(threadsAtStart('auto', AUTO_PARALLEL_BYTES, AUTO_PARALLEL_BYTES, 4)).toBe(4);
     expect(threadsAtStart('auto', AUTO_PARALLEL_BYTES - 1, AUTO_PARALLEL_BYTES, 4)).toBe(1);
     expect(threadsAtStart('auto', null, AUTO_PARALLEL_BYTES, 4)).toBe(1);
+  });
+
+  it('--help describes auto as the code runs it: one thread for a small input, else every core, two included', () => {
+    // The flag's help said "1 for small inputs or up to two cores", the rule before the threads shared one memory.
+    expect(autoThreads(2)).toBe(2);
+    const help = batchCommand.spec.flags['jobs']!.description;
+    expect(help).toContain(`under ~${Math.round(AUTO_PARALLEL_BYTES / 1e6)} MB`);
+    expect(help).toContain('else one per core');
+    expect(help).not.toMatch(/two cores/);
   });
 });

@@ -236,7 +236,7 @@ async function loadAndRun(args: ParsedArgs, io: CliIo, p: Prepared, stop: Promis
 export const batchCommand: Command = {
   summary: 'Check many addresses, one per line, from a file or stdin (streaming); or count them (--summary).',
   usage:
-    'ipintel batch [FILE|-] [--output ndjson|csv|json] [--fields LIST] [--format native|thirdparty] [--summary [--top N]] [--grep] [--cidr-limit N] [--jobs N|auto] [--snapshot PATH]',
+    'ipintel batch [FILE|-] [--output ndjson|csv|json] [--fields LIST] [--format native|thirdparty] [--summary [--top N]] [--grep] [--cidr-limit N] [--jobs N|auto] [--snapshot PATH] [--no-progress]',
   details: [
     'Reads FILE, or stdin when FILE is "-" or absent. One address per line; space, tab and CR',
     'around it are trimmed (as check trims an argument), nothing else; blank lines and lines',
@@ -285,7 +285,7 @@ export const batchCommand: Command = {
       top: { type: 'string', value: 'N', description: 'With --summary: entries per table (default 10; JSON has all).' },
       grep: { type: 'boolean', description: 'Take the addresses written anywhere in each line (logs), one row each.' },
       'cidr-limit': { type: 'string', value: 'N', description: `Largest CIDR block expanded, in addresses (default ${CIDR_LIMIT.toLocaleString('en-US')}, at most ${CIDR_LIMIT_MAX.toLocaleString('en-US')}).` },
-      jobs: { type: 'string', value: 'N', description: 'Threads that check lines: a number, or auto (default: 1 for small inputs or up to two cores, else one per core).' },
+      jobs: { type: 'string', value: 'N', description: 'Threads that check lines: a number, or auto (default: 1 for inputs under ~3 MB, else one per core).' },
       snapshot: SNAPSHOT_FLAG,
       'no-progress': { type: 'boolean', description: 'Do not draw the progress bar on a terminal.' },
       help: HELP_FLAG,
