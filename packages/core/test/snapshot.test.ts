@@ -72,6 +72,21 @@ describe('snapshot loading', () => {
     }
   });
 
+  it("reads the meta's IPv6 range count when it is one the index can hold, refuses one it cannot, and counts the entries without it", () => {
+    const entries = (() => {
+      const bytes = withMeta(good, (meta) => void delete (meta as { ranges_v6?: number }).ranges_v6);
+      return loadSnapshot(bytes).info.counts.ipv6_ranges; // a file from before the field: the index's entries
+    })();
+    const built = readSnapshotMeta(good).ranges_v6!;
+    expect(loadSnapshot(good).info.counts.ipv6_ranges).toBe(built);
+    expect(built).toBeLessThanOrEqual(entries);
+    const claim = (n: unknown): Uint8Array => withMeta(good, (meta) => void ((meta as unknown as Record<string, unknown>)['ranges_v6'] = n));
+    expect(loadSnapshot(claim(entries)).info.counts.ipv6_ranges).toBe(entries);
+    for (const bad of [0, -1, entries + 1, 1.5, '3', null, 2 ** 53]) {
+      expect(errorCode(claim(bad)), String(bad)).toBe('snapshot_corrupt');
+    }
+  });
+
   it('refuses trailing bytes', () => {
     const longer = new Uint8Array(good.length + 3);
     longer.set(good);

@@ -56,7 +56,7 @@ export interface DecodedSnapshot {
   readonly ranges4: () => number;
   /** The IPv4 range count if it was counted (or handed over) already, else undefined; counts nothing. */
   readonly ranges4Known: () => number | undefined;
-  /** IPv6 ranges (main table + sub-tables), from the column sizes: known before the IPv6 columns are decoded. */
+  /** IPv6 ranges, from the meta (or the column sizes): known before the IPv6 columns are decoded. */
   readonly ranges6: number;
   /**
    * The IPv6 index columns, checked: decoded at load, or on the first call
@@ -102,9 +102,19 @@ export function columnView(name: ColumnName, raw: Uint8Array, rawSize: number, f
   return col;
 }
 
-/** IPv6 ranges: main-table ranges plus sub-table ranges (the ids are 3 bytes each). */
-function ranges6Of(w1Count: number, subLeafBytes: number): number {
-  return w1Count + Math.floor(subLeafBytes / 3);
+/**
+ * IPv6 ranges: the meta's `ranges_v6` (the ranges as built), else, for a file
+ * written before it, the index's entries: main-table ranges plus sub-table
+ * ranges (the ids are 3 bytes each), where a range spanning several /32
+ * groups counts once per group. A meta count that is no whole number from 1
+ * to the entries (every range has at least one) is `snapshot_corrupt`.
+ */
+function ranges6Of(meta: SnapshotMeta, w1Count: number, subLeafBytes: number): number {
+  const entries = w1Count + Math.floor(subLeafBytes / 3);
+  const built = meta.ranges_v6;
+  if (built === undefined) return entries;
+  require(Number.isSafeInteger(built) && built >= 1 && built <= entries, `meta's ranges_v6 (${String(built)}) is not a count from 1 to the IPv6 index's ${entries} entries`, 'meta');
+  return built;
 }
 
 /** The IPv4 range count of checked columns, counted once on first use unless `known` (a sharing thread's count). */
@@ -116,7 +126,7 @@ function ranges4Of(main: MainColumns, known: number | undefined): Pick<DecodedSn
 /** A decoded snapshot whose columns, the IPv6 ones included, are all there and checked. */
 function eager(meta: SnapshotMeta, columns: Columns, ranges4: number | undefined): DecodedSnapshot {
   const v6 = columns as V6Columns;
-  return { meta, columns, ...ranges4Of(columns, ranges4), ranges6: ranges6Of(v6['v6.w1'].length, v6['v6.subleaf'].length), v6: () => v6, v6Stored: () => null };
+  return { meta, columns, ...ranges4Of(columns, ranges4), ranges6: ranges6Of(meta, v6['v6.w1'].length, v6['v6.subleaf'].length), v6: () => v6, v6Stored: () => null };
 }
 
 /**
@@ -278,10 +288,10 @@ function withDeferredV6(
   inflate: Inflate,
   own: boolean,
 ): DecodedSnapshot {
-  // The IPv6 range count from the column sizes: known before the columns are decoded.
+  // The IPv6 index's size, for the range count: known before the columns are decoded.
   const size = (name: V6ColumnName): number => planned.find((c) => c.name === name)!.rawSize;
   const lazy = deferredV6(planned, blobs, inflate, main['leaf.ids'].length / 3, own);
-  return { meta, columns: main, ...ranges4Of(main, ranges4), ranges6: ranges6Of(size('v6.w1') / 4, size('v6.subleaf')), ...lazy };
+  return { meta, columns: main, ...ranges4Of(main, ranges4), ranges6: ranges6Of(meta, size('v6.w1') / 4, size('v6.subleaf')), ...lazy };
 }
 
 /**

@@ -413,6 +413,7 @@ export function encodeSnapshot(input: SnapshotModel, options: EncodeOptions = {}
     country_names: countryNames,
     sources: model.sources,
     unavailable: model.unavailable ?? [],
+    ranges_v6: leafRuns(model.v6.values),
     columns: refs,
   };
   const metaBytes = new TextEncoder().encode(JSON.stringify(meta));
@@ -438,4 +439,11 @@ export function encodeSnapshot(input: SnapshotModel, options: EncodeOptions = {}
   dv.setUint32(24, crc32(file.subarray(HEADER_SIZE, HEADER_SIZE + 4 + metaBytes.length)), true);
   dv.setUint32(28, crc32(file.subarray(0, 28)), true);
   return file;
+}
+
+/** Runs of one leaf, in address order: the IPv6 ranges the meta records (`info.counts` counts IPv4's the same way). */
+function leafRuns(leaves: readonly number[]): number {
+  let runs = 0;
+  for (let i = 0; i < leaves.length; i++) if (i === 0 || leaves[i] !== leaves[i - 1]) runs++;
+  return runs;
 }

@@ -216,5 +216,12 @@ export interface SnapshotMeta {
   readonly sources: readonly import('../types.js').SourceInfo[];
   /** Evidence keys with no source in the snapshot. */
   readonly unavailable: readonly (keyof import('../types.js').Evidence)[];
+  /**
+   * IPv6 ranges as built (adjacent ranges with one answer merged), which the
+   * builder reports. The index splits a range at each /32 group it spans, so
+   * its entries can outnumber them (~0.7% in the world snapshot). Optional:
+   * a file written before it counts the entries (decode.ts, ranges6Of).
+   */
+  readonly ranges_v6?: number;
   readonly columns: Readonly<Record<string, ColumnRef>>;
 }
