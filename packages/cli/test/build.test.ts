@@ -88,18 +88,18 @@ describe('ipintel build: running', () => {
     expect(r.err).toBe(`ipintel build: failed: feeds folder not found: ${join(dir, 'no-such-folder')}\n`);
   });
 
-  it('an --out that cannot be written (a link into a missing folder) exits 1 naming it and the file it leads to, not a temporary file', async () => {
+  it('an --out that cannot be written (a link into a missing folder) exits 4 (input/output, as export) naming it and the file it leads to, not a temporary file', async () => {
     const d = join(dir, 'unwritable');
     mkdirSync(d);
     const link = join(d, 'current.ipintel');
     symlinkSync('releases/v9/world.ipintel', link);
     const r = await build('--feeds', fixturePath('feeds'), '--out', link, '--quiet');
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(4);
     expect(r.err).toBe(`ipintel build: failed: cannot write ${link} (a link to ${join(d, 'releases', 'v9', 'world.ipintel')}): ENOENT: no such file or directory\n`);
     expect(readdirSync(d)).toEqual(['current.ipintel']);
   });
 
-  it('a write that fails (EIO at the flush) exits 1 and leaves the last snapshot as it was, with no temporary file beside it', async () => {
+  it('a write that fails (EIO at the flush) exits 4 and leaves the last snapshot as it was, with no temporary file beside it', async () => {
     const d = join(dir, 'eio');
     mkdirSync(d);
     const out = join(d, 'world.ipintel');
@@ -110,7 +110,7 @@ describe('ipintel build: running', () => {
     await probe.close();
     vi.spyOn(proto, 'sync').mockRejectedValueOnce(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO', errno: -5, syscall: 'fsync' }));
     const r = await build('--feeds', fixturePath('feeds'), '--out', out, '--quiet');
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(4);
     expect(r.err).toBe(`ipintel build: failed: cannot write ${out}: EIO: i/o error\n`);
     expect(readFileSync(out, 'utf8')).toBe('the last snapshot');
     expect(readdirSync(d)).toEqual(['world.ipintel']);

@@ -11,7 +11,7 @@ import { defaultSnapshotPath, IpIntelError } from '@ipintel/core';
 import type { BuildOptions } from '@ipintel/builder';
 import { HELP_FLAG, stringFlag, type ParsedArgs } from '../args.js';
 import { buildSummary, measureLoad } from '../build/summary.js';
-import { CliError, EXIT_OK, UsageError } from '../errors.js';
+import { CliError, EXIT_IO, EXIT_OK, UsageError } from '../errors.js';
 import { isTTY, writeAsync, type CliIo } from '../io.js';
 import { parseIsoDate, parseSeconds } from '../values.js';
 import type { Command } from './command.js';
@@ -72,7 +72,9 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
     const hint = options.fetch !== undefined && options.saveFeeds === undefined && (e as { feed?: unknown }).feed !== undefined
       ? ' (with --save-feeds DIR a feed that fails is read from its last good copy in DIR)'
       : '';
-    throw new CliError(`failed: ${(e as Error).message}${hint}`, 1);
+    // An output that cannot be written is an input/output error, as for every command (export, batch).
+    const code = (e as { name?: unknown; code?: unknown }).name === 'BuildError' && (e as { code?: unknown }).code === 'write_failed' ? EXIT_IO : 1;
+    throw new CliError(`failed: ${(e as Error).message}${hint}`, code);
   } finally {
     if (tty) io.stderr.write('\r\x1b[K');
   }
@@ -97,7 +99,8 @@ export const buildCommand: Command = {
     'snapshot as <out>.explain unless --no-explain.',
     'abuse.ch (ThreatFox) serves its exports only with your free Auth-Key (https://auth.abuse.ch/):',
     'with $ABUSE_CH_AUTH_KEY set, --fetch sends it to abuse.ch hosts only, and never prints it.',
-    'Exit code 0 when built, 1 when the build failed (the last snapshot stays), 2 for a usage error.',
+    'Exit code 0 when built, 1 when the build failed (the last snapshot stays), 2 for a usage error,',
+    '4 when a file cannot be written (the last snapshot stays too).',
   ].join('\n'),
   examples: ['ipintel build --feeds data/feeds --out world.ipintel', 'ipintel build --fetch --save-feeds feeds --timeout 120'],
   spec: {

@@ -84,7 +84,8 @@ export const exportCommand: Command = {
     'result (geo, network, signals, evidence, risk); null fields are left out. --fields keeps only',
     'the listed fields or groups (the names of "ipintel batch --fields"); --signals keeps only',
     'the addresses where one of the listed boolean signals is true. Keys, rules and the ClickHouse',
-    'and DuckDB recipes: docs/export.md. Exit code 0 when written, 1 when the export failed.',
+    'and DuckDB recipes: docs/export.md. Exit code 0 when written, 1 when the export failed, 2 for',
+    'a usage error, 4 when the file cannot be written.',
   ].join('\n'),
   examples: [
     'ipintel export --out ipintel.mmdb                                   # every field',
