@@ -285,3 +285,27 @@ describe('prefixes that would tag a whole address family', () => {
     expect(r.rejected).toEqual([{ feed: 'routeviews-pfx2as', line: 1, message: expect.stringMatching(/default route/) }]);
   });
 });
+
+describe('parseCidrList with addressesOnly: the reason of a rejected line', () => {
+  it('an HTML line (slashes, no prefix) is "not an address", not "got a prefix"', () => {
+    const r = parseCidrList('t', '1.2.3.4\n<html><body>Not found</body></html>\n', () => true, { addressesOnly: true });
+    expect(r.rejected).toEqual([{ feed: 't', line: 2, message: 'not an address: "<html><body>Not found<"' }]);
+  });
+
+  it('for any line with a slash: "got a prefix" exactly when the line reads as a CIDR, else the reader\'s own reason', () => {
+    const slashy = fc
+      .tuple(fc.stringMatching(/^[0-9a-fA-F:.<>a-z ]{0,16}$/), fc.stringMatching(/^[0-9a-z<>/ ]{0,6}$/))
+      .map(([a, b]) => `${a}/${b}`.trim())
+      .filter((t) => t !== '' && !t.startsWith('#') && !t.includes('#'));
+    fc.assert(
+      fc.property(slashy, (text) => {
+        const r = parseCidrList('t', `1.2.3.4\n${text}\n`, () => true, { addressesOnly: true });
+        const c = parseCidr(text);
+        expect(r.rejected).toHaveLength(1);
+        const message = r.rejected[0]!.message;
+        if (c.ok && c.length > 0) expect(message).toBe(`expected a single address, got a prefix: ${JSON.stringify(text.slice(0, 60))}`);
+        else if (!c.ok) expect(message).toBe(c.message);
+      }),
+    );
+  });
+});

@@ -116,13 +116,14 @@ export function parseCidrList<V>(
       reject('no address before the comment');
       continue;
     }
-    if (options.addressesOnly && l.text.includes('/')) {
-      reject(`expected a single address, got a prefix: ${JSON.stringify(l.text.slice(0, 60))}`);
-      continue;
-    }
     const c = parseCidr(l.text);
     if (!c.ok) {
       reject(c.message);
+      continue;
+    }
+    // Only a line that reads as a prefix is called one (an HTML line has slashes too).
+    if (options.addressesOnly && l.text.includes('/')) {
+      reject(`expected a single address, got a prefix: ${JSON.stringify(l.text.slice(0, 60))}`);
       continue;
     }
     if (c.length === 0) {
