@@ -73,7 +73,7 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
       ? ' (with --save-feeds DIR a feed that fails is read from its last good copy in DIR)'
       : '';
     // An output that cannot be written is an input/output error, as for every command (export, batch).
-    const code = (e as { name?: unknown; code?: unknown }).name === 'BuildError' && (e as { code?: unknown }).code === 'write_failed' ? EXIT_IO : 1;
+    const code = e instanceof builder.BuildError && e.code === 'write_failed' ? EXIT_IO : 1;
     throw new CliError(`failed: ${(e as Error).message}${hint}`, code);
   } finally {
     if (tty) io.stderr.write('\r\x1b[K');
