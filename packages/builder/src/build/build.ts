@@ -155,6 +155,7 @@ export async function buildSnapshot(options: BuildOptions): Promise<BuildReport>
     acquire,
     tables,
     lastGood: options.fetch?.lastGood ?? null,
+    feedsFolder: options.feeds ?? null,
     buildDate: options.buildDate ?? buildDateFromEnv(),
     attributionUrl: options.attributionUrl ?? DEFAULT_ATTRIBUTION_URL,
     progress: say,

@@ -15,7 +15,10 @@
  * error, and the source row carries that copy's (older) date. With no last
  * good copy the error stops the build.
  *
- * A data date past this machine's clock is recorded as none (future-dates.ts).
+ * A file that states no data date takes the one its folder's manifest
+ * records for its exact bytes, if any (recorded-dates.ts; a last good copy,
+ * its own folder's). A data date past this machine's clock is recorded as
+ * none (future-dates.ts).
  *
  * @module
  */
@@ -28,6 +31,7 @@ import type { AnyFound, CopyFacts } from '../feeds/registry.js';
 import type { Diagnostic, FeedResult, InvalidUtf8 } from '../feeds/types.js';
 import type { FetchedCopy } from '../save.js';
 import { withoutFutureDate } from './future-dates.js';
+import { NO_RECORDED_DATES, recordedDates, type RecordedDates } from './recorded-dates.js';
 import { toCombineInput } from './roles.js';
 
 /** What happened to one source, for the build summary. */
@@ -61,6 +65,8 @@ export interface LoadOptions {
   readonly attributionUrl: string;
   /** A folder laid out like `shared/feeds` with each feed's last good copy, or null. */
   readonly lastGood?: string | null;
+  /** The folder `acquire` reads (`--feeds DIR`), whose manifest may date the files that state no date; null for downloads. */
+  readonly feedsFolder?: string | null;
   readonly progress?: (message: string) => void;
   /** The clock a data date is checked against (future-dates.ts); default `Date.now`. */
   readonly now?: () => number;
@@ -74,19 +80,27 @@ interface Copy {
   readonly url?: string;
 }
 
+/** The manifests' recorded dates (recorded-dates.ts): of the feeds folder, and of the last good copies' folder. */
+interface Recorded {
+  readonly folder: RecordedDates;
+  readonly lastGood: RecordedDates;
+}
+
 /** The bytes of one feed per its origin, or null when it is absent. */
-async function copyOf(feed: Feed, options: LoadOptions): Promise<Copy | null> {
+async function copyOf(feed: Feed, options: LoadOptions, recorded: Recorded): Promise<Copy | null> {
   switch (feed.origin) {
     case 'built-in':
       return { bytes: new Uint8Array(0), from: 'built-in' };
     case 'feeds': {
       const got = await options.acquire(feed);
       if (got === null) return null;
+      // A download is a new copy: the folder's record describes another one.
+      const dataDate = got.url === undefined && !got.fromPublisher ? recorded.folder.dateOf(feed.path, got.bytes) : null;
       return {
         bytes: got.bytes,
         from: got.url ?? feed.path,
         ...(got.url !== undefined ? { url: got.url } : {}),
-        ...(got.fromPublisher ? { facts: { fromPublisher: true } } : {}),
+        ...(got.fromPublisher ? { facts: { fromPublisher: true } } : dataDate !== null ? { facts: { dataDate } } : {}),
       };
     }
     case 'npm': {
@@ -101,9 +115,9 @@ async function copyOf(feed: Feed, options: LoadOptions): Promise<Copy | null> {
 type Read = { copy: Copy; result: FeedResult<AnyFound>; failure?: AcquireError | FeedError };
 
 /** Gets and reads one feed; a failing feeds-folder copy falls back to its last good copy (see the module header). */
-async function readOne(feed: Feed, options: LoadOptions): Promise<Read | null> {
+async function readOne(feed: Feed, options: LoadOptions, recorded: Recorded): Promise<Read | null> {
   try {
-    const copy = await copyOf(feed, options);
+    const copy = await copyOf(feed, options, recorded);
     return copy === null ? null : { copy, result: feed.read(copy.bytes, copy.facts) };
   } catch (e) {
     const lastGood = options.lastGood ?? null;
@@ -112,7 +126,8 @@ async function readOne(feed: Feed, options: LoadOptions): Promise<Read | null> {
     if (bytes === null) throw e;
     let result: FeedResult<AnyFound>;
     try {
-      result = feed.read(bytes);
+      const dataDate = recorded.lastGood.dateOf(feed.path, bytes);
+      result = feed.read(bytes, dataDate !== null ? { dataDate } : undefined);
     } catch {
       throw e; // the last good copy is no better: the fresh copy's error is the one to see
     }
@@ -131,6 +146,10 @@ export async function loadInputs(options: LoadOptions): Promise<{ input: Combine
   const reports: SourceReport[] = [];
   const loaded: Loaded[] = [];
   const fetched: FetchedCopy[] = [];
+  const recorded: Recorded = {
+    folder: options.feedsFolder === undefined || options.feedsFolder === null ? NO_RECORDED_DATES : recordedDates(options.feedsFolder, say),
+    lastGood: options.lastGood === undefined || options.lastGood === null ? NO_RECORDED_DATES : recordedDates(options.lastGood, say),
+  };
   for (const feed of FEEDS) {
     const where = feed.origin === 'feeds' || feed.origin === 'npm' ? feed.path : 'built-in';
     if (feed.use === 'context') {
@@ -140,7 +159,7 @@ export async function loadInputs(options: LoadOptions): Promise<{ input: Combine
     }
     const t0 = performance.now();
     say(`reading ${feed.id}`);
-    const read = await readOne(feed, options);
+    const read = await readOne(feed, options, recorded);
     if (read === null) {
       reports.push({ id: feed.id, path: where, status: 'absent', source: null, rejected: [], ms: 0 });
       continue;

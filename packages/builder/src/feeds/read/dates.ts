@@ -155,3 +155,22 @@ function utcIso(y: number, mo: number, d: number, h: number, mi: number, sec: nu
   if (!Number.isFinite(t.getTime()) || !same) return null;
   return t.toISOString().replace('.000Z', 'Z');
 }
+
+/**
+ * A data date as a feeds folder's manifest (`sources.json`) records it, in
+ * the form a source row carries: a calendar date `YYYY-MM-DD`, or an ISO UTC
+ * time (`2026-08-22T09:44Z` gains its seconds: `2026-08-22T09:44:00Z`).
+ * Null for anything else: a time with no zone names no one instant.
+ *
+ * @example
+ * isoFromRecordedDate('2025-11-06') // => '2025-11-06'
+ * isoFromRecordedDate('2026-08-22T09:44Z') // => '2026-08-22T09:44:00Z'
+ * isoFromRecordedDate('2026-08-21T14:45:42') // => null
+ */
+export function isoFromRecordedDate(text: unknown): string | null {
+  if (typeof text !== 'string') return null;
+  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (day !== null) return utcIso(+day[1]!, +day[2]!, +day[3]!, 0, 0, 0) === null ? null : text;
+  const minutes = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})Z$/.exec(text);
+  return isoUtcTimestamp(minutes !== null ? `${minutes[1]}:00Z` : text);
+}
