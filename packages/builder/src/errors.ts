@@ -42,6 +42,10 @@ export const BUILDER_ERROR_CODES = {
     meaning:
       'a file the build writes (the snapshot, its explain sidecar, a saved feed, the manifest) cannot be written: a missing folder, no permission, a full disk, a device, named pipe or socket at its path; the message names the path given, the file system\'s error is the cause',
   },
+  interrupted: {
+    class: 'BuildError',
+    meaning: "the caller's interrupts (ipintel build: SIGINT or SIGTERM) stopped a write before its rename: the temporary file is removed and the file it would have replaced is as it was",
+  },
   declaration_invalid: { class: 'DeclarationError', meaning: 'a feed declaration or the registry breaks a rule (checked when the module loads)' },
 } as const;
 

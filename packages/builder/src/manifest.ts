@@ -20,7 +20,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { writeAtomically } from './write-file.js';
+import { writeAtomically, type WriteInterrupts } from './write-file.js';
 
 // Kept reachable as `manifest.writeAtomically`, where the package's index exported it before it had a module of its own.
 export { writeAtomically };
@@ -108,10 +108,10 @@ export function checkManifest(dir: string, manifest: Manifest, record = false): 
   return problems;
 }
 
-/** Writes `sources.json` and the `SOURCES.md` generated from it. */
-export async function writeManifest(dir: string, manifest: Manifest): Promise<void> {
-  await writeAtomically(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
-  await writeAtomically(join(dir, SOURCES_MD), sourcesMarkdown(manifest));
+/** Writes `sources.json` and the `SOURCES.md` generated from it (`interrupts`: see WriteInterrupts). */
+export async function writeManifest(dir: string, manifest: Manifest, interrupts?: WriteInterrupts): Promise<void> {
+  await writeAtomically(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`, interrupts);
+  await writeAtomically(join(dir, SOURCES_MD), sourcesMarkdown(manifest), interrupts);
 }
 
 /** SOURCES.md, generated from the manifest. */

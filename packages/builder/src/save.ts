@@ -16,7 +16,7 @@
  */
 import { join } from 'node:path';
 import { readManifest, sha256, writeManifest } from './manifest.js';
-import { makeFolderFor, writeAtomically } from './write-file.js';
+import { makeFolderFor, writeAtomically, type WriteInterrupts } from './write-file.js';
 
 /** A feed this build downloaded and read. */
 export interface FetchedCopy {
@@ -45,8 +45,9 @@ export interface SaveReport {
  * Writes the downloaded copies into `dir` (see the module header).
  *
  * @param when ISO time of the download, recorded in the manifest's `copied_from`.
+ * @param interrupts stops a write (BuildOptions.interrupts).
  */
-export async function saveFetched(dir: string, copies: readonly FetchedCopy[], when: string): Promise<SaveReport> {
+export async function saveFetched(dir: string, copies: readonly FetchedCopy[], when: string, interrupts?: WriteInterrupts): Promise<SaveReport> {
   const manifest = readManifest(dir);
   const written: string[] = [];
   const skipped: { id: string; path: string; reason: string }[] = [];
@@ -59,7 +60,7 @@ export async function saveFetched(dir: string, copies: readonly FetchedCopy[], w
     }
     const file = join(dir, c.path);
     await makeFolderFor(file);
-    await writeAtomically(file, c.bytes);
+    await writeAtomically(file, c.bytes, interrupts);
     written.push(c.path);
     if (entry !== undefined) {
       entry.bytes = c.bytes.length;
@@ -69,6 +70,6 @@ export async function saveFetched(dir: string, copies: readonly FetchedCopy[], w
       delete entry.reprocessed; // the publisher's own file now, not a re-processed mirror copy
     }
   }
-  if (manifest !== null && written.length > 0) await writeManifest(dir, manifest);
+  if (manifest !== null && written.length > 0) await writeManifest(dir, manifest, interrupts);
   return { dir, manifest: manifest !== null, written, skipped };
 }

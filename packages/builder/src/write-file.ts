@@ -37,15 +37,27 @@ import { named, writeTarget } from './write-target.js';
  * Throws BuildError `write_failed` naming `file` as given, never the
  * temporary file the user did not ask for (the file system's error is its
  * `cause`); a device, named pipe or socket at `file` is refused before
- * anything is written.
+ * anything is written. With `interrupts`, a stop before the rename ends
+ * the write: the temporary file is removed, `file` is left as it was, and
+ * it throws BuildError `interrupted`.
  */
-export async function writeAtomically(file: string, data: Uint8Array | string): Promise<void> {
+export async function writeAtomically(file: string, data: Uint8Array | string, interrupts?: WriteInterrupts): Promise<void> {
   let target = file;
+  const stop = new AbortController();
+  let stoppedBy: string | undefined;
+  const unsubscribe = interrupts?.((by) => {
+    stoppedBy ??= by;
+    stop.abort();
+  });
   try {
     target = await writeTarget(file);
-    await replace(target, data);
+    await replace(target, data, stop.signal);
   } catch (e) {
+    // The write's own AbortError, or any failure after the stop: the stop is what happened.
+    if (stoppedBy !== undefined) throw new BuildError('interrupted', `stopped by ${stoppedBy} before ${named(file, target)} was replaced: it was left as it was`, { cause: e });
     throw writeFailed(e, `cannot write ${named(file, target)}`);
+  } finally {
+    unsubscribe?.();
   }
   try {
     await syncDirectory(dirname(target));
@@ -54,17 +66,33 @@ export async function writeAtomically(file: string, data: Uint8Array | string): 
   }
 }
 
-/** The temporary file written, flushed and renamed over `target`; removed on any failure. */
-async function replace(target: string, data: Uint8Array | string): Promise<void> {
+/**
+ * How a caller lets a write be stopped (ipintel build: on SIGINT or
+ * SIGTERM). Called as the write begins, with `stop` to call on an
+ * interruption (`by` names it: 'SIGINT'); returns the function that ends
+ * the subscription, called once the temporary file is renamed over the
+ * file or removed. A subscription, not an AbortSignal, because a process
+ * listener for SIGINT defers the signal until the thread is free: the
+ * caller listens only while a temporary file exists (the write is
+ * asynchronous, so it hears it at once), and the long synchronous work
+ * before (encoding the snapshot) keeps Ctrl-C's default action.
+ */
+export type WriteInterrupts = (stop: (by: string) => void) => () => void;
+
+/** The temporary file written, flushed and renamed over `target`; removed on any failure, or when `signal` aborts first. */
+async function replace(target: string, data: Uint8Array | string, signal: AbortSignal): Promise<void> {
   const { handle, tmp } = await createTemporary(target);
   let closed = false;
   let renamed = false;
   try {
-    await handle.writeFile(data);
+    // Written in chunks (512 KiB), the signal checked between them.
+    await handle.writeFile(data, { signal });
     await keepOwnership(handle, target);
     await handle.sync();
     closed = true;
     await handle.close();
+    // A stop during the flush still comes before the old file is replaced.
+    signal.throwIfAborted();
     await rename(tmp, target);
     renamed = true;
   } finally {

@@ -51,6 +51,30 @@ async function rejection(promise: Promise<unknown>): Promise<BuildError> {
 }
 
 describe('writeAtomically', () => {
+  it.each([
+    { when: 'as it begins', stopAt: 0 },
+    { when: 'once the temporary file is open', stopAt: 1 },
+  ])('stopped by its interrupts $when: BuildError interrupted, the old file as it was, no temporary file, the subscription ended', async ({ stopAt }) => {
+    const { dir: d, path: out } = folderWithFile(dir, `stopped-${stopAt}`);
+    const events: string[] = [];
+    const e = await rejection(
+      writeAtomically(out, 'new'.repeat(1 << 20), (stop) => {
+        events.push('subscribed');
+        if (stopAt === 0) stop('SIGINT');
+        // The temporary file is opened on a later turn of the event loop; stop then.
+        else void (async () => {
+          while (!readdirSync(d).some((n) => n.includes('.tmp-'))) await new Promise((r) => setImmediate(r));
+          stop('SIGTERM');
+        })();
+        return () => events.push('unsubscribed');
+      }),
+    );
+    expect([e.code, e.message]).toEqual(['interrupted', `stopped by ${stopAt === 0 ? 'SIGINT' : 'SIGTERM'} before ${out} was replaced: it was left as it was`]);
+    expect(readFileSync(out, 'utf8')).toBe('old');
+    expect(readdirSync(d)).toEqual(['out']);
+    expect(events).toEqual(['subscribed', 'unsubscribed']);
+  });
+
   it('flushes the file while the old one is still in place, then the directory once the new one is', async () => {
     const { path: out } = folderWithFile(dir, 'order');
     const syncs: string[] = [];

@@ -73,9 +73,28 @@ function step(x: Uint32Array, w: number, by: 1 | -1): Uint32Array {
  * const out = createWriteStream('ranges.csv'); exportCsv(intel, {}, (s) => out.write(s));
  */
 export function exportCsv(intel: IpIntel, options: ExportOptions | undefined, write: (chunk: string) => void): CsvExport {
+  const chunks = csvChunks(intel, options);
+  for (;;) {
+    const next = chunks.next();
+    if (next.done) return next.value;
+    write(next.value);
+  }
+}
+
+/**
+ * The CSV (header and rows) as chunks of about 1 MB, made as they are
+ * asked for, so a writer can pause between them (exportToFileAsync);
+ * returns what exportCsv returns. The options are checked, and every
+ * record's cells made, at the call, before the first chunk.
+ */
+export function csvChunks(intel: IpIntel, options: ExportOptions | undefined): Generator<string, CsvExport, void> {
   const p = prepare(intel, options);
   const values = valuesInOrder(p, p.fields);
   const cells = Array.from({ length: p.records }, (_, r) => values(r).map(csvCell).join(','));
+  return csvRows(intel, p, cells);
+}
+
+function* csvRows(intel: IpIntel, p: ReturnType<typeof prepare>, cells: readonly string[]): Generator<string, CsvExport, void> {
   let buf = `${[...CSV_RANGE_COLUMNS, ...p.fields.map((f) => f.name)].join(',')}\n`;
   let rows = 0;
   const emitRange = (w: number, version: string, first: Uint32Array, last: Uint32Array, record: number): void => {
@@ -85,13 +104,11 @@ export function exportCsv(intel: IpIntel, options: ExportOptions | undefined, wr
       const from = text(w, start);
       buf += `${from}/${length},${version},${from},${text(w, end)},${integer(w, start)},${integer(w, end)},${tail}`;
       rows++;
-      if (buf.length >= CHUNK) {
-        write(buf);
-        buf = '';
-      }
     });
   };
-  const family = (r: Ranges, version: 4 | 6): void => {
+  // A generator over ranges, not blocks: a range's blocks (at most 2 per bit of the address) go
+  // into the chunk together, and the chunk is handed out once it is over CHUNK.
+  function* family(r: Ranges, version: 4 | 6): Generator<string, void, void> {
     const w = r.words;
     const n = r.values.length;
     const max = new Uint32Array(w).fill(0xffffffff);
@@ -104,17 +121,21 @@ export function exportCsv(intel: IpIntel, options: ExportOptions | undefined, wr
         // Leave out the IPv4-mapped block: the parts before and after it.
         if (!lte(MAPPED_FIRST, first, w)) emitRange(w, '6', first, step(MAPPED_FIRST, w, -1), record);
         if (!lte(last, MAPPED_LAST, w)) emitRange(w, '6', step(MAPPED_LAST, w, 1), last, record);
-        continue;
+      } else {
+        emitRange(w, String(version), first, last, record);
       }
-      emitRange(w, String(version), first, last, record);
+      if (buf.length >= CHUNK) {
+        yield buf;
+        buf = '';
+      }
     }
-  };
+  }
   const recordOf = (leaf: number): number => p.recordOf[leaf]!;
   const v4 = recordRanges(intel, 4, recordOf);
-  family(v4, 4);
+  yield* family(v4, 4);
   const v6 = recordRanges(intel, 6, recordOf);
-  family(v6, 6);
-  if (buf.length > 0) write(buf);
+  yield* family(v6, 6);
+  if (buf.length > 0) yield buf;
   return { rows, records: p.records, ranges: { v4: v4.values.length, v6: v6.values.length } };
 }
 

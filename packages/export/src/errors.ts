@@ -18,7 +18,12 @@ export type ExportErrorCode =
    * The file cannot be written (a missing directory, no permission, a full disk, a directory at
    * the path); the message names the path given, `cause` is the file system's error.
    */
-  | 'write_failed';
+  | 'write_failed'
+  /**
+   * exportToFileAsync was stopped (its `interrupts` reported SIGINT or SIGTERM) before the file
+   * was replaced: the temporary file is removed and the file at the path is as it was.
+   */
+  | 'interrupted';
 
 export class ExportError extends Error {
   override readonly name = 'ExportError';

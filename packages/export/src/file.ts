@@ -3,14 +3,22 @@
  * it once complete, so a reader never sees half a file and a failed export
  * leaves the old one in place. Reports what it wrote and how long it took.
  *
+ * The temporary file exists only while the file is written: an MMDB is
+ * built in memory first (it is held whole anyway), CSV rows are made as
+ * they are written. exportToFileAsync pauses between chunks of about 1 MB,
+ * so the `interrupts` of its caller (ipintel export: SIGINT, SIGTERM) are
+ * heard and the write stopped with the temporary file removed.
+ *
  * @module
  */
 import type { IpIntel } from '@ipintel/core';
-import { exportCsv } from './csv.js';
+import { csvChunks } from './csv.js';
 import { ExportError } from './errors.js';
 import { exportMmdb } from './mmdb/export.js';
 import type { ExportOptions } from './options.js';
-import { replaceFile } from './replace-file.js';
+import { checkWritable, replaceFile, replaceFileAsync, type SteppedFill, type WriteInterrupts } from './replace-file.js';
+
+export type { WriteInterrupts } from './replace-file.js';
 
 export type ExportFormat = 'mmdb' | 'csv';
 
@@ -32,6 +40,12 @@ export interface ExportSummary {
   readonly recordSize?: number;
 }
 
+/** What the file holds (records, ranges, tree nodes or rows), from the export that filled it. */
+type Holds = Omit<ExportSummary, 'bytes' | 'ms' | 'path' | 'format'>;
+
+/** The MMDB's bytes are written in slices of this size, with a pause after each (exportToFileAsync). */
+const MMDB_SLICE = 1 << 20;
+
 /**
  * Exports the snapshot to `path` as `format`. Throws ExportError: for bad
  * options, data that do not fit the format, and `write_failed` (naming
@@ -42,19 +56,71 @@ export interface ExportSummary {
  * exportToFile(intel, 'mmdb', 'ipintel.mmdb', { fields: ['geo.country_code'] }).bytes
  */
 export function exportToFile(intel: IpIntel, format: ExportFormat, path: string, options?: ExportOptions): ExportSummary {
+  const started = performance.now();
+  const fill = prepareFile(intel, format, path, options);
+  const { result: holds, bytes } = replaceFile(path, (write) => runToEnd(fill(write)));
+  return { format, path, bytes, ms: performance.now() - started, ...holds };
+}
+
+/**
+ * exportToFile, pausing for the event loop after each chunk of about 1 MB
+ * it writes. With `interrupts` (see WriteInterrupts), an interruption
+ * while the file is written stops it: the temporary file is removed, the
+ * file at `path` is left as it was, and the promise rejects with
+ * ExportError `interrupted`.
+ *
+ * @example
+ * await exportToFileAsync(intel, 'csv', 'ranges.csv', {}, { interrupts: (stop) => subscribe(stop) })
+ */
+export async function exportToFileAsync(
+  intel: IpIntel,
+  format: ExportFormat,
+  path: string,
+  options?: ExportOptions,
+  control: { readonly interrupts?: WriteInterrupts } = {},
+): Promise<ExportSummary> {
+  const started = performance.now();
+  const fill = prepareFile(intel, format, path, options);
+  const { result: holds, bytes } = await replaceFileAsync(path, fill, control.interrupts === undefined ? {} : { interrupts: control.interrupts });
+  return { format, path, bytes, ms: performance.now() - started, ...holds };
+}
+
+/**
+ * Checks the arguments and that `path` can be written (at once, before
+ * the work), builds what is built in memory (an MMDB), and returns what
+ * writes the file through `write`, yielding after each chunk.
+ */
+function prepareFile(intel: IpIntel, format: ExportFormat, path: string, options: ExportOptions | undefined): SteppedFill<Holds> {
   if (format !== 'mmdb' && format !== 'csv') throw new ExportError('invalid_option', `format must be "mmdb" or "csv", got ${JSON.stringify(format)}`);
   // Checked before anything is written: a number would become the file "42.tmp-<pid>" first.
   if (typeof path !== 'string' || path === '') throw new ExportError('invalid_option', `path must be a non-empty string, got ${JSON.stringify(path)}`);
-  const started = performance.now();
-  // What the file holds (records, ranges, tree nodes or rows), from the export that filled it.
-  const { result: holds, bytes } = replaceFile(path, (write): Omit<ExportSummary, 'bytes' | 'ms' | 'path' | 'format'> => {
-    if (format === 'mmdb') {
-      const m = exportMmdb(intel, options);
-      write(m.bytes);
+  // A path that cannot be written fails now, not after the export is computed.
+  checkWritable(path);
+  if (format === 'mmdb') {
+    const m = exportMmdb(intel, options);
+    return function* (write) {
+      for (let at = 0; at < m.bytes.length; at += MMDB_SLICE) {
+        write(m.bytes.subarray(at, at + MMDB_SLICE));
+        yield;
+      }
       return { records: m.records, ranges: m.ranges, nodes: m.nodeCount, recordSize: m.recordSize };
+    };
+  }
+  const chunks = csvChunks(intel, options);
+  return function* (write) {
+    for (;;) {
+      const next = chunks.next();
+      if (next.done) return { records: next.value.records, ranges: next.value.ranges, rows: next.value.rows };
+      write(Buffer.from(next.value));
+      yield;
     }
-    const c = exportCsv(intel, options, (chunk) => write(Buffer.from(chunk)));
-    return { records: c.records, ranges: c.ranges, rows: c.rows };
-  });
-  return { format, path, bytes, ms: performance.now() - started, ...holds };
+  };
+}
+
+/** A generator's return value, its pauses passed over (the synchronous exportToFile). */
+function runToEnd<T>(steps: Generator<void, T, void>): T {
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
 }

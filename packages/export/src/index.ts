@@ -9,7 +9,7 @@
  */
 export { exportMmdb, DATABASE_TYPE, type MmdbExport } from './mmdb/export.js';
 export { exportCsv, CSV_RANGE_COLUMNS, type CsvExport } from './csv.js';
-export { exportToFile, type ExportFormat, type ExportSummary } from './file.js';
+export { exportToFile, exportToFileAsync, type ExportFormat, type ExportSummary, type WriteInterrupts } from './file.js';
 export { exportableFields, signalNames, NOT_EXPORTED, NUMBER_TYPES, type ExportField, type MmdbNumberType } from './fields.js';
 export { sampleResult } from './project.js';
 export type { ExportOptions } from './options.js';

@@ -49,13 +49,91 @@ const DIR_SYNC_UNSUPPORTED = new Set(['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EISDIR
  * replaceFile('out.csv', (write) => write(new TextEncoder().encode('a,b\n'))).bytes // => 4
  */
 export function replaceFile<T>(path: string, fill: (write: (bytes: Uint8Array) => void) => T, fs: FsCalls = nodeFs): { result: T; bytes: number } {
+  // A fill without pauses: the steps pause only after the flush, and nothing listens then.
+  // eslint-disable-next-line require-yield
+  const steps = replaceSteps(path, function* (write) {
+    return fill(write);
+  }, fs);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * How a caller lets a write be stopped (ipintel export: on SIGINT or
+ * SIGTERM). Called once the write begins, with `stop` to call on an
+ * interruption (`by` names it: 'SIGINT'); returns the function that ends
+ * the subscription, called once the temporary file is renamed over the
+ * target or removed.
+ *
+ * A subscription rather than an AbortSignal because of when it is on: a
+ * process listener for SIGINT defers the signal until the thread is free,
+ * so the caller listens only while there is a temporary file to remove and
+ * the write yields often enough to hear it; before (an MMDB is built in
+ * memory first, 35 s for the world snapshot), Ctrl-C keeps its default
+ * action and ends the process at once, with nothing on disk to clean.
+ */
+export type WriteInterrupts = (stop: (by: string) => void) => () => void;
+
+/**
+ * A fill for replaceFileAsync: writes through `write`, and yields where the
+ * write may pause (after a chunk) to let the event loop run, so an
+ * interruption is heard.
+ */
+export type SteppedFill<T> = (write: (bytes: Uint8Array) => void) => Generator<void, T, void>;
+
+/**
+ * replaceFile, giving the event loop a turn each time `fill` yields and once
+ * more after the flush, before the rename: an interruption `interrupts`
+ * reports by then stops the write, removes the temporary file and leaves
+ * the target untouched (ExportError `interrupted`, naming `path` and what
+ * stopped it). One that comes later (during the rename, or after it) does
+ * not undo the write.
+ *
+ * @example
+ * await replaceFileAsync('out.csv', function* (write) { write(bytes); yield; }, { interrupts }).bytes
+ */
+export async function replaceFileAsync<T>(
+  path: string,
+  fill: SteppedFill<T>,
+  { interrupts, fs = nodeFs }: { interrupts?: WriteInterrupts; fs?: FsCalls } = {},
+): Promise<{ result: T; bytes: number }> {
+  let stoppedBy: string | undefined;
+  const unsubscribe = interrupts?.((by) => {
+    stoppedBy ??= by;
+  });
+  try {
+    const steps = replaceSteps(path, fill, fs);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+      // setImmediate, not a microtask: a signal's listener runs in the poll phase, before it.
+      await new Promise((resume) => setImmediate(resume));
+      if (stoppedBy !== undefined) {
+        // Ends the steps where they paused: their finally blocks close and remove the temporary file.
+        steps.return(undefined as never);
+        throw new ExportError('interrupted', `stopped by ${stoppedBy} before ${path} was replaced: it was left as it was`);
+      }
+    }
+  } finally {
+    unsubscribe?.();
+  }
+}
+
+/**
+ * The steps of a replacement (see replaceFile), pausing where `fill` yields
+ * and once after the flush, before the rename; ended early (return()), the
+ * temporary file is closed and removed.
+ */
+function* replaceSteps<T>(path: string, fill: SteppedFill<T>, fs: FsCalls): Generator<void, { result: T; bytes: number }, void> {
   let target = path;
   let written: { result: T; bytes: number };
   try {
     target = linkTarget(path, fs);
     const special = specialFileKind(target, fs);
     if (special !== null) throw new ExportError('write_failed', `cannot write ${named(path, target)}: it is a ${special}, which an export would replace with a file`);
-    written = writeAndRename(target, fill, fs);
+    written = yield* writeAndRename(target, fill, fs);
   } catch (e) {
     throw writeFailed(e, `cannot write ${named(path, target)}`);
   }
@@ -65,6 +143,33 @@ export function replaceFile<T>(path: string, fill: (write: (bytes: Uint8Array) =
     throw writeFailed(e, `${named(path, target)} was written, but its directory could not be flushed, so a power loss may undo the rename`);
   }
   return written;
+}
+
+/**
+ * Fails now, as replaceFile would fail later, when no file can be created
+ * beside the target of `path` (a missing directory, no permission, a
+ * device at the path): a temporary file is created and removed at once.
+ * An export checks this before it computes the file (35 s for the world
+ * snapshot's MMDB), which it does before the temporary file it writes
+ * exists, so a Ctrl-C meanwhile leaves nothing behind.
+ *
+ * Throws ExportError `write_failed` naming `path`, as replaceFile does.
+ */
+export function checkWritable(path: string, fs: FsCalls = nodeFs): void {
+  let target = path;
+  try {
+    target = linkTarget(path, fs);
+    const special = specialFileKind(target, fs);
+    if (special !== null) throw new ExportError('write_failed', `cannot write ${named(path, target)}: it is a ${special}, which an export would replace with a file`);
+    const { fd, tmp } = openTemporary(target, fs);
+    try {
+      fs.closeSync(fd);
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
+  } catch (e) {
+    throw writeFailed(e, `cannot write ${named(path, target)}`);
+  }
 }
 
 /** `path` as the messages name it: with the file it links to, when it is a link. */
@@ -93,17 +198,17 @@ function linkTarget(path: string, fs: FsCalls): string {
   }
 }
 
-/** The temporary file written, flushed and renamed over `target`; removed on any failure. */
-function writeAndRename<T>(target: string, fill: (write: (bytes: Uint8Array) => void) => T, fs: FsCalls): { result: T; bytes: number } {
+/** The temporary file written, flushed and renamed over `target`; removed on any failure, or when the steps are ended early. */
+function* writeAndRename<T>(target: string, fill: SteppedFill<T>, fs: FsCalls): Generator<void, { result: T; bytes: number }, void> {
   const { fd, tmp } = openTemporary(target, fs);
   // The partial file goes unless it became the target: a failure anywhere before the rename
-  // completes (writing, flushing, closing, or the rename itself, e.g. onto a directory) must not
-  // leave hundreds of MB beside the target.
+  // completes (writing, flushing, closing, or the rename itself, e.g. onto a directory), or an
+  // interruption, must not leave hundreds of MB beside the target.
   let open = true;
   let renamed = false;
   try {
     let bytes = 0;
-    const result = fill((chunk) => {
+    const result = yield* fill((chunk) => {
       for (let at = 0; at < chunk.length; ) at += fs.writeSync(fd, chunk, at, chunk.length - at);
       bytes += chunk.length;
     });
@@ -113,6 +218,8 @@ function writeAndRename<T>(target: string, fill: (write: (bytes: Uint8Array) => 
     fs.fsyncSync(fd);
     open = false;
     fs.closeSync(fd);
+    // A pause before the rename: an interruption during the flush (seconds, for GBs of CSV) still stops it.
+    yield;
     fs.renameSync(tmp, target);
     renamed = true;
     return { result, bytes };

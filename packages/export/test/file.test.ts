@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '@ipintel/core';
 import { encodeSnapshot } from '@ipintel/core/writer';
 import { folderWithFile, tempDir } from '@ipintel/testkit';
-import { ExportError, exportToFile } from '../src/index.js';
+import { ExportError, exportToFile, exportToFileAsync } from '../src/index.js';
 import { testModel } from './model.js';
 
 const intel = loadSnapshot(encodeSnapshot(testModel(3).model));
@@ -145,5 +145,77 @@ describe('exportToFile and the file system', () => {
       expect(() => exportToFile(intel, 'mmdb', path as never)).toThrow(expect.objectContaining({ code: 'invalid_option' }));
     }
     expect(names(process.cwd())).toEqual(before);
+  });
+});
+
+describe('exportToFileAsync and its interrupts', () => {
+  it.each(['mmdb', 'csv'] as const)('%s: writes the same bytes as exportToFile, and ends its subscription once the file is in place', async (format) => {
+    const { dir: d, path } = folderWithFile(dir, `async-${format}`, `out.${format}`);
+    const { path: syncPath } = folderWithFile(dir, `async-${format}-sync`, `out.${format}`);
+    const events: string[] = [];
+    const s = await exportToFileAsync(intel, format, path, {}, {
+      interrupts: () => {
+        events.push('subscribed');
+        return () => events.push(`unsubscribed with ${names(d).join(' ')}`);
+      },
+    });
+    exportToFile(intel, format, syncPath);
+    expect(readFileSync(path)).toEqual(readFileSync(syncPath));
+    expect(s.bytes).toBe(readFileSync(path).length);
+    expect(events).toEqual(['subscribed', `unsubscribed with out.${format}`]);
+  });
+
+  // Issue: Ctrl-C during `ipintel export` left PATH.tmp-<pid> (GBs for the world's CSV): the write was synchronous.
+  it.each([
+    { format: 'mmdb', by: 'SIGINT' },
+    { format: 'csv', by: 'SIGTERM' },
+  ] as const)('$format: stopped by $by mid-write, the temporary file is removed and the old file is byte-identical', async ({ format, by }) => {
+    const { dir: d, path } = folderWithFile(dir, `stop-${format}`, `out.${format}`);
+    const old = readFileSync(path);
+    let during: string[] = [];
+    let unsubscribed = false;
+    const e: unknown = await exportToFileAsync(intel, format, path, {}, {
+      interrupts: (stop) => {
+        // The first chunk is written before the write pauses: the interruption comes with the temporary file there.
+        setImmediate(() => {
+          during = names(d);
+          stop(by);
+        });
+        return () => (unsubscribed = true);
+      },
+    }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(e).toBeInstanceOf(ExportError);
+    expect(e).toMatchObject({ code: 'interrupted', message: `stopped by ${by} before ${path} was replaced: it was left as it was` });
+    expect(during).toEqual([`out.${format}`, `out.${format}.tmp-${process.pid}`]);
+    expect(statSync(`${path}`).size).toBe(old.length);
+    expect(readFileSync(path)).toEqual(old);
+    expect(names(d)).toEqual([`out.${format}`]);
+    expect(unsubscribed).toBe(true);
+  });
+
+  it('an interruption that comes during the flush (after the last chunk) still stops it before the rename', async () => {
+    const { dir: d, path } = folderWithFile(dir, 'stop-at-flush', 'out.csv');
+    // The test model's CSV is one chunk: the pause after it, then the one after the flush, are the only two.
+    let pauses = 0;
+    const e: unknown = await exportToFileAsync(intel, 'csv', path, {}, {
+      interrupts: (stop) => {
+        const tick = (): void => {
+          pauses++;
+          if (pauses === 2) stop('SIGINT');
+          else setImmediate(tick);
+        };
+        setImmediate(tick);
+        return () => undefined;
+      },
+    }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(e).toMatchObject({ code: 'interrupted' });
+    expect(readFileSync(path, 'utf8')).toBe('old');
+    expect(names(d)).toEqual(['out.csv']);
   });
 });

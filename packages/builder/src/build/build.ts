@@ -20,7 +20,7 @@ import { encodeSnapshot, readSnapshotMeta } from '@ipintel/core/writer';
 import { fromFolder, fromNetwork, type Acquire, type FetchOptions } from '../acquire.js';
 import { combine, type CombineStats } from '../combine/combine.js';
 import { BuildError } from '../errors.js';
-import { makeFolderFor, removeFile, writeAtomically } from '../write-file.js';
+import { makeFolderFor, removeFile, writeAtomically, type WriteInterrupts } from '../write-file.js';
 import { saveFetched, type SaveReport } from '../save.js';
 import { loadInputs, type SourceReport } from './load.js';
 import { sidecarOf } from './sidecar.js';
@@ -60,6 +60,13 @@ export interface BuildOptions {
    * true; false removes a sidecar left by an earlier build).
    */
   readonly explain?: boolean;
+  /**
+   * Lets the caller stop the build while it writes a file (the snapshot,
+   * its sidecar, a saved feed, the manifest): see WriteInterrupts. The
+   * write stopped leaves its file as it was, and the build rejects with
+   * BuildError `interrupted`; files written before it stay written.
+   */
+  readonly interrupts?: WriteInterrupts;
 }
 
 export interface BuildReport {
@@ -199,11 +206,11 @@ export async function buildSnapshot(options: BuildOptions): Promise<BuildReport>
   await makeFolderFor(options.out);
   const explainPath = options.out + EXPLAIN_SUFFIX;
   // The snapshot first, then its sidecar: a sidecar of the old snapshot left by a failure between the two is refused (explain_mismatch).
-  await writeAtomically(options.out, bytes);
-  if (sidecar !== null) await writeAtomically(explainPath, sidecar);
+  await writeAtomically(options.out, bytes, options.interrupts);
+  if (sidecar !== null) await writeAtomically(explainPath, sidecar, options.interrupts);
   else await removeFile(explainPath);
   // 4. Only now, with the snapshot in place, do the downloads become the last good copies.
-  const saved = options.saveFeeds === undefined ? undefined : await saveFetched(options.saveFeeds, fetched, new Date().toISOString());
+  const saved = options.saveFeeds === undefined ? undefined : await saveFetched(options.saveFeeds, fetched, new Date().toISOString(), options.interrupts);
   return {
     out: options.out,
     bytes: bytes.length,

@@ -14,6 +14,7 @@ import { buildSummary, measureLoad } from '../build/summary.js';
 import { CliError, EXIT_IO, EXIT_OK, UsageError } from '../errors.js';
 import { isTTY, writeAsync, type CliIo } from '../io.js';
 import { parseIsoDate, parseSeconds } from '../values.js';
+import { interruptsWhileWriting } from '../write-interrupts.js';
 import type { Command } from './command.js';
 import { loadBuilder } from './load.js';
 
@@ -65,10 +66,15 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
   const builder = await loadBuilder('build');
   const tty = isTTY(io.stderr) && !quiet;
   if (tty) options.progress = (m) => void io.stderr.write(`\r\x1b[K${m}`);
+  // Listened for only while a file is written (see write-interrupts.ts): before, Ctrl-C ends the process at once.
+  const interrupts = interruptsWhileWriting(io);
+  options.interrupts = interrupts.subscribe;
   let report;
   try {
     report = await builder.buildSnapshot(options);
   } catch (e) {
+    // Stopped while writing: that file is as it was, with no temporary file beside it; exit 130/143, as batch.
+    if (e instanceof builder.BuildError && e.code === 'interrupted') throw new CliError(e.message, interrupts.exitCode());
     const hint = options.fetch !== undefined && options.saveFeeds === undefined && (e as { feed?: unknown }).feed !== undefined
       ? ' (with --save-feeds DIR a feed that fails is read from its last good copy in DIR)'
       : '';
@@ -100,7 +106,8 @@ export const buildCommand: Command = {
     'abuse.ch (ThreatFox) serves its exports only with your free Auth-Key (https://auth.abuse.ch/):',
     'with $ABUSE_CH_AUTH_KEY set, --fetch sends it to abuse.ch hosts only, and never prints it.',
     'Exit code 0 when built, 1 when the build failed (the last snapshot stays), 2 for a usage error,',
-    '4 when a file cannot be written (the last snapshot stays too).',
+    '4 when a file cannot be written (the last snapshot stays too), 130/143 when SIGINT/SIGTERM',
+    'stopped it while it wrote a file (that file stays as it was, with no temporary file beside it).',
   ].join('\n'),
   examples: ['ipintel build --feeds data/feeds --out world.ipintel', 'ipintel build --fetch --save-feeds feeds --timeout 120'],
   spec: {

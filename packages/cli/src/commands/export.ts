@@ -11,6 +11,7 @@ import { HELP_FLAG, stringFlag, type ParsedArgs } from '../args.js';
 import { CliError, EXIT_IO, EXIT_OK, UsageError } from '../errors.js';
 import { expandFields, listItems } from '../fields.js';
 import { writeAsync, type CliIo } from '../io.js';
+import { interruptsWhileWriting } from '../write-interrupts.js';
 import { openSnapshot, SNAPSHOT_FLAG, snapshotPath } from '../snapshot.js';
 import type { Command } from './command.js';
 import { loadExport } from './load.js';
@@ -61,9 +62,13 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
     if (signals.length === 0) throw new UsageError('--signals lists no signal', 'export');
   }
   let summary: ExportSummary;
+  // Listened for only while the file is written (see write-interrupts.ts): before, Ctrl-C ends the process at once.
+  const interrupts = interruptsWhileWriting(io);
   try {
-    summary = ex.exportToFile(intel, format, out, { ...(fields === undefined ? {} : { fields }), ...(signals === undefined ? {} : { signals }) });
+    summary = await ex.exportToFileAsync(intel, format, out, { ...(fields === undefined ? {} : { fields }), ...(signals === undefined ? {} : { signals }) }, { interrupts: interrupts.subscribe });
   } catch (e) {
+    // Stopped while writing: the temporary file is gone and --out is as it was; exit 130/143, as batch.
+    if (e instanceof ex.ExportError && e.code === 'interrupted') throw new CliError(e.message, interrupts.exitCode());
     // A file that cannot be written is an input/output error, as for every command; the message names --out.
     if (e instanceof ex.ExportError && e.code === 'write_failed') throw new CliError(e.message, EXIT_IO);
     if (e instanceof ex.ExportError) throw new CliError(`failed: ${e.message}`, 1);
@@ -85,7 +90,8 @@ export const exportCommand: Command = {
     'the listed fields or groups (the names of "ipintel batch --fields"); --signals keeps only',
     'the addresses where one of the listed boolean signals is true. Keys, rules and the ClickHouse',
     'and DuckDB recipes: docs/export.md. Exit code 0 when written, 1 when the export failed, 2 for',
-    'a usage error, 4 when the file cannot be written.',
+    'a usage error, 4 when the file cannot be written, 130/143 when SIGINT/SIGTERM stopped it while',
+    'it wrote the file (the temporary file is removed, PATH left as it was).',
   ].join('\n'),
   examples: [
     'ipintel export --out ipintel.mmdb                                   # every field',
