@@ -42,6 +42,12 @@ export const BUILDER_ERROR_CODES = {
     meaning:
       'a file the build writes (the snapshot, its explain sidecar, a saved feed, the manifest) cannot be written: a missing folder, no permission, a full disk, a device, named pipe or socket at its path; the message names the path given, the file system\'s error is the cause',
   },
+  manifest_unreadable: {
+    class: 'BuildError',
+    meaning:
+      "the feeds folder's manifest (sources.json), a file it lists or the folder itself cannot be read: no permission, a folder where a file should be; the message names the path, the file system's error is the cause",
+  },
+  manifest_invalid: { class: 'BuildError', meaning: "the feeds folder's sources.json is not JSON, or not a manifest: files and excluded lists, each file with its path" },
   interrupted: {
     class: 'BuildError',
     meaning: "the caller's interrupts (ipintel build: SIGINT or SIGTERM) stopped a write before its rename: the temporary file is removed and the file it would have replaced is as it was",

@@ -20,6 +20,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { BuildError } from './errors.js';
+import { fsErrorText } from './fs-error.js';
 import { writeAtomically, type WriteInterrupts } from './write-file.js';
 
 // Kept reachable as `manifest.writeAtomically`, where the package's index exported it before it had a module of its own.
@@ -61,15 +63,68 @@ export interface Manifest {
 export const MANIFEST_FILE = 'sources.json';
 export const SOURCES_MD = 'SOURCES.md';
 
-/** The folder's manifest, or null when it has none. */
+/**
+ * The folder's manifest, or null when it has none (no `sources.json`, or
+ * no folder). Throws BuildError `manifest_unreadable` naming the file when
+ * it is there but cannot be read (no permission, a folder at its name),
+ * and `manifest_invalid` when it is not JSON or not a manifest.
+ */
 export function readManifest(dir: string): Manifest | null {
   const file = join(dir, MANIFEST_FILE);
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Manifest) : null;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    // What existsSync answered false for: nothing there (a dangling link too), or no folder.
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw unreadable(e, file);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new BuildError('manifest_invalid', `${file} is not JSON: ${(e as Error).message}`, { cause: e });
+  }
+  const wrong = manifestShapeProblem(value);
+  if (wrong !== null) throw new BuildError('manifest_invalid', `${file} is not a feeds manifest: ${wrong}`);
+  return value as Manifest;
+}
+
+/** What checkManifest, saveFetched and SOURCES.md rely on that `value` lacks, or null. */
+function manifestShapeProblem(value: unknown): string | null {
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isObject(value)) return 'not an object';
+  if (!Array.isArray(value['files'])) return '"files" is not a list';
+  for (const [i, f] of value['files'].entries()) {
+    if (!isObject(f) || typeof f['path'] !== 'string') return `files[${i}] has no "path"`;
+    if (f['notice'] !== undefined && typeof f['notice'] !== 'string') return `files[${i}].notice is not a path`;
+  }
+  if (!Array.isArray(value['excluded'])) return '"excluded" is not a list';
+  for (const [i, x] of value['excluded'].entries()) {
+    if (!isObject(x) || !Array.isArray(x['paths']) || !x['paths'].every((p) => typeof p === 'string')) return `excluded[${i}] has no "paths" list`;
+  }
+  return null;
+}
+
+/** A read of `path` that failed, as BuildError `manifest_unreadable` naming it (the file system's error as cause); other errors as they are. */
+function unreadable(e: unknown, path: string): unknown {
+  const text = fsErrorText(e);
+  return text === null ? e : new BuildError('manifest_unreadable', `cannot read ${path}: ${text}`, { cause: e });
+}
+
+/** `read(path)`, its file system errors as BuildError `manifest_unreadable` naming `path`. */
+function reading<T>(path: string, read: (path: string) => T): T {
+  try {
+    return read(path);
+  } catch (e) {
+    throw unreadable(e, path);
+  }
 }
 
 /** Every data file under `dir`, relative, except the manifest, the generated table and the notices (LICENSES/). */
 function present(dir: string, sub = dir): string[] {
-  return readdirSync(sub, { withFileTypes: true }).flatMap((e) => {
+  return reading(sub, (p) => readdirSync(p, { withFileTypes: true })).flatMap((e) => {
     const p = join(sub, e.name);
     if (e.isDirectory()) return e.name === 'LICENSES' && sub === dir ? [] : present(dir, p);
     const rel = relative(dir, p).split('\\').join('/');
@@ -83,7 +138,8 @@ export const sha256 = (bytes: Uint8Array): string => createHash('sha256').update
  * Differences between the folder and its manifest, as messages: a file not
  * listed, a listed file missing or of another size or hash, a missing
  * notice. With `record`, the sizes and hashes of the files present are
- * written into `manifest` instead of compared.
+ * written into `manifest` instead of compared. A folder or file that is
+ * there but cannot be read is BuildError `manifest_unreadable` naming it.
  */
 export function checkManifest(dir: string, manifest: Manifest, record = false): string[] {
   const problems: string[] = [];
@@ -96,8 +152,8 @@ export function checkManifest(dir: string, manifest: Manifest, record = false): 
       continue;
     }
     if (f.notice !== undefined && !existsSync(join(dir, f.notice))) problems.push(`${f.path}: its notice ${f.notice} is missing`);
-    const bytes = statSync(file).size;
-    const hash = sha256(readFileSync(file));
+    const bytes = reading(file, (p) => statSync(p)).size;
+    const hash = sha256(reading(file, (p) => readFileSync(p)));
     if (record) {
       f.bytes = bytes;
       f.sha256 = hash;

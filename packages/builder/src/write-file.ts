@@ -17,8 +17,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { getSystemErrorMap } from 'node:util';
 import { BuildError } from './errors.js';
+import { fsErrorText } from './fs-error.js';
 import { named, writeTarget } from './write-target.js';
 
 /**
@@ -137,10 +137,8 @@ export async function removeFile(file: string): Promise<void> {
  * is.
  */
 function writeFailed(e: unknown, what: string): unknown {
-  const err = e as NodeJS.ErrnoException;
-  if (!(e instanceof Error) || typeof err.code !== 'string' || typeof err.syscall !== 'string') return e;
-  const description = err.errno === undefined ? undefined : getSystemErrorMap().get(err.errno)?.[1];
-  return new BuildError('write_failed', `${what}: ${err.code}${description === undefined ? '' : `: ${description}`}`, { cause: e });
+  const text = fsErrorText(e);
+  return text === null ? e : new BuildError('write_failed', `${what}: ${text}`, { cause: e });
 }
 
 /** fchown's answers meaning "not allowed here" (an ordinary user cannot give a file away), not a failed write. */

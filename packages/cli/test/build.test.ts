@@ -12,11 +12,11 @@ import { loadSnapshot } from '@ipintel/core';
 import { qualityReport } from '@ipintel/core/internal';
 import { encodeSnapshot } from '@ipintel/core/writer';
 import { fixturePath, modelFromPrefixes, sourceRow, tempDir } from '@ipintel/testkit';
-import type { BuildReport } from '@ipintel/builder';
+import { BuildError, type BuildReport } from '@ipintel/builder';
 import { parseArgs } from '../src/args.js';
 import { buildSummary } from '../src/build/summary.js';
 import { runCli } from '../src/cli.js';
-import { buildCommand, buildOptions } from '../src/commands/build.js';
+import { buildCommand, buildFailureExit, buildOptions } from '../src/commands/build.js';
 import { captureIo, runCaptured } from './io.js';
 
 const { dir, cleanup } = tempDir('ipintel-cli-build-');
@@ -68,6 +68,14 @@ describe('ipintel build: flags', () => {
 });
 
 describe('ipintel build: running', () => {
+  it('exit codes of a failure: 4 for a file that cannot be written or read (the --save-feeds manifest too), 1 for the rest', () => {
+    const exit = (code: ConstructorParameters<typeof BuildError>[0]): number => buildFailureExit(new BuildError(code, 'x'), BuildError);
+    expect([exit('write_failed'), exit('manifest_unreadable')]).toEqual([4, 4]);
+    expect([exit('manifest_invalid'), exit('source_shrunk'), exit('quality_failed')]).toEqual([1, 1, 1]);
+    // Not the builder's class (a raw file system error that escaped): 1, the build failed.
+    expect(buildFailureExit(Object.assign(new Error('EACCES'), { code: 'manifest_unreadable' }), BuildError)).toBe(1);
+  });
+
   it('builds the fixture feeds and prints the summary; the snapshot answers', async () => {
     const out = join(dir, 'fixture.ipintel');
     const r = await build('--feeds', fixturePath('feeds'), '--out', out, '--build-date', '2026-08-22', '--attribution-url', 'https://example.test/attribution');
