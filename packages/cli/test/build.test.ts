@@ -4,7 +4,7 @@
  * the fixture feeds with its summary, and a failed build (an --out that
  * cannot be written too: the message names it, the last snapshot stays).
  */
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -12,7 +12,7 @@ import { loadSnapshot } from '@ipintel/core';
 import { qualityReport } from '@ipintel/core/internal';
 import { encodeSnapshot } from '@ipintel/core/writer';
 import { fixturePath, modelFromPrefixes, sourceRow, tempDir } from '@ipintel/testkit';
-import { BuildError, type BuildReport } from '@ipintel/builder';
+import { AcquireError, BuildError, type BuildReport } from '@ipintel/builder';
 import { parseArgs } from '../src/args.js';
 import { buildSummary } from '../src/build/summary.js';
 import { runCli } from '../src/cli.js';
@@ -68,12 +68,25 @@ describe('ipintel build: flags', () => {
 });
 
 describe('ipintel build: running', () => {
-  it('exit codes of a failure: 4 for a file that cannot be written or read (the --save-feeds manifest too), 1 for the rest', () => {
-    const exit = (code: ConstructorParameters<typeof BuildError>[0]): number => buildFailureExit(new BuildError(code, 'x'), BuildError);
-    expect([exit('write_failed'), exit('manifest_unreadable')]).toEqual([4, 4]);
-    expect([exit('manifest_invalid'), exit('source_shrunk'), exit('quality_failed')]).toEqual([1, 1, 1]);
+  it('exit codes of a failure: 4 for a file that cannot be written or read (the feeds, the --save-feeds manifest too), 1 for the rest', () => {
+    const classes = { BuildError, AcquireError };
+    const exit = (code: ConstructorParameters<typeof BuildError>[0]): number => buildFailureExit(new BuildError(code, 'x'), classes);
+    const acquire = (code: ConstructorParameters<typeof AcquireError>[1]): number => buildFailureExit(new AcquireError('tor-exits', code, 'x'), classes);
+    expect([exit('write_failed'), exit('manifest_unreadable'), exit('feeds_not_found'), acquire('read_failed')]).toEqual([4, 4, 4, 4]);
+    expect([exit('manifest_invalid'), exit('source_shrunk'), exit('quality_failed'), acquire('fetch_http')]).toEqual([1, 1, 1, 1]);
     // Not the builder's class (a raw file system error that escaped): 1, the build failed.
-    expect(buildFailureExit(Object.assign(new Error('EACCES'), { code: 'manifest_unreadable' }), BuildError)).toBe(1);
+    expect(buildFailureExit(Object.assign(new Error('EACCES'), { code: 'manifest_unreadable' }), classes)).toBe(1);
+  });
+
+  it('exits 4 when a feed file in the folder cannot be read', async () => {
+    const feeds = join(dir, 'feeds-unreadable');
+    cpSync(fixturePath('feeds'), feeds, { recursive: true });
+    rmSync(join(feeds, 'tor/torbulkexitlist.txt'));
+    mkdirSync(join(feeds, 'tor/torbulkexitlist.txt')); // a folder where the file should be: it cannot be read
+    const unreadable = await build('--feeds', feeds, '--out', join(dir, 'exit4-unreadable.ipintel'), '--quiet');
+    expect(unreadable.code, unreadable.err).toBe(4);
+    expect(unreadable.err).toMatch(/tor-exits: cannot read .*torbulkexitlist\.txt/);
+    expect(existsSync(join(dir, 'exit4-unreadable.ipintel'))).toBe(false);
   });
 
   it('builds the fixture feeds and prints the summary; the snapshot answers', async () => {
@@ -90,9 +103,9 @@ describe('ipintel build: running', () => {
     expect((await build('--feeds', fixturePath('feeds'), '--out', join(dir, 'q.ipintel'), '--quiet')).out).toBe('');
   });
 
-  it('a failed build exits 1 with the reason', async () => {
+  it('a missing feeds folder exits 4 (its input cannot be read) with the reason', async () => {
     const r = await build('--feeds', join(dir, 'no-such-folder'), '--out', join(dir, 'x.ipintel'));
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(4);
     expect(r.err).toBe(`ipintel build: failed: feeds folder not found: ${join(dir, 'no-such-folder')}\n`);
   });
 

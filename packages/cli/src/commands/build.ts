@@ -61,15 +61,21 @@ export function buildOptions(args: ParsedArgs): Options {
 }
 
 /** BuildError codes that are input/output errors (exit 4, as for every command: export, batch). */
-const IO_CODES: ReadonlySet<string> = new Set(['write_failed', 'manifest_unreadable']);
+const IO_CODES: ReadonlySet<string> = new Set(['write_failed', 'manifest_unreadable', 'feeds_not_found']);
+
+/** The builder's error classes, as the loaded module exports them. */
+type ErrorClass = abstract new (...args: never[]) => { readonly code: string };
 
 /**
  * The exit code of a failed build: 4 for a file that cannot be written or
- * read (the output, the --save-feeds folder's manifest and the files it
- * lists), else 1. `buildError` is the class the loaded builder exports.
+ * read (the output; the --feeds folder and a feed file in it, as `batch`
+ * for its input; the --save-feeds folder's manifest and the files it
+ * lists), else 1 (a download that failed is the build failing, not this
+ * machine's input). `classes` are the ones the loaded builder exports.
  */
-export function buildFailureExit(e: unknown, buildError: abstract new (...args: never[]) => { readonly code: string }): number {
-  return e instanceof buildError && IO_CODES.has(e.code) ? EXIT_IO : 1;
+export function buildFailureExit(e: unknown, classes: { readonly BuildError: ErrorClass; readonly AcquireError: ErrorClass }): number {
+  const io = (e instanceof classes.BuildError && IO_CODES.has(e.code)) || (e instanceof classes.AcquireError && e.code === 'read_failed');
+  return io ? EXIT_IO : 1;
 }
 
 async function run(args: ParsedArgs, io: CliIo): Promise<number> {
@@ -90,7 +96,7 @@ async function run(args: ParsedArgs, io: CliIo): Promise<number> {
     const hint = options.fetch !== undefined && options.saveFeeds === undefined && (e as { feed?: unknown }).feed !== undefined
       ? ' (with --save-feeds DIR a feed that fails is read from its last good copy in DIR)'
       : '';
-    throw new CliError(`failed: ${(e as Error).message}${hint}`, buildFailureExit(e, builder.BuildError));
+    throw new CliError(`failed: ${(e as Error).message}${hint}`, buildFailureExit(e, builder));
   } finally {
     if (tty) io.stderr.write('\r\x1b[K');
   }
@@ -116,8 +122,8 @@ export const buildCommand: Command = {
     'abuse.ch (ThreatFox) serves its exports only with your free Auth-Key (https://auth.abuse.ch/):',
     'with $ABUSE_CH_AUTH_KEY set, --fetch sends it to abuse.ch hosts only, and never prints it.',
     'Exit code 0 when built, 1 when the build failed (the last snapshot stays), 2 for a usage error,',
-    '4 when a file cannot be written (the last snapshot stays too) or the --save-feeds manifest or a',
-    'file it lists cannot be read, 130/143 when SIGINT/SIGTERM stopped it while it wrote a file',
+    '4 when a file cannot be written (the last snapshot stays too), or the --feeds folder, a feed file',
+    'in it, or the --save-feeds manifest or a file it lists cannot be read, 130/143 when SIGINT/SIGTERM stopped it while it wrote a file',
     '(that file stays as it was, with no temporary file beside it).',
   ].join('\n'),
   examples: ['ipintel build --feeds data/feeds --out world.ipintel', 'ipintel build --fetch --save-feeds feeds --timeout 120'],
