@@ -22,7 +22,19 @@ export const sourcesMarkdown = m.sourcesMarkdown;
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const update = process.argv.includes('--update');
-  const manifest = readManifest();
+  let manifest;
+  try {
+    manifest = readManifest();
+  } catch (e) {
+    // The builder's typed refusal (manifest_unreadable, manifest_invalid) says what is wrong: no stack trace.
+    if (!(e instanceof Error && 'code' in e && String(e.code).startsWith('manifest_'))) throw e;
+    console.error(e.message);
+    process.exit(1);
+  }
+  if (manifest === null) {
+    console.error('data/feeds has no sources.json');
+    process.exit(1);
+  }
   const problems = m.checkManifest(FEEDS_DIR, manifest, update);
   if (update) {
     await m.writeManifest(FEEDS_DIR, manifest);
