@@ -22,6 +22,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { createApp, type App, type AppOptions } from '../app.js';
 import { hostFault, hostFaultAnswer } from '../http/host-field.js';
+import { originForm } from '../http/request-target.js';
 import { DEFAULT_PROBLEM_TYPE_BASE, problem, ProblemError } from '../http/problem.js';
 import { DEFAULT_MAX_BODY_BEFORE_AUTH, type ApiRequest, type ApiResponse } from '../http/types.js';
 
@@ -195,7 +196,8 @@ export function createNodeHandler(options: NodeHandlerOptions = {}): NodeHandler
       send(req, res, { ...hostFaultAnswer(fault, app.logger, problemTypeBase), close: true });
       return;
     }
-    const url = stripBase(req.url ?? '/', basePath);
+    // An absolute-form target (`GET http://host/v1/check`) is read as its path and query (RFC 9112, 3.2.2).
+    const url = stripBase(originForm(req.url ?? '/'), basePath);
     if (url === undefined) {
       if (next !== undefined) next();
       else send(req, res, problem('not_found', `no such endpoint; the API is under ${basePath}`, {}, problemTypeBase));
