@@ -4,11 +4,14 @@
  * builds): the native result carries `explanation` valid against the
  * OpenAPI schema and equal to core's; `0` and absent add nothing; the
  * thirdparty layout ignores it; a bad value is 400 invalid_query; a server
- * whose snapshot has no sidecar answers 503 explain_unavailable.
+ * whose snapshot has no sidecar answers 503 explain_unavailable, naming
+ * core's code but none of the server's files (its detail quoted core's
+ * message, `no explain sidecar at /the/server's/folder/...explain`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultSnapshotPath, openSync } from '@ipintel/core';
-import { call, expectProblem, harness, type Harness } from './support/harness.js';
+import { writeSnapshot } from './support/fixtures.js';
+import { call, expectProblem, harness, tempDir, type Harness } from './support/harness.js';
 import { validate } from './support/json-schema.js';
 
 let h: Harness;
@@ -65,5 +68,25 @@ describe('explain=1', () => {
     expect((await call(plain.app, '/v1/check?ip=8.8.8.8', { key: plainKey })).status).toBe(200);
     expectProblem(await call(plain.app, '/v1/check?ip=8.8.8.8&explain=1', { key: plainKey }), 503, 'explain_unavailable');
     expectProblem(await call(plain.app, '/v1/check/batch?explain=1', { key: plainKey, body: { ips: ['8.8.8.8'] } }), 503, 'explain_unavailable');
+  });
+
+  it("a snapshot served from a file without its sidecar: the 503's detail names core's code, not the server's path", async () => {
+    const tmp = tempDir();
+    const fromFile = await harness({ snapshot: writeSnapshot(tmp.dir, 'a'), watch: false });
+    try {
+      const k = await fromFile.key('test');
+      for (const res of [
+        await call(fromFile.app, '/v1/check?ip=8.8.8.8&explain=1', { key: k }),
+        await call(fromFile.app, '/v1/check/batch?explain=1', { key: k, body: { ips: ['8.8.8.8'] } }),
+      ]) {
+        expectProblem(res, 503, 'explain_unavailable');
+        expect(res.json.detail).toContain('(explain_unavailable)');
+        expect(res.json.detail).not.toContain(tmp.dir);
+        expect(res.body).not.toContain('.explain');
+      }
+    } finally {
+      await fromFile.close();
+      tmp.cleanup();
+    }
   });
 });

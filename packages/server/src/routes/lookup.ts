@@ -47,9 +47,21 @@ function asProblem(e: unknown): unknown {
   return e;
 }
 
+/**
+ * What a client is told for each of core's explain errors. Not core's message: that one is
+ * for the operator and names the server's files (`no explain sidecar at /var/lib/...`), which
+ * an API client has no business seeing. The operator gets it from `ipintel check --explain`.
+ */
+const EXPLAIN_TEXT: Readonly<Record<string, string>> = {
+  explain_unavailable: 'the snapshot in service has no explain sidecar',
+  explain_mismatch: "the snapshot in service has an explain sidecar of another build, or one that does not give the snapshot's answers",
+  explain_corrupt: "the snapshot in service has a damaged explain sidecar",
+};
+
 /** The server cannot explain: its snapshot has no sidecar, or one of another build, or a broken one (core's code in the detail). */
 function explainProblem(e: IpIntelError): ProblemError {
-  return new ProblemError('explain_unavailable', `this server cannot explain results (${e.code}): ${e.message}`);
+  const why = EXPLAIN_TEXT[e.code] ?? 'its explain sidecar cannot be read';
+  return new ProblemError('explain_unavailable', `this server cannot explain results (${e.code}): ${why}; lookups without explain are served`);
 }
 
 const CHECK_PARAMS = ['ip', 'format', 'explain'] as const;
