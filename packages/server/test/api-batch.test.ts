@@ -39,6 +39,20 @@ describe('POST /v1/check/batch', () => {
     expect(res.headers['ratelimit-remaining']).toBe('47');
   });
 
+  it('a non-string element is named by its JSON kind with its article: an object, an array, a number (never "a object")', async () => {
+    const k = await h.key('test');
+    const res = await batch({ ips: [{ a: 1 }, [1], true, 'x'] }, k);
+    expect(res.json.results.map((r: { error: { message: string } }) => r.error.message)).toEqual([
+      'ips[0] is an object, not a string',
+      'ips[1] is an array, not a string',
+      'ips[2] is a boolean, not a string',
+      expect.stringContaining('"x" is not a valid IP address'),
+    ]);
+    const tp = await call(h.app, '/thirdparty/batch', { key: k, body: ['8.8.8.8', { ip: '8.8.8.8' }] });
+    expectProblem(tp, 400, 'invalid_body');
+    expect(tp.json.detail).toBe('element 1 is an object, not a path string; nothing was counted');
+  });
+
   it('format=thirdparty in the body or the query', async () => {
     expect((await batch({ ips: ['8.8.8.8'], format: 'thirdparty' })).json.results[0].privacy.hosting).toBe(true);
     const q = await call(h.app, '/v1/check/batch?format=thirdparty', { key, body: { ips: ['8.8.8.8'] } });

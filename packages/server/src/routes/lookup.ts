@@ -12,7 +12,7 @@ import { ProblemError } from '../http/problem.js';
 import { jsonPreview, resultJson } from '../http/serialize.js';
 import type { ApiRequest, ApiResponse } from '../http/types.js';
 import { metered, type Outcome } from './metered.js';
-import { parseExplain, parseFormat, readJsonBody, strictQuery } from './params.js';
+import { jsonKind, parseExplain, parseFormat, readJsonBody, strictQuery } from './params.js';
 
 /** The snapshot in service; 503 snapshot_unavailable before the first one loads. */
 export function intelOf(app: AppContext): IpIntel {
@@ -108,9 +108,8 @@ export function batchRoute(app: AppContext, req: ApiRequest, query: string, rc: 
     let n = 0;
     const results = ips.map((ip: unknown, i): string => {
       if (typeof ip !== 'string') {
-        const kind = ip === null ? 'null' : Array.isArray(ip) ? 'an array' : `a ${typeof ip}`;
         // jsonPreview, not JSON.stringify: an element nested thousands deep must not overflow the stack.
-        return JSON.stringify({ ip: jsonPreview(ip, 64), error: { code: 'invalid_ip', message: `ips[${i}] is ${kind}, not a string` } });
+        return JSON.stringify({ ip: jsonPreview(ip, 64), error: { code: 'invalid_ip', message: `ips[${i}] is ${jsonKind(ip)}, not a string` } });
       }
       try {
         const r = resultJson(intel.check(ip, { format: chosen, explain }));

@@ -25,6 +25,13 @@ export function strictQuery(params: URLSearchParams, allowed: readonly string[])
   return out;
 }
 
+/** What a parsed JSON value is, for a message: `null`, `an array`, `an object`, `a number`, `a string`, `a boolean`. */
+export function jsonKind(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
 /** `native` (default) or `thirdparty`; throws invalid_format otherwise. */
 export function parseFormat(value: unknown): ResultFormat {
   if (value === undefined || value === 'native') return 'native';

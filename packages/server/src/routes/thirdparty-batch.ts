@@ -24,7 +24,7 @@ import { singleField } from '../http/single-field.js';
 import { header, type ApiRequest, type ApiResponse } from '../http/types.js';
 import { checkThirdparty, intelOf } from './lookup.js';
 import { metered } from './metered.js';
-import { isJsonContentType, parseJsonText, readTextBody, strictQuery } from './params.js';
+import { isJsonContentType, jsonKind, parseJsonText, readTextBody, strictQuery } from './params.js';
 import { decodeSegment } from './thirdparty.js';
 import { fieldValue, parseThirdpartyPath } from './thirdparty-fields.js';
 
@@ -84,9 +84,7 @@ export function parseBatchBody(text: string, json: boolean): string[] {
   }
   const bad = paths.findIndex((p) => typeof p !== 'string');
   if (bad >= 0) {
-    const v = paths[bad];
-    const kind = v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`;
-    throw new ProblemError('invalid_body', `element ${bad} is ${kind}, not a path string; nothing was counted`);
+    throw new ProblemError('invalid_body', `element ${bad} is ${jsonKind(paths[bad])}, not a path string; nothing was counted`);
   }
   return paths as string[];
 }
