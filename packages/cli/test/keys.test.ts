@@ -39,6 +39,20 @@ describe('ipintel keys', () => {
     expect(JSON.parse(active.out)[0].state).toBe('active');
   });
 
+  it('a name holding control characters is shown escaped in the table and after create, and kept as it is in --json', async () => {
+    const own = `sqlite:${join(dir, 'names.sqlite')}`;
+    const name = 'evil\x1b[2J\nsecond line\tcol';
+    const a = await keys('create', '--plan', 'free', '--name', name, '--store', own);
+    expect(a.code).toBe(0);
+    expect(a.err).toContain('(evil\\u001b[2J\\u000asecond line\\u0009col)');
+    const l = await keys('list', '--store', own);
+    expect(l.out).not.toContain('\x1b');
+    expect(l.out).not.toContain('\t');
+    expect(l.out.trimEnd().split('\n')).toHaveLength(2);
+    expect(l.out).toContain('evil\\u001b[2J\\u000asecond line\\u0009col  free');
+    expect(JSON.parse((await keys('list', '--json', '--store', own)).out)[0].name).toBe(name);
+  });
+
   it('rotate and revoke by id; an unknown id fails with exit 1', async () => {
     const c = await keys('create', '--plan', 'pro', '--json', '--store', spec);
     const { id } = JSON.parse(c.out) as { id: string };

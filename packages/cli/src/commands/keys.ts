@@ -11,6 +11,7 @@ import type { KeyRecord, Plan, Store } from '@ipintel/server';
 import { HELP_FLAG, stringFlag, type ParsedArgs } from '../args.js';
 import { CliError, EXIT_OK, UsageError } from '../errors.js';
 import { writeAsync, type CliIo } from '../io.js';
+import { shownText } from '../shown-text.js';
 import { parseDuration } from '../values.js';
 import type { Command } from './command.js';
 import { loadServer } from './load.js';
@@ -49,7 +50,7 @@ async function announce(io: CliIo, asJson: boolean, key: string, r: KeyRecord, v
   }
   await writeAsync(io.stdout, `${key}\n`);
   io.stderr.write(
-    `${verb} key ${r.id} on plan ${r.plan}${r.name === null ? '' : ` (${r.name})`}. The key is printed above and is not stored: keep it now.\n` +
+    `${verb} key ${r.id} on plan ${r.plan}${r.name === null ? '' : ` (${shownText(r.name)})`}. The key is printed above and is not stored: keep it now.\n` +
       `It works once the servers' activation delay (60 s by default) has passed since ${iso(r.createdAt)}. Send it as the x-api-key header.\n`,
   );
 }
@@ -93,7 +94,7 @@ async function list(io: CliIo, server: Server, store: Store, plans: Readonly<Rec
   if (asJson) return writeAsync(io.stdout, `${JSON.stringify(rows, null, 2)}\n`);
   if (rows.length === 0) return writeAsync(io.stdout, 'No keys. Create one with: ipintel keys create --plan free\n');
   const table = [['ID', 'NAME', 'PLAN', 'STATE', 'CREATED', 'ENDS', 'USED']].concat(
-    rows.map((r) => [r.id, r.name ?? '-', r.plan, r.state, r.created_at, r.revoked_at ?? '-', r.used === null ? '-' : `${r.used}/${r.quota} per ${r.period}`]),
+    rows.map((r) => [r.id, r.name === null ? '-' : shownText(r.name), r.plan, r.state, r.created_at, r.revoked_at ?? '-', r.used === null ? '-' : `${r.used}/${r.quota} per ${r.period}`]),
   );
   const widths = table[0]!.map((_, c) => Math.max(...table.map((row) => row[c]!.length)));
   return writeAsync(io.stdout, table.map((row) => `${row.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd()}\n`).join(''));
