@@ -84,6 +84,11 @@ describe('createFetchHandler', () => {
     const big = await api(new Request('http://x/api/v1/check/batch', { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: 'x'.repeat(100_000) }));
     expect(big.status).toBe(413);
     expect(big.headers.get('content-type')).toBe('application/problem+json');
+    // The runtime owns the connection (and HTTP/2 and 3 allow no Connection header): none on any answer.
+    expect(big.headers.get('connection')).toBeNull();
+    const twoTypes = await api(new Request('http://x/api/v1/check/batch', { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json, text/plain' }, body: '{"ips":[]}' }));
+    expect(twoTypes.status).toBe(400);
+    expect(twoTypes.headers.get('connection')).toBeNull();
 
     const self = await api(new Request('http://x/api/thirdparty/json', { headers: { authorization: `Bearer ${key}` } }));
     expect(((await self.json()) as { ip: string }).ip).toBe('8.8.8.8');

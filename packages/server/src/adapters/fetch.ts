@@ -55,6 +55,19 @@ export async function readFetchBody(request: Request, limit: number): Promise<Ui
 }
 
 /**
+ * An answer's headers without `Connection`. The routing core asks to close the connection after
+ * some refusals (a body left unread: 413 body_too_large; two Content-Types) with
+ * `Connection: close`, which the Node adapter honours. Here the runtime owns the connection, and
+ * over HTTP/2 or 3 a connection header is not allowed at all (RFC 9113, 8.2.2; node:http2 drops it
+ * with a warning per answer), so it is left out, as the Host refusal above leaves it out.
+ */
+function runtimeHeaders(headers: Record<string, string>): Record<string, string> {
+  if (headers['connection'] === undefined) return headers;
+  const { connection: _dropped, ...rest } = headers;
+  return rest;
+}
+
+/**
  * A Fetch-API handler serving the API.
  *
  * @example
@@ -91,7 +104,7 @@ export function createFetchHandler(options: FetchHandlerOptions = {}): FetchHand
             readBody: (limit) => readFetchBody(request, limit),
             remoteAddress: options.remoteAddress?.(request),
           } satisfies ApiRequest);
-    return new Response(r.body === '' ? null : r.body, { status: r.status, headers: r.headers });
+    return new Response(r.body === '' ? null : r.body, { status: r.status, headers: runtimeHeaders(r.headers) });
   };
   return Object.assign(handler, {
     app,
