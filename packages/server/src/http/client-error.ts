@@ -54,9 +54,13 @@ export function connectHandler(logger: Logger, problemTypeBase: string): (req: {
   };
 }
 
-/** Writes a problem straight to the socket and closes it (destroyed after ANSWER_GRACE_MS if the client does not read). */
+/**
+ * Writes a problem straight to the socket and closes it (destroyed after ANSWER_GRACE_MS if the client does not read).
+ * With a Date, as node:http gives its own answers: RFC 9110 (6.6.1) has an origin server with a
+ * clock send one in every 4xx answer, and these are written past node:http, which would add it.
+ */
 function answerAndClose(socket: Duplex, res: ApiResponse): void {
-  const head = Object.entries({ ...res.headers, 'content-length': String(Buffer.byteLength(res.body)) })
+  const head = Object.entries({ ...res.headers, date: new Date().toUTCString(), 'content-length': String(Buffer.byteLength(res.body)) })
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('');
   socket.end(`HTTP/1.1 ${res.status} ${PROBLEMS[res.code as ProblemCode][1]}\r\n${head}\r\n${res.body}`);

@@ -44,6 +44,8 @@ function expectProblemText(data: string, status: number, code: string): void {
   expect(res!.status).toBe(status);
   expect(res!.headers['content-type']).toBe('application/problem+json');
   expect(res!.headers['connection']).toBe('close');
+  // An IMF-fixdate, as node:http's own answers carry (RFC 9110, 6.6.1: every 4xx of an origin server with a clock).
+  expect(res!.headers['date']).toMatch(/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/);
   expect(JSON.parse(res!.body)).toMatchObject({ status, code, type: `urn:ipintel:problem:${code}` });
 }
 
