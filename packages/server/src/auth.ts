@@ -3,6 +3,9 @@
  *
  * Where the key is read: the `x-api-key` header, else `Authorization: Bearer`
  * (two Authorization lines are a 400 malformed_request: node keeps the first).
+ * A request that carries two different keys (in `x-api-key` and in one of
+ * the other places) is a 401 invalid_api_key: which one a proxy in front
+ * checked or logged is not ours to guess, as with two Authorization lines.
  * The `/thirdparty` alias routes also take `?token=` and HTTP Basic with the
  * key as the user name and an empty password (`curl -u KEY:`), as the provider
  * whose layout they answer in does; no other route does, so a request can
@@ -32,7 +35,22 @@ const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="ipintel"' };
  */
 export function presentedKey(req: ApiRequest, tokenQuery: URLSearchParams | undefined): string | undefined {
   const h = header(req, 'x-api-key');
-  if (h !== undefined && h !== '') return h.trim();
+  if (h !== undefined && h !== '') {
+    const key = h.trim();
+    // Rare: a second key beside x-api-key. Looked for only when an Authorization line or a token is sent.
+    if (header(req, 'authorization') !== undefined || tokenQuery?.has('token') === true) {
+      const other = keyBesideHeader(req, tokenQuery);
+      if (other !== undefined && other !== key) {
+        throw new ProblemError('invalid_api_key', 'the request carries two different API keys (x-api-key and another); send one', WWW_AUTHENTICATE);
+      }
+    }
+    return key;
+  }
+  return keyBesideHeader(req, tokenQuery);
+}
+
+/** The key of the Authorization line (Bearer; Basic on the token routes) or of `?token=` on those routes, or undefined. */
+function keyBesideHeader(req: ApiRequest, tokenQuery: URLSearchParams | undefined): string | undefined {
   const auth = header(req, 'authorization');
   // node:http keeps the first of two Authorization lines (a Fetch runtime joins them, which no key
   // matches): a proxy that reads the last would have passed another key than the one we check.

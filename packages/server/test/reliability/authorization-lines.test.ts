@@ -23,6 +23,7 @@ describe('two Authorization lines', () => {
     ['the valid key first', () => `Authorization: Bearer ${running.key}\r\nAuthorization: Bearer not-the-key\r\n`],
     ['the valid key second', () => `authorization: Bearer not-the-key\r\nAUTHORIZATION: Bearer ${running.key}\r\n`],
     ['the same key twice', () => `Authorization: Bearer ${running.key}\r\nAuthorization: Bearer ${running.key}\r\n`],
+    ['beside an x-api-key with the same key', () => `x-api-key: ${running.key}\r\nAuthorization: Bearer ${running.key}\r\nAuthorization: Bearer not-the-key\r\n`],
   ] as const) {
     it(`${what}: 400 malformed_request, Connection: close, nothing counted`, async () => {
       const before = await get(`Authorization: Bearer ${running.key}\r\n`);
@@ -40,5 +41,29 @@ describe('two Authorization lines', () => {
   it('one Authorization line, or an x-api-key beside it, is served as before', async () => {
     expect((await get(`Authorization: Bearer ${running.key}\r\n`))?.status).toBe(200);
     expect((await get(`x-api-key: ${running.key}\r\n`))?.status).toBe(200);
+  });
+});
+
+describe('two different keys in x-api-key and Authorization', () => {
+  for (const [what, lines] of [
+    ['the valid key in x-api-key', () => `x-api-key: ${running.key}\r\nAuthorization: Bearer not-the-key\r\n`],
+    ['the valid key in Authorization', () => `x-api-key: not-the-key\r\nAuthorization: Bearer ${running.key}\r\n`],
+  ] as const) {
+    it(`${what}: 401 invalid_api_key, nothing counted (a proxy may have checked the other)`, async () => {
+      const before = await get(`x-api-key: ${running.key}\r\n`);
+      expect(before?.status).toBe(200);
+      const res = await get(lines());
+      expect(res?.status).toBe(401);
+      expect(res?.headers['www-authenticate']).toMatch(/^Bearer/);
+      expect(JSON.parse(res!.body)).toMatchObject({ code: 'invalid_api_key' });
+      expect(JSON.parse(res!.body).detail).toMatch(/two different API keys/);
+      const after = await get(`x-api-key: ${running.key}\r\n`);
+      expect(Number(after!.headers['ratelimit-remaining'])).toBe(Number(before!.headers['ratelimit-remaining']) - 1);
+    });
+  }
+
+  it('the same key in both, or a Basic line on a route that takes no Basic, is served', async () => {
+    expect((await get(`x-api-key: ${running.key}\r\nAuthorization: Bearer ${running.key}\r\n`))?.status).toBe(200);
+    expect((await get(`x-api-key: ${running.key}\r\nAuthorization: Basic ${Buffer.from('someone:pw').toString('base64')}\r\n`))?.status).toBe(200);
   });
 });
