@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { readBlocks } from '../src/batch/blocks.js';
+import { echoHead, MAX_LINE_BYTES, readBlocks } from '../src/batch/blocks.js';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 100) });
 
@@ -244,6 +244,42 @@ describe('readBlocks on a slow input (flushMs)', () => {
       );
     } finally {
       vi.useRealTimers();
+    }
+  });
+});
+
+describe('readBlocks: lines longer than MAX_LINE_BYTES', () => {
+  // What a line is in the blocks: itself, or, longer than MAX_LINE_BYTES, its head and `…`.
+  const expected = (line: Uint8Array): Uint8Array => (line.length > MAX_LINE_BYTES ? Buffer.concat([echoHead(line), enc('…')]) : line);
+
+  it('property: a line is cut to its head whatever the reads and the block size (before, a line was kept whole when the piece that took it past 64 KiB also held its LF)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        // Lines around the limit (padding is what makes an address line long: `1.1.1.1` and spaces).
+        fc.array(fc.tuple(fc.constantFrom('1.1.1.1', '#', ''), fc.integer({ min: 0, max: MAX_LINE_BYTES + 40_000 })), { minLength: 1, maxLength: 5 }),
+        fc.array(fc.integer({ min: 1, max: 100_000 }), { minLength: 1, maxLength: 5 }),
+        fc.constantFrom(37, 2048, 32 * 1024, 100_000),
+        async (specs, sizes, target) => {
+          const lines = specs.map(([head, pad]) => enc(head + ' '.repeat(pad)));
+          const bytes = Buffer.concat(lines.flatMap((l) => [l, Uint8Array.of(LF)]));
+          const got: Uint8Array[] = [];
+          for await (const b of readBlocks(fastReads(bytes, sizes), target)) got.push(b.slice());
+          const want = Buffer.concat(lines.flatMap((l) => [expected(l), Uint8Array.of(LF)]));
+          expect(Buffer.concat(got).equals(want)).toBe(true);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('the same line is an error-row echo at every offset (the case that showed it: 1.1.1.1 and 70,000 spaces after a 20,000-byte comment)', async () => {
+    const long = enc(`1.1.1.1${' '.repeat(70_000)}`);
+    for (const before of [0, 10_000, 20_000, 30_000]) {
+      const bytes = Buffer.concat([enc(before > 0 ? `${'#'.repeat(before)}\n` : ''), long, Uint8Array.of(LF)]);
+      const got: Uint8Array[] = [];
+      for await (const b of readBlocks(fastReads(bytes, [1 << 20]), 32 * 1024)) got.push(b.slice());
+      const lines = Buffer.concat(got).toString().split('\n');
+      expect(lines[before > 0 ? 1 : 0], `after ${before} bytes`).toBe(`1.1.1.1${' '.repeat(249)}…`);
     }
   });
 });

@@ -130,6 +130,7 @@ export async function* readBlocks(input: AsyncIterable<Uint8Array | string>, tar
   let discarding = false;
   /** Blocks were yielded since the last flush: the consumer may hold their rows unwritten. */
   let owed = false;
+  const piece = Math.min(target, MAX_LINE_BYTES);
   const quiet = flushMs !== undefined && Number.isFinite(flushMs) ? new QuietTimer(flushMs) : null;
   const reads = quiet === null ? input : new QuietReads(input, quiet, () => doneSize > 0 || owed);
   for await (const raw of reads) {
@@ -146,9 +147,10 @@ export async function* readBlocks(input: AsyncIterable<Uint8Array | string>, tar
     }
     const whole = typeof raw === 'string' ? Buffer.from(raw) : raw;
     onRead?.(whole.length);
-    // Big reads are taken in target-sized pieces, so blocks stay near `target`.
-    for (let off = 0; off < whole.length; off += target) {
-      let chunk = whole.subarray(off, off + target);
+    // Big reads are taken in target-sized pieces, so blocks stay near `target` (and no piece
+    // holds a whole line longer than MAX_LINE_BYTES: step 3).
+    for (let off = 0; off < whole.length; off += piece) {
+      let chunk = whole.subarray(off, off + piece);
       // 1. Inside an overlong line: drop bytes up to its end.
       if (discarding) {
         const k = chunk.indexOf(LF);
@@ -156,7 +158,7 @@ export async function* readBlocks(input: AsyncIterable<Uint8Array | string>, tar
         chunk = chunk.subarray(k + 1);
         discarding = false;
       }
-      const nl = chunk.lastIndexOf(LF);
+      let nl = chunk.lastIndexOf(LF);
       if (nl < 0) {
         // 2. No line ends in this chunk: it extends the tail.
         tail.push(chunk);
@@ -171,7 +173,23 @@ export async function* readBlocks(input: AsyncIterable<Uint8Array | string>, tar
         }
         continue;
       }
-      // 3. The tail and the chunk up to its last LF are complete lines.
+      // 3. The tail and the chunk up to its last LF are complete lines. The first of them, the
+      //    tail and the chunk up to its first LF, may be longer than MAX_LINE_BYTES although
+      //    no chunk without an LF took it past that (step 2): it is cut the same way, so that
+      //    whether a line is overlong never depends on where the reads and pieces fall.
+      //    (The other lines lie inside one piece, at most MAX_LINE_BYTES bytes.)
+      if (tailSize > 0) {
+        const first = chunk.indexOf(LF);
+        if (tailSize + first > MAX_LINE_BYTES) {
+          const head = echoHead(concat([...tail, chunk.subarray(0, first)], tailSize + first));
+          done.push(head, ELLIPSIS_LF);
+          doneSize += head.length + ELLIPSIS_LF.length;
+          chunk = chunk.subarray(first + 1);
+          nl -= first + 1;
+          tail = [];
+          tailSize = 0;
+        }
+      }
       done.push(...tail, chunk.subarray(0, nl + 1));
       doneSize += tailSize + nl + 1;
       tail = nl + 1 < chunk.length ? [chunk.subarray(nl + 1)] : [];

@@ -18,6 +18,7 @@
 import { parseAddress } from '@ipintel/core';
 import { bigIntToText } from '@ipintel/core/internal';
 import { trimAddress } from '../address-text.js';
+import { MAX_LINE_BYTES } from './blocks.js';
 import type { LineMap } from './lines.js';
 
 /** Default and largest limits on the addresses one block may expand to. */
@@ -86,6 +87,10 @@ export class CidrExpander implements LineMap {
 
   map(line: Uint8Array): string | null {
     if (this.tooLarge !== null) return '';
+    // A line longer than MAX_LINE_BYTES is an error row whatever it holds, and the block reader
+    // makes it one: kept as it is, whether it reached this map whole or not (lines.ts passes
+    // one on unmapped only when no read ended it within the limit).
+    if (line.length > MAX_LINE_BYTES) return null;
     const text = trimAddress(Buffer.from(line.buffer, line.byteOffset, line.length).toString('latin1'));
     if (text === '' || text.startsWith('#')) return null;
     const cidr = parseCidr(text);
