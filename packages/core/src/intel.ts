@@ -297,8 +297,11 @@ export class IpIntel {
     // A missing or foreign sidecar fails the whole call, not each element.
     if (explain) this.loadExplainer();
     const list = batchElements(iterable);
-    const out = new Array<CheckResult | ThirdPartyResult | BatchError>(list.length);
-    for (let g = 0; g < list.length; g += BATCH_STAGE) this.checkGroup(list, g, Math.min(list.length, g + BATCH_STAGE), format, out, explain);
+    // The length is read once: an element's getter may change the array, and re-reading it per
+    // stage left holes at the end of the results (elements gone since are read as undefined).
+    const n = list.length;
+    const out = new Array<CheckResult | ThirdPartyResult | BatchError>(n);
+    for (let g = 0; g < n; g += BATCH_STAGE) this.checkGroup(list, g, Math.min(n, g + BATCH_STAGE), format, out, explain);
     return out;
   }
 

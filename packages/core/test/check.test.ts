@@ -141,6 +141,19 @@ describe('checkBatch()', () => {
     expect(out[0]).toEqual(intel.check('8.8.8.8'));
   });
 
+  // Before: the length was read again for each stage of 256, so a getter that shortened the array left holes at the end
+  // (a result array of 300 with 44 missing entries, which `forEach` skips and `for...of` reads as undefined).
+  it('gives one result per element the array held when called, even if reading an element shortens or lengthens it', () => {
+    for (const [from, to] of [[300, 1], [300, 0], [2, 600]] as const) {
+      const list: unknown[] = Array.from({ length: from }, () => '8.8.8.8');
+      Object.defineProperty(list, 0, { get: () => ((list.length = to), list.fill('1.1.1.1', from), '8.8.8.8'), enumerable: true, configurable: true });
+      const out = intel.checkBatch(list);
+      expect(out).toHaveLength(from);
+      expect(Object.keys(out)).toHaveLength(from); // no holes
+      expect(out.every((r) => typeof r === 'object' && r !== null && 'ip' in r)).toBe(true);
+    }
+  });
+
   it('refuses what cannot be iterated as a list of addresses as invalid_input', () => {
     const broken = { [Symbol.iterator]: () => ({ next: () => 5 }) };
     expect(() => intel.checkBatch(broken as unknown as string[])).toThrow(expect.objectContaining({ code: 'invalid_input' }) as Error);
