@@ -91,8 +91,13 @@ export function openSnapshotFd(path: string): number {
   }
 }
 
-/** Errors of a path that names no file: missing, a file used as a folder on the way, a name too long. */
-const NO_FILE = new Set(['ENOENT', 'ENOTDIR', 'ENAMETOOLONG']);
+/**
+ * Errors of a path that names no file: missing, a file used as a folder on the way, a name too
+ * long, and a path holding a NUL character (which no file system takes: node refuses it before
+ * any system call, with this code, which the fs calls here give for nothing else, their other
+ * arguments being ours).
+ */
+const NO_FILE = new Set(['ENOENT', 'ENOTDIR', 'ENAMETOOLONG', 'ERR_INVALID_ARG_VALUE']);
 
 /** Whether opening a path failed because it names no file (so: `snapshot_not_found`). */
 export function namesNoFile(e: unknown): boolean {

@@ -65,8 +65,9 @@ describe('Node layer', () => {
       expect(() => openSync(bad as unknown as string)).toThrow(expect.objectContaining({ code: 'invalid_input' }) as Error);
     }
     await expect(open(new ArrayBuffer(8) as unknown as Uint8Array)).rejects.toThrow(/new Uint8Array\(buffer\)/);
-    // A file used as a folder (ENOTDIR) and a name too long (ENAMETOOLONG) name no file either.
-    for (const missing of [join(path, 'x.ipintel'), join(dir, 'n'.repeat(5000))]) {
+    // A file used as a folder (ENOTDIR), a name too long (ENAMETOOLONG) and a path holding a NUL (no file system
+    // takes one; before, node's bare TypeError ERR_INVALID_ARG_VALUE came through) name no file either.
+    for (const missing of [join(path, 'x.ipintel'), join(dir, 'n'.repeat(5000)), join(dir, 'a\0b.ipintel')]) {
       await expect(open(missing)).rejects.toMatchObject({ code: 'snapshot_not_found' });
       expect(() => openSync(missing)).toThrow(expect.objectContaining({ code: 'snapshot_not_found' }) as Error);
       expect(() => planSnapshotFile(missing)).toThrow(expect.objectContaining({ code: 'snapshot_not_found' }) as Error);
