@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { openSync } from 'node:fs';
+import { constants, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,10 +81,17 @@ export function snapshotFileSize(stat: { isFile(): boolean; isDirectory(): boole
   throw new IpIntelError('snapshot_not_found', `no snapshot at ${path}: it is ${what}; pass the path of a snapshot file (\`ipintel build --out PATH\` makes one)`, path);
 }
 
+/**
+ * Flags that open a file for reading without waiting: a named pipe opened for reading waits for a
+ * writer (forever, if none comes), before its stat could refuse it as no regular file. Regular files
+ * read the same with or without O_NONBLOCK. (Windows has no O_NONBLOCK, nor such pipes at a path.)
+ */
+export const READ_NOW = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
 /** A descriptor of the snapshot file at `path` (read only); `snapshot_not_found` when the path names no file. */
 export function openSnapshotFd(path: string): number {
   try {
-    return openSync(path, 'r');
+    return openSync(path, READ_NOW);
   } catch (e) {
     if (namesNoFile(e)) throw snapshotNotFound(path);
     throw e;

@@ -16,10 +16,10 @@
  *
  * @module
  */
-import { closeSync, fstatSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync as openFd, readFileSync, readSync } from 'node:fs';
 import { open as openFile, type FileHandle } from 'node:fs/promises';
 import * as zlib from 'node:zlib';
-import { defaultSnapshotPath, namesNoFile, openSnapshotFd, snapshotFileSize, snapshotNotFound } from './default-snapshot.js';
+import { READ_NOW, defaultSnapshotPath, namesNoFile, openSnapshotFd, snapshotFileSize, snapshotNotFound } from './default-snapshot.js';
 import { IpIntelError, quoteInput } from './errors.js';
 import { LOAD_OPTION_KINDS, checkLoadOptions, type Kind } from './load-options.js';
 import { IpIntel, fromSharedWith, loadSnapshotWith, type LoadOptions } from './intel.js';
@@ -231,7 +231,7 @@ async function columnOfBytes(c: PlannedColumn, bytes: Uint8Array, preload: boole
 }
 
 async function readFileSnapshot(path: string, preload: boolean): Promise<DecodedSnapshot> {
-  const fh = await openFile(path, 'r').catch((e: unknown) => {
+  const fh = await openFile(path, READ_NOW).catch((e: unknown) => {
     throw namesNoFile(e) ? snapshotNotFound(path) : e;
   });
   try {
@@ -266,16 +266,25 @@ export const EXPLAIN_SUFFIX = '.explain';
 /** Load options with the sidecar read lazily from its file, and Node's inflate for it. */
 function withSidecar(path: string | null, options: OpenOptions | undefined): LoadOptions {
   const file = options?.explainPath ?? (path === null ? null : path + EXPLAIN_SUFFIX);
+  const unavailable = (f: string, what: string): IpIntelError =>
+    new IpIntelError('explain_unavailable', `no explain sidecar at ${f}${what}: build the snapshot without --no-explain, or pass explainPath`, f);
   const read = (f: string) => (): Uint8Array => {
+    let fd: number;
     try {
-      return readFileSync(f);
+      fd = openFd(f, READ_NOW);
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EISDIR' || namesNoFile(e)) {
-        const what = code === 'EISDIR' ? ' (a directory)' : '';
-        throw new IpIntelError('explain_unavailable', `no explain sidecar at ${f}${what}: build the snapshot without --no-explain, or pass explainPath`, f);
-      }
+      if (namesNoFile(e)) throw unavailable(f, '');
+      if ((e as NodeJS.ErrnoException).code === 'EISDIR') throw unavailable(f, ' (a directory)'); // where a directory cannot be opened (Windows)
       throw e;
+    }
+    try {
+      // Only a regular file, as for the snapshot: a directory's read fails with a bare EISDIR, and a
+      // pipe's or device's may never end (/dev/zero read until memory runs out).
+      const stat = fstatSync(fd);
+      if (!stat.isFile()) throw unavailable(f, stat.isDirectory() ? ' (a directory)' : ' (not a regular file)');
+      return readFileSync(fd);
+    } finally {
+      closeSync(fd);
     }
   };
   return { ...options, inflate: options?.inflate ?? nodeInflate, ...(options?.explain === undefined && file !== null ? { explain: read(file) } : {}) };

@@ -1,8 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync as openFd, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IpIntelError, loadSnapshot, open, openSync } from '../src/index.js';
 import { planSnapshotFile } from '../src/node-shared.js';
 import { HOST_SLACK, scratchHost } from '../src/node.js';
@@ -57,6 +59,49 @@ describe('Node layer', () => {
     writeFileSync(join(dir, 'ok.ipintel'), bytes);
     const explained = openSync(join(dir, 'ok.ipintel'), { explainPath: dir });
     expect(() => explained.check('8.8.8.8', { explain: true })).toThrow(expect.objectContaining({ code: 'explain_unavailable', message: expect.stringMatching(/a directory/) }) as Error);
+  });
+
+  // Before: a named pipe at the path waited for a writer in open(2), forever when none came (`ipintel batch`
+  // then did not even stop on SIGTERM). It is refused as a directory is, by what it is, without waiting.
+  describe.runIf(process.platform !== 'win32')('a named pipe at the path', () => {
+    const fifo = join(dir, 'pipe.ipintel');
+    beforeAll(() => execFileSync('mkfifo', [fifo]));
+    // A load left waiting in open(2) by a failure is let go (this process's) or ended (a child's).
+    const children: ChildProcess[] = [];
+    afterAll(() => {
+      for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+      try {
+        closeSync(openFd(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // ENXIO: nobody is waiting to read it
+      }
+    });
+
+    it('is no snapshot (snapshot_not_found) for open, openSync and the batch plan, nor an explain sidecar', async () => {
+      await expect(open(fifo)).rejects.toMatchObject({ code: 'snapshot_not_found', message: expect.stringMatching(/not a regular file/) });
+      const loads = [
+        ['openSync(p)', 'snapshot_not_found'],
+        ['planSnapshotFile(p)', 'snapshot_not_found'],
+        [`openSync(${JSON.stringify(path)}, { explainPath: p }).check('8.8.8.8', { explain: true })`, 'explain_unavailable'],
+      ] as const;
+      for (const [load, code] of loads) {
+        // In a process of its own, on dist/ (the test command builds first): a load waiting in open(2) would hold this one.
+        const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+        const script = `const { openSync } = require(${JSON.stringify(`${dist}index.cjs`)}); const { planSnapshotFile } = require(${JSON.stringify(`${dist}internal.cjs`)}); const p = ${JSON.stringify(fifo)}; try { ${load}; console.log('no error') } catch (e) { console.log(e.code, e.message) }`;
+        const child = spawn(process.execPath, ['-e', script]);
+        children.push(child);
+        let out = '';
+        child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+        await new Promise((r) => child.on('close', r));
+        expect(out, load).toMatch(new RegExp(`^${code} .*not a regular file`));
+      }
+    });
+  });
+
+  it.runIf(process.platform !== 'win32')('a device is no explain sidecar (explain_unavailable): before, /dev/null was read as a corrupt one, /dev/zero until memory ran out', () => {
+    const intel = openSync(path, { explainPath: '/dev/null' });
+    expect(intel.canExplain()).toBe(false);
+    expect(() => intel.check('8.8.8.8', { explain: true })).toThrow(expect.objectContaining({ code: 'explain_unavailable', message: expect.stringMatching(/not a regular file/) }) as Error);
   });
 
   it('refuses arguments of the wrong type as invalid_input, and paths that name no file as snapshot_not_found', async () => {
