@@ -12,10 +12,12 @@
  * before the field existed), is not judged: it is listed as `unjudged`,
  * never called fresh or stale.
  *
- * Pure, no I/O: the caller passes the time.
+ * Pure, no I/O: the caller passes the time (a finite number of ms since the
+ * epoch; anything else is `invalid_input`).
  *
  * @module
  */
+import { IpIntelError, quoteInput } from './errors.js';
 import type { SourceInfo } from './types.js';
 
 /**
@@ -60,6 +62,8 @@ const DAY_MS = 86_400_000;
  * freshness(intel.info, Date.now()).stale.map((s) => s.id) // => ['routeviews-pfx2as', ...]
  */
 export function freshness(info: { readonly build_date: string; readonly sources: readonly SourceInfo[] }, now: number): Freshness {
+  // A moment that is no time would judge nothing stale (a string, null: the epoch) or fail in new Date() with a bare RangeError.
+  if (typeof now !== 'number' || !Number.isFinite(now)) throw new IpIntelError('invalid_input', `freshness needs the moment to judge at in ms since the epoch, got ${typeof now === 'number' ? String(now) : quoteInput(now)}`);
   const stale: StaleSource[] = [];
   const unjudged: string[] = [];
   for (const s of info.sources) {

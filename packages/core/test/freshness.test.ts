@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { modelFromPrefixes, sourceRow as row } from '@ipintel/testkit';
 import { encodeSnapshot } from '@ipintel/core/writer';
-import { freshness, loadSnapshot, refreshMs } from '../src/index.js';
+import { freshness, IpIntelError, loadSnapshot, refreshMs } from '../src/index.js';
 
 const at = (iso: string): number => Date.parse(iso);
 
@@ -69,5 +69,18 @@ describe('freshness', () => {
     const intel = loadSnapshot(encodeSnapshot(model));
     expect(intel.info.sources[0]).not.toHaveProperty('refresh');
     expect(freshness(intel.info, at('2027-01-01T00:00:00Z'))).toMatchObject({ stale: [], unjudged: ['geo'] });
+  });
+});
+
+describe('freshness: the moment asked about', () => {
+  // Before: a moment that is no time (NaN from a broken clock, a date string, nothing) threw new Date()'s bare
+  // RangeError "Invalid time value" (for NaN and undefined) or judged with a string (every source unjudged as fresh).
+  it('is a finite number of ms since the epoch; anything else is invalid_input', () => {
+    const info = { build_date: '2026-08-22T00:00:00.000Z', sources: [row('tor', '2026-08-22T16:18:35Z', '1d')] };
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, undefined, '2026-09-01', null, 1n]) {
+      expect(() => freshness(info, bad as unknown as number), String(bad)).toThrow(expect.objectContaining({ code: 'invalid_input' }) as Error);
+      expect(() => freshness(info, bad as unknown as number)).toThrow(IpIntelError);
+    }
+    expect(freshness(info, Date.parse('2026-09-01T00:00:00Z')).stale.map((s) => s.id)).toEqual(['tor']);
   });
 });
