@@ -26,8 +26,13 @@ export const DATA_PACKAGE = '@ipintel/data';
 export const DATA_FILE = 'world.ipintel';
 
 function thisFile(): string {
-  // dist/index.cjs has __filename; the ESM build has import.meta.url.
-  return typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url);
+  // The ES build: its import.meta.url. Not a `__filename` seen from there: that is a global of whoever
+  // defines one (`node -e` and `node -p` define '[eval]'), from which the data package beside this one
+  // is not found. The CommonJS build: its import.meta.url is the bundler's shim, its own file unless the
+  // program defines a global `document` (a DOM test environment; then an http URL): its __filename then.
+  const url = import.meta.url;
+  if (typeof url === 'string' && url.startsWith('file:')) return fileURLToPath(url);
+  return typeof __filename === 'string' ? __filename : join(process.cwd(), 'noop.js');
 }
 
 /** The data package's snapshot path, or null when the package is not installed where Node would find it. */

@@ -5,7 +5,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const pkgDir = fileURLToPath(new URL('..', import.meta.url));
@@ -101,5 +104,21 @@ import('@ipintel/core').then((esm) => {
     expect(readFileSync(`${pkgDir}/dist/index.cjs`, 'utf8')).not.toMatch(/require\(['"]fflate['"]\)/);
     // The portable entry does use it: the check above would pass on a bundle that named fflate some other way.
     expect([...graph('portable.js').values()].some((text) => /from ['"]fflate['"]/.test(text))).toBe(true);
+  });
+  // Before: the ES build took a global `__filename` for its own file, and `node -e` / `node -p` define one ('[eval]'),
+  // so from a folder outside the project the installed data package was not found (snapshot_not_found).
+  it('finds the data package from its own folder in the ES and CommonJS builds, whatever globals the program defines', () => {
+    const env = { ...process.env };
+    delete env['IPINTEL_SNAPSHOT'];
+    delete env['NODE_PATH']; // the test runner's, which reaches the workspace's hoisted packages from anywhere
+    const run = (code: string): string => execFileSync(process.execPath, ['-e', code], { cwd: tmpdir(), env, encoding: 'utf8' }).trim();
+    const esm = run(`import(${JSON.stringify(pathToFileURL(`${pkgDir}/dist/index.js`).href)}).then((m) => console.log(m.defaultSnapshotPath()))`);
+    const cjs = run(`console.log(require(${JSON.stringify(`${pkgDir}/dist/index.cjs`)}).defaultSnapshotPath())`);
+    // A DOM test environment's global `document` turns the CommonJS build's import.meta.url into an http URL.
+    const cjsDom = run(`globalThis.document = { baseURI: 'http://localhost/' }; console.log(require(${JSON.stringify(`${pkgDir}/dist/index.cjs`)}).defaultSnapshotPath())`);
+    const data = createRequire(`${pkgDir}/package.json`).resolve('@ipintel/data/package.json');
+    expect(esm).toBe(join(dirname(data), 'world.ipintel'));
+    expect(cjs).toBe(esm);
+    expect(cjsDom).toBe(esm);
   });
 });
