@@ -89,6 +89,8 @@ export function parseArgs(argv: readonly string[], spec: CommandSpec): ParsedArg
       value = next!;
       i++;
     }
+    // An empty path (`--snapshot=`, `--out ""`) would resolve to the working folder: say what is missing instead.
+    if (value === '' && (flag.value === 'PATH' || flag.value === 'DIR')) fail(`--${name} needs a value (${flag.value}), got an empty one`);
     if (flag.choices !== undefined && !flag.choices.includes(value)) {
       fail(`--${name} must be one of ${flag.choices.join(', ')} (got ${JSON.stringify(value)})`);
     }

@@ -8,6 +8,8 @@ const spec: CommandSpec = {
   flags: {
     output: { type: 'string', choices: ['a', 'b'], description: '' },
     name: { type: 'string', description: '' },
+    snapshot: { type: 'string', value: 'PATH', description: '' },
+    feeds: { type: 'string', value: 'DIR', description: '' },
     quiet: { type: 'boolean', short: 'q', description: '' },
     help: HELP_FLAG,
   },
@@ -29,6 +31,13 @@ describe('parseArgs', () => {
     const a = parseArgs(['x', '--output', 'a', '--name=n=1', '-q', '-'], spec);
     expect(a.flags).toEqual({ output: 'a', name: 'n=1', quiet: true });
     expect(a.positionals).toEqual(['x', '-']);
+  });
+
+  it('refuses an empty path or folder (it would name the working folder), inline or not; other values may be empty', () => {
+    fails(['--snapshot='], /--snapshot needs a value \(PATH\), got an empty one/);
+    fails(['--feeds', ''], /--feeds needs a value \(DIR\), got an empty one/);
+    expect(parseArgs(['--name='], spec).flags).toEqual({ name: '' });
+    expect(parseArgs(['--snapshot', ' '], spec).flags).toEqual({ snapshot: ' ' });
   });
 
   it('treats everything after -- as positional', () => {

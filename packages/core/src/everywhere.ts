@@ -11,9 +11,9 @@ export type { SharedSnapshot } from './shared.js';
 export { IpIntelError, type IpIntelErrorCode } from './errors.js';
 export { parseAddress, type ParsedAddress } from './ip/address.js';
 export { parseIPv4Bytes } from './ip/parse.js';
-export { toThirdParty } from './result/thirdparty.js';
-export { RISK_WEIGHTS, scoreSignals, riskLevel } from './result/score.js';
-export { evidenceFor } from './result/evidence.js';
+// The result helpers an application calls check their arguments (checked-helpers.ts); the snapshot's own code calls the unchecked ones.
+export { toThirdParty, scoreSignals, riskLevel, evidenceFor } from './result/checked-helpers.js';
+export { RISK_WEIGHTS } from './result/score.js';
 export { freshness, refreshMs, type Freshness, type StaleSource } from './freshness.js';
 export type { Inflate } from './snapshot/decode.js';
 export type * from './types.js';
