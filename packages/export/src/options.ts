@@ -33,8 +33,13 @@ export interface Resolved {
 function nameList(options: ExportOptions, key: 'fields' | 'signals'): readonly string[] | undefined {
   const v: unknown = options[key];
   if (v === undefined) return undefined;
-  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw new ExportError('invalid_option', `options.${key} must be an array of strings`);
-  return v;
+  if (!Array.isArray(v)) throw new ExportError('invalid_option', `options.${key} must be an array of strings`);
+  // Copied once, then checked: the names checked are the names used. Read
+  // again, a getter (or a Proxy) could answer differently from the check,
+  // and `every` skips the holes of a sparse array, which `for of` reads.
+  const names: unknown[] = Array.from(v as unknown[]);
+  if (!names.every((x) => typeof x === 'string')) throw new ExportError('invalid_option', `options.${key} must be an array of strings`);
+  return names;
 }
 
 export function resolveOptions(intel: IpIntel, options: ExportOptions = {}): Resolved {
