@@ -14,6 +14,7 @@
 export {
   flatRanges,
   fromSharedTrusted,
+  isIpIntel,
   leafCount,
   leafCoverage,
   leafGeoPairsMany,

@@ -196,6 +196,17 @@ export function shareInto(intel: IpIntel, alloc: SharedAlloc): SharedSnapshot {
   return of(intel).shareInto(alloc);
 }
 
+/**
+ * Whether `v` is an IpIntel (open(), openSync(), loadSnapshot()), for the
+ * packages that take one from a caller and must refuse anything else with a
+ * typed error rather than a TypeError from deep inside. By its internals,
+ * keyed by a registered symbol, not by `instanceof`: an IpIntel from core's
+ * CommonJS build is not an instance of the ES build's class, and is valid.
+ */
+export function isIpIntel(v: unknown): v is IpIntel {
+  return typeof v === 'object' && v !== null && typeof (v as { [INTERNAL]?: unknown })[INTERNAL] === 'object' && (v as { [INTERNAL]?: unknown })[INTERNAL] !== null;
+}
+
 /** Number of leaves (valid ids are 0..leafCount-1). */
 export function leafCount(intel: IpIntel): number {
   return of(intel).leafCount;

@@ -21,6 +21,7 @@ import type { IpIntel } from '@ipintel/core';
 import { csvCell } from '@ipintel/core/internal';
 import { formatIPv4, formatIPv6, wordsToBigInt } from '@ipintel/core/writer';
 import { forEachCidr } from './cidr.js';
+import { ExportError } from './errors.js';
 import { prepare, type ExportOptions } from './options.js';
 import { valuesInOrder } from './project.js';
 import { recordRanges, type Ranges } from './ranges.js';
@@ -73,6 +74,8 @@ function step(x: Uint32Array, w: number, by: 1 | -1): Uint32Array {
  * const out = createWriteStream('ranges.csv'); exportCsv(intel, {}, (s) => out.write(s));
  */
 export function exportCsv(intel: IpIntel, options: ExportOptions | undefined, write: (chunk: string) => void): CsvExport {
+  // Checked before the work: else a TypeError once the first chunk is made.
+  if (typeof write !== 'function') throw new ExportError('invalid_option', 'write must be a function taking each chunk of the CSV');
   const chunks = csvChunks(intel, options);
   for (;;) {
     const next = chunks.next();

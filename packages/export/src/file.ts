@@ -16,6 +16,7 @@ import { csvChunks } from './csv.js';
 import { ExportError } from './errors.js';
 import { exportMmdb } from './mmdb/export.js';
 import type { ExportOptions } from './options.js';
+import { checkIntel } from './project.js';
 import { checkWritable, replaceFile, replaceFileAsync, type SteppedFill, type WriteInterrupts } from './replace-file.js';
 
 export type { WriteInterrupts } from './replace-file.js';
@@ -80,9 +81,23 @@ export async function exportToFileAsync(
   control: { readonly interrupts?: WriteInterrupts } = {},
 ): Promise<ExportSummary> {
   const started = performance.now();
+  const interrupts = interruptsOf(control);
   const fill = prepareFile(intel, format, path, options);
-  const { result: holds, bytes } = await replaceFileAsync(path, fill, control.interrupts === undefined ? {} : { interrupts: control.interrupts });
+  const { result: holds, bytes } = await replaceFileAsync(path, fill, interrupts === undefined ? {} : { interrupts });
   return { format, path, bytes, ms: performance.now() - started, ...holds };
+}
+
+/**
+ * exportToFileAsync's `control.interrupts`, checked before the work: `null`
+ * as `control` failed as a TypeError, and an `interrupts` that is not a
+ * function as one only once the export was computed.
+ */
+function interruptsOf(control: unknown): WriteInterrupts | undefined {
+  if (control === undefined) return undefined;
+  if (control === null || typeof control !== 'object') throw new ExportError('invalid_option', 'the control argument must be an object ({ interrupts })');
+  const interrupts: unknown = (control as { interrupts?: unknown }).interrupts;
+  if (interrupts !== undefined && typeof interrupts !== 'function') throw new ExportError('invalid_option', 'control.interrupts must be a function');
+  return interrupts as WriteInterrupts | undefined;
 }
 
 /**
@@ -91,6 +106,7 @@ export async function exportToFileAsync(
  * writes the file through `write`, yielding after each chunk.
  */
 function prepareFile(intel: IpIntel, format: ExportFormat, path: string, options: ExportOptions | undefined): SteppedFill<Holds> {
+  checkIntel(intel);
   if (format !== 'mmdb' && format !== 'csv') throw new ExportError('invalid_option', `format must be "mmdb" or "csv", got ${JSON.stringify(format)}`);
   // Checked before anything is written: a number would become the file "42.tmp-<pid>" first.
   if (typeof path !== 'string' || path === '') throw new ExportError('invalid_option', `path must be a non-empty string, got ${JSON.stringify(path)}`);

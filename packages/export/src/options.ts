@@ -7,7 +7,7 @@
 import type { CheckResult, IpIntel } from '@ipintel/core';
 import { ExportError } from './errors.js';
 import { checkSignals, exportableFields, selectFields, type ExportField } from './fields.js';
-import { projectLeaves, sampleResult, type Projection } from './project.js';
+import { checkIntel, projectLeaves, sampleResult, type Projection } from './project.js';
 
 export interface ExportOptions {
   /** Exact field names (`geo.country_code`); default: every exportable field. */
@@ -43,6 +43,7 @@ function nameList(options: ExportOptions, key: 'fields' | 'signals'): readonly s
 }
 
 export function resolveOptions(intel: IpIntel, options: ExportOptions = {}): Resolved {
+  checkIntel(intel);
   if (options === null || typeof options !== 'object') throw new ExportError('invalid_option', 'options must be an object');
   const fieldNames = nameList(options, 'fields');
   const signalNames = nameList(options, 'signals');

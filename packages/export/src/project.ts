@@ -19,7 +19,8 @@
  * @module
  */
 import type { CheckResult, IpIntel } from '@ipintel/core';
-import { leafCount, resultForLeaf } from '@ipintel/core/internal';
+import { isIpIntel, leafCount, resultForLeaf } from '@ipintel/core/internal';
+import { ExportError } from './errors.js';
 import type { ExportField } from './fields.js';
 import { TupleTable } from './tuples.js';
 
@@ -45,8 +46,18 @@ export interface Projection {
   groupValue(record: number, g: number): number;
 }
 
+/**
+ * Throws ExportError `invalid_option` unless `intel` is an IpIntel: every
+ * export reads the snapshot through core's internals, where anything else
+ * failed as a TypeError (`null`: "Cannot read properties of null").
+ */
+export function checkIntel(intel: unknown): asserts intel is IpIntel {
+  if (!isIpIntel(intel)) throw new ExportError('invalid_option', 'intel must be an IpIntel (open(), openSync() or loadSnapshot() of @ipintel/core)');
+}
+
 /** The leaf's result: a sample for field names (leaf 0 exists in every snapshot). */
 export function sampleResult(intel: IpIntel): CheckResult {
+  checkIntel(intel);
   return resultForLeaf(intel, 0, '0.0.0.0', 4);
 }
 

@@ -100,9 +100,15 @@ export async function replaceFileAsync<T>(
   { interrupts, fs = nodeFs }: { interrupts?: WriteInterrupts; fs?: FsCalls } = {},
 ): Promise<{ result: T; bytes: number }> {
   let stoppedBy: string | undefined;
-  const unsubscribe = interrupts?.((by) => {
+  const unsubscribe: unknown = interrupts?.((by) => {
     stoppedBy ??= by;
   });
+  // Refused before anything is written: called in the finally below, a value that is not a
+  // function failed as a TypeError after the rename, the file replaced but the promise rejected.
+  // Nothing (undefined, null) stays accepted: there is then no subscription to end.
+  if (unsubscribe !== undefined && unsubscribe !== null && typeof unsubscribe !== 'function') {
+    throw new ExportError('invalid_option', 'interrupts must return the function that ends its subscription');
+  }
   try {
     const steps = replaceSteps(path, fill, fs);
     for (;;) {
@@ -117,7 +123,7 @@ export async function replaceFileAsync<T>(
       }
     }
   } finally {
-    unsubscribe?.();
+    (unsubscribe as (() => void) | undefined)?.();
   }
 }
 

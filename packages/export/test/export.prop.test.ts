@@ -105,6 +105,30 @@ describe('export options', () => {
     expect(code(() => exportMmdb(intel, { fields: [, 'geo.city'] as never }))).toMatch(/^invalid_option: .*fields/);
   });
 
+  it('an intel that is not an IpIntel, or a CSV write that is not a function, is invalid_option, not a TypeError', () => {
+    const code = (f: () => unknown): string => {
+      try {
+        f();
+      } catch (e) {
+        return e instanceof ExportError ? `${e.code}: ${e.message}` : `${(e as Error).name}: ${(e as Error).message}`;
+      }
+      return 'no error';
+    };
+    for (const bad of [null, undefined, {}, 42]) {
+      expect(code(() => exportMmdb(bad as never))).toMatch(/^invalid_option: intel/);
+      expect(code(() => exportCsv(bad as never, {}, () => undefined))).toMatch(/^invalid_option: intel/);
+      expect(code(() => sampleResult(bad as never))).toMatch(/^invalid_option: intel/);
+    }
+    let calls = 0;
+    const nothing = (): void => {
+      calls++;
+    };
+    expect(code(() => exportCsv(intel, {}, 42 as never))).toMatch(/^invalid_option: write/);
+    expect(code(() => exportCsv(intel, {}, undefined as never))).toMatch(/^invalid_option: write/);
+    exportCsv(intel, {}, nothing);
+    expect(calls).toBeGreaterThan(0);
+  });
+
   it('a name list is read once: the names checked are the names exported (a getter that changes its answer)', () => {
     // An array whose items answer 'is_tor' while checked and 'bogus' after: the export kept
     // ['bogus'] unchecked, so no address had a record.

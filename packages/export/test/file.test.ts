@@ -146,6 +146,16 @@ describe('exportToFile and the file system', () => {
     }
     expect(names(process.cwd())).toEqual(before);
   });
+
+  it('an intel that is not an IpIntel is invalid_option, before anything is written (was a TypeError)', async () => {
+    const { dir: d, path } = folderWithFile(dir, 'not-intel', 'out.mmdb');
+    for (const bad of [null, undefined, {}, { check: () => null, info: {} }, 'world.ipintel']) {
+      expect(() => exportToFile(bad as never, 'mmdb', path)).toThrow(expect.objectContaining({ code: 'invalid_option', message: expect.stringMatching(/intel/) }));
+      await expect(exportToFileAsync(bad as never, 'csv', path)).rejects.toMatchObject({ code: 'invalid_option' });
+    }
+    expect(names(d)).toEqual(['out.mmdb']);
+    expect(readFileSync(path, 'utf8')).toBe('old');
+  });
 });
 
 describe('exportToFileAsync and its interrupts', () => {
@@ -194,6 +204,33 @@ describe('exportToFileAsync and its interrupts', () => {
     expect(readFileSync(path)).toEqual(old);
     expect(names(d)).toEqual([`out.${format}`]);
     expect(unsubscribed).toBe(true);
+  });
+
+  it('a control that is not an object, or interrupts that is not a function, is invalid_option before the work (was a TypeError)', async () => {
+    const { dir: d, path } = folderWithFile(dir, 'bad-control', 'out.csv');
+    for (const control of [null, 42, 'SIGINT', { interrupts: 42 }, { interrupts: 'SIGINT' }, { interrupts: null }]) {
+      await expect(exportToFileAsync(intel, 'csv', path, {}, control as never), JSON.stringify(control)).rejects.toMatchObject({ code: 'invalid_option' });
+    }
+    expect(names(d)).toEqual(['out.csv']);
+    expect(readFileSync(path, 'utf8')).toBe('old');
+  });
+
+  // Issue: the returned value was called after the rename: the file was replaced, yet the promise rejected with a TypeError.
+  it('interrupts returning something other than a function is invalid_option, and the file is left as it was', async () => {
+    const { dir: d, path } = folderWithFile(dir, 'bad-unsubscribe', 'out.csv');
+    for (const returned of [42, 'done', {}]) {
+      const e: unknown = await exportToFileAsync(intel, 'csv', path, {}, { interrupts: () => returned as never }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(e, JSON.stringify(returned)).toBeInstanceOf(ExportError);
+      expect(e).toMatchObject({ code: 'invalid_option', message: expect.stringMatching(/interrupts must return/) });
+      expect(readFileSync(path, 'utf8')).toBe('old');
+      expect(names(d)).toEqual(['out.csv']);
+    }
+    // Returning nothing stays accepted (no subscription to end).
+    await exportToFileAsync(intel, 'csv', path, {}, { interrupts: () => undefined as never });
+    expect(readFileSync(path, 'utf8')).toMatch(/^cidr,/);
   });
 
   it('an interruption that comes during the flush (after the last chunk) still stops it before the rename', async () => {
