@@ -4,7 +4,7 @@
  * summary, and every way of calling it wrong (usage errors, exit 2; a
  * missing snapshot, exit 3; an unwritable path, exit 4).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Reader } from 'maxmind';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,6 +89,24 @@ describe('ipintel export', () => {
     const r = await exportCmd('--out', join(dir, 'no', 'such', 'dir', 'y.mmdb'));
     expect(r.code).toBe(4);
     expect(r.err).toBe(`ipintel export: cannot write ${join(dir, 'no', 'such', 'dir', 'y.mmdb')}: ENOENT: no such file or directory\n`);
+  });
+
+  it('--out is used as given: a relative path is named as given, and a trailing slash (a folder) on a file is refused, the file kept', async () => {
+    // Was resolve()d: the message named the absolute path, and `old.mmdb/` replaced the file old.mmdb.
+    const missing = join('no-such-folder-of-ipintel-tests', 'y.mmdb');
+    const r = await exportCmd('--out', missing);
+    expect(r.code).toBe(4);
+    expect(r.err).toBe(`ipintel export: cannot write ${missing}: ENOENT: no such file or directory\n`);
+    expect(existsSync('no-such-folder-of-ipintel-tests')).toBe(false);
+    const d = join(dir, 'trailing-slash');
+    mkdirSync(d);
+    const file = join(d, 'old.mmdb');
+    writeFileSync(file, 'old');
+    const slash = await exportCmd('--out', `${file}/`);
+    expect(slash.code).toBe(4);
+    expect(slash.err).toBe(`ipintel export: cannot write ${file}/: ENOTDIR: not a directory\n`);
+    expect(readFileSync(file, 'utf8')).toBe('old');
+    expect(readdirSync(d)).toEqual(['old.mmdb']);
   });
 
   it('an --out that is a directory is exit 4, and leaves the directory as it was and no partial file beside it', async () => {

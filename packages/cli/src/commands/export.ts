@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { extname, resolve } from 'node:path';
+import { extname } from 'node:path';
 import type { ExportFormat, ExportSummary } from '@ipintel/export';
 import { HELP_FLAG, stringFlag, type ParsedArgs } from '../args.js';
 import { CliError, EXIT_IO, EXIT_OK, UsageError } from '../errors.js';
@@ -42,7 +42,10 @@ export function exportSummary(s: ExportSummary): string {
 async function run(args: ParsedArgs, io: CliIo): Promise<number> {
   const outFlag = stringFlag(args, 'out');
   if (outFlag === undefined) throw new UsageError('give --out PATH (the file to write)', 'export');
-  const out = resolve(outFlag);
+  // As given, not resolve()d: resolving dropped a trailing slash (`--out old.mmdb/` replaced the
+  // file old.mmdb, where the library, as a shell's `>`, says ENOTDIR) and made the messages name
+  // an absolute path instead of PATH as given. A relative path is the working folder's either way.
+  const out = outFlag;
   const format = formatOf(args, outFlag);
   const fieldsFlag = stringFlag(args, 'fields');
   const signalsFlag = stringFlag(args, 'signals');
