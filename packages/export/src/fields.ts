@@ -51,8 +51,18 @@ export const NUMBER_TYPES: Readonly<Record<Exclude<NumberField, 'network.allocat
 
 const isGroup = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+/**
+ * Throws ExportError `invalid_option` unless `sample` is a native result
+ * (an object whose `signals` is an object): exported, these functions took
+ * anything, and null failed as a TypeError from Object.entries.
+ */
+function checkSample(sample: unknown, fn: string): asserts sample is CheckResult {
+  if (!isGroup(sample) || !isGroup(sample['signals'])) throw new ExportError('invalid_option', `${fn} takes a native result (sampleResult(intel) or intel.check(ip))`);
+}
+
 /** Every exportable field of a native result, in the result's own order. */
 export function exportableFields(sample: CheckResult): ExportField[] {
+  checkSample(sample, 'exportableFields');
   const out: ExportField[] = [];
   for (const [group, value] of Object.entries(sample)) {
     if (!isGroup(value)) continue;
@@ -69,6 +79,7 @@ export function exportableFields(sample: CheckResult): ExportField[] {
  * `signals` group (`is_tor`, `recent_abuse`, ...).
  */
 export function signalNames(sample: CheckResult): string[] {
+  checkSample(sample, 'signalNames');
   return Object.entries(sample.signals)
     .filter(([, v]) => typeof v === 'boolean')
     .map(([k]) => k);

@@ -105,7 +105,7 @@ describe('export options', () => {
     expect(code(() => exportMmdb(intel, { fields: [, 'geo.city'] as never }))).toMatch(/^invalid_option: .*fields/);
   });
 
-  it('an intel that is not an IpIntel, or a CSV write that is not a function, is invalid_option, not a TypeError', () => {
+  it('an intel that is not an IpIntel, a sample that is not a result, or a CSV write that is not a function, is invalid_option, not a TypeError', () => {
     const code = (f: () => unknown): string => {
       try {
         f();
@@ -123,6 +123,10 @@ describe('export options', () => {
     const nothing = (): void => {
       calls++;
     };
+    for (const bad of [null, undefined, 42, 'geo', {}, { signals: null }]) {
+      expect(code(() => exportableFields(bad as never)), JSON.stringify(bad)).toMatch(/^invalid_option: exportableFields/);
+      expect(code(() => signalNames(bad as never)), JSON.stringify(bad)).toMatch(/^invalid_option: signalNames/);
+    }
     expect(code(() => exportCsv(intel, {}, 42 as never))).toMatch(/^invalid_option: write/);
     expect(code(() => exportCsv(intel, {}, undefined as never))).toMatch(/^invalid_option: write/);
     exportCsv(intel, {}, nothing);
