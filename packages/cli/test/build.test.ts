@@ -31,7 +31,7 @@ describe('ipintel build: flags', () => {
   it('maps the flags to BuildOptions', () => {
     const o = buildOptions(parseArgs(['--fetch', '--mirror', 'http://m', '--timeout', '2.5', '--out', 'w.ipintel', '--build-date', '2026-01-02', '--attribution-url', 'https://a'], buildCommand.spec));
     expect(o).toEqual({
-      out: join(process.cwd(), 'w.ipintel'),
+      out: 'w.ipintel',
       fetch: { mirror: 'http://m', timeoutMs: 2500 },
       buildDate: '2026-01-02T00:00:00.000Z',
       attributionUrl: 'https://a',
@@ -76,6 +76,15 @@ describe('ipintel build: running', () => {
     expect([exit('manifest_invalid'), exit('source_shrunk'), exit('quality_failed'), acquire('fetch_http')]).toEqual([1, 1, 1, 1]);
     // Not the builder's class (a raw file system error that escaped): 1, the build failed.
     expect(buildFailureExit(Object.assign(new Error('EACCES'), { code: 'manifest_unreadable' }), classes)).toBe(1);
+  });
+
+  it('takes --out as given: a trailing slash names a folder, so an existing file there is not replaced (exit 4)', async () => {
+    const old = join(dir, 'slash-kept.ipintel');
+    writeFileSync(old, 'the old bytes');
+    const r = await build('--feeds', fixturePath('feeds'), '--out', `${old}/`, '--no-explain', '--quiet');
+    expect(r.code, r.err).toBe(4);
+    expect(r.err).toContain(`cannot write ${old}/`);
+    expect(readFileSync(old, 'utf8')).toBe('the old bytes');
   });
 
   it('exits 4 when a feed file in the folder cannot be read', async () => {

@@ -41,7 +41,9 @@ export function buildOptions(args: ParsedArgs): Options {
   if ((mirror !== undefined || timeout !== undefined || save !== undefined) && !fetch) {
     throw new UsageError('--mirror, --timeout and --save-feeds go with --fetch', 'build');
   }
-  const options: Options = { out: resolve(stringFlag(args, 'out') ?? defaultOut()) };
+  // --out as given, as `export` takes it: resolve() dropped a trailing slash (`--out old.ipintel/`
+  // replaced the file old.ipintel, where a shell's `>` says ENOTDIR), and messages name it as typed.
+  const options: Options = { out: stringFlag(args, 'out') ?? defaultOut() };
   if (feeds !== undefined) options.feeds = resolve(feeds);
   if (fetch) {
     options.fetch = {
