@@ -95,6 +95,16 @@ describe('RIS whois dump', () => {
     expect(show(all.prefixes, origins)).toContain('2001:470::/32 6939');
     expect(all.prefixes.some((p) => p.length === 0)).toBe(false);
   });
+  it('dates the dump by its generation line only when that names a real time (Feb 30 was taken as 2024-02-30)', () => {
+    const route = '13335\t2606:4700::/32\t300\n';
+    expect(parseRisWhois(enc(`% This file was generated at Fri Dec 20 10:06:01 UTC 2024.\n${route}`), 'x').dataDate).toBe('2024-12-20T10:06:01Z');
+    for (const bad of ['Fri Feb 30 10:06:01', 'Fri Dec 20 24:06:01', 'Fri Dec 32 10:06:01']) {
+      const f = parseRisWhois(enc(`% This file was generated at ${bad} UTC 2024.\n${route}`), 'x');
+      expect(f.dataDate, bad).toBeNull();
+      expect(f.rejected, bad).toEqual([{ feed: 'x', line: 1, message: expect.stringMatching(/names no real time/) }]);
+      expect(f.prefixes, bad).toHaveLength(1);
+    }
+  });
   it('orders MOAS origins by peers, then AS number', () => {
     const f = parseRisWhois(enc('2\t2001:db8::/32\t50\n1\t2001:db8::/32\t50\n{3,1}\t2001:db8::/32\t60\n'), 'x');
     expect(show(f.prefixes, origins)).toEqual(['2001:db8::/32 1 3 2']);

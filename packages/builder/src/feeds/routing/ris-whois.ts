@@ -14,6 +14,7 @@
 import { defineFeed } from '../declare.js';
 import { parseCidr } from '../read/cidr.js';
 import { unpackFeed } from '../read/compression.js';
+import { isoUtcTimestamp } from '../read/dates.js';
 import { MAX_ASN, parseUint } from '../read/numbers.js';
 import { eachLine, excerpt, feedText } from '../read/text.js';
 import type { Diagnostic, Prefix, PrefixesFound } from '../types.js';
@@ -44,12 +45,17 @@ const MONTHS: Readonly<Record<string, string>> = {
   Jul: '07', Aug: '08', Sep: '09', Oct: '10', Nov: '11', Dec: '12',
 };
 
-/** `% This file was generated at Fri Dec 20 10:06:01 UTC 2024.` -> `2024-12-20T10:06:01Z`. */
-function risGeneratedAt(line: string): string | null {
+/**
+ * The time of a `% This file was generated at Fri Dec 20 10:06:01 UTC 2024.`
+ * line: `{ iso: '2024-12-20T10:06:01Z' }`; `{ iso: null }` when the line has
+ * that shape but names no real time (`Feb 30`, `25:00:00`), which is no date
+ * (docs/feeds.md); null for any other line.
+ */
+function risGeneratedAt(line: string): { readonly iso: string | null } | null {
   const m = /generated at \w{3} (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) UTC (\d{4})/.exec(line);
   const month = m ? MONTHS[m[1]!] : undefined;
   if (!m || !month) return null;
-  return `${m[4]}-${month}-${m[2]!.padStart(2, '0')}T${m[3]}Z`;
+  return { iso: isoUtcTimestamp(`${m[4]}-${month}-${m[2]!.padStart(2, '0')}T${m[3]}Z`) };
 }
 
 /** Parses a RIS origin field: `3320` or an AS_SET `{7860,8111}`. */
@@ -86,7 +92,9 @@ export function parseRisWhois(data: Uint8Array, feed: string, minPeers = RIS_MIN
   eachLine(text, (line, lineNo) => {
     if (line === '') return;
     if (line.charCodeAt(0) === 37 /* % */) {
-      date ??= risGeneratedAt(line);
+      const stated = date === null ? risGeneratedAt(line) : null;
+      if (stated !== null && stated.iso === null) rejected.push({ feed, line: lineNo, message: `generation time names no real time; data date unknown: ${excerpt(line)}` });
+      else if (stated !== null) date = stated.iso;
       return;
     }
     rows++;
