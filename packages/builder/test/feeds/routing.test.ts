@@ -79,7 +79,7 @@ describe('RIS whois dump', () => {
     ]);
     expect(feed.rows).toBe(13);
     expect(feed.skipped).toBe(4); // two ::/0 rows, two rows under 10 peers
-    expect(feed.source.note).toBe('routes seen by fewer than 10 RIS peers and the default route are left out');
+    expect(feed.source.note).toBe('routes seen by fewer than 10 RIS peers, the default route and IPv4-mapped IPv6 routes are left out');
   });
   it('reports each malformed line', () => {
     expect(feed.rejected).toEqual([
@@ -103,6 +103,13 @@ describe('RIS whois dump', () => {
       expect(f.dataDate, bad).toBeNull();
       expect(f.rejected, bad).toEqual([{ feed: 'x', line: 1, message: expect.stringMatching(/names no real time/) }]);
       expect(f.prefixes, bad).toHaveLength(1);
+    }
+  });
+  it('leaves out an IPv4-mapped IPv6 route (::ffff:92.47.144.56/127 is in the 2024-12-20 dump): it was read as an IPv4 route', () => {
+    for (const minPeers of [RIS_MIN_PEERS, 1]) {
+      const f = parseRisWhois(enc('9198\t::ffff:92.47.144.56/127\t300\n9198\t::ffff:5c2f:9000/116\t300\n13335\t2606:4700::/32\t300\n'), 'x', minPeers);
+      expect(show(f.prefixes, origins)).toEqual(['2606:4700::/32 13335']);
+      expect([f.rows, f.skipped, f.rejected]).toEqual([3, 2, []]);
     }
   });
   it('orders MOAS origins by peers, then AS number', () => {

@@ -5,8 +5,11 @@
  * Publisher's format: `%` comment header (with the generation time), then
  * `origin<TAB>prefix<TAB>peers` where origin may be an AS_SET `{a,b}` and
  * peers = how many RIS peers saw the route. Rule: the default route is
- * dropped, rows seen by fewer than `RIS_MIN_PEERS` peers are dropped (see
- * there), and the rows left for one prefix (MOAS) are merged into one
+ * dropped, and so is a route inside the IPv4-mapped block `::ffff:0:0/96`
+ * (the IPv6 dump holds a few, `::ffff:92.47.144.56/127`): core reads such an
+ * address as IPv4, but an IPv6 route to it says nothing about who routes the
+ * IPv4 address. Rows seen by fewer than `RIS_MIN_PEERS` peers are dropped
+ * (see there), and the rows left for one prefix (MOAS) are merged into one
  * `origins` list, most-seen origin first.
  *
  * @module
@@ -76,7 +79,7 @@ function parseRisOrigin(text: string): number[] | null {
 
 /**
  * Reads a RIPE RIS whois dump (`riswhoisdump.IPv6.gz` or `.IPv4.gz`).
- * `skipped` counts default-route rows and rows under `RIS_MIN_PEERS`
+ * `skipped` counts default-route rows, IPv4-mapped IPv6 routes and rows under `RIS_MIN_PEERS`
  * (`minPeers` overrides it, for tests and studies). Each prefix is
  * output once, at its first row, with `origins` ordered by peers
  * (descending), then AS number.
@@ -121,7 +124,9 @@ export function parseRisWhois(data: Uint8Array, feed: string, minPeers = RIS_MIN
       rejected.push({ feed, line: lineNo, message: `bad peer count: ${excerpt(line.slice(t2 + 1))}` });
       return;
     }
-    if (p.length === 0 || peers < minPeers) {
+    // `::ffff:1.2.3.0/120` parses as IPv4 1.2.3.0/24: in a routing table it is an IPv6 route, not that IPv4 one.
+    const mappedV4 = p.version === 4 && prefixText.indexOf(':') >= 0;
+    if (p.length === 0 || mappedV4 || peers < minPeers) {
       skipped++;
       return;
     }
@@ -140,7 +145,7 @@ export function parseRisWhois(data: Uint8Array, feed: string, minPeers = RIS_MIN
     else origins = [...acc.peers].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([asn]) => asn);
     prefixes.push({ version: acc.version, start: acc.start, length: acc.length, value: Object.freeze({ origins: Object.freeze(origins) }) });
   }
-  const note = `routes seen by fewer than ${minPeers} RIS peers and the default route are left out`;
+  const note = `routes seen by fewer than ${minPeers} RIS peers, the default route and IPv4-mapped IPv6 routes are left out`;
   return { prefixes, rejected, dataDate: date, note, skipped, rows };
 }
 
