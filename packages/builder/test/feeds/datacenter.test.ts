@@ -117,6 +117,15 @@ describe('provider-published JSON feeds on the fixtures', () => {
     expect(j.source.note).toMatch(/^RE-PROCESSED/);
   });
 
+  it('a data-date number no date can hold is no date: AWS syncToken and Google syncToken threw RangeError out of the adapter', () => {
+    const aws = JSON.stringify({ syncToken: 99_999_999_999_999, prefixes: [{ ip_prefix: '3.5.0.0/16', service: 'AMAZON' }], ipv6_prefixes: [] });
+    expect(read('aws', aws)).toMatchObject({ dataDate: null, source: { entries: 1 } });
+    // Milliseconds given for seconds: the year 58606, not a data date.
+    expect(read('aws', aws.replace('99999999999999', '1787299542583')).dataDate).toBeNull();
+    const google = JSON.stringify({ syncToken: 9_007_199_254_740_991, prefixes: [{ ipv4Prefix: '8.8.8.0/24' }] });
+    expect(read('google', google)).toMatchObject({ dataDate: null, source: { entries: 1 } });
+  });
+
   it('JSON feeds throw FeedError when the shape is wrong', () => {
     expect(() => read('aws', '{"prefixes":[]}')).toThrow(/ipv6_prefixes/);
     expect(() => read('aws', '{"prefixes":[],"ipv6_prefixes":[]}')).toThrow(/no prefix records/);

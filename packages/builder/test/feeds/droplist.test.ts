@@ -42,6 +42,13 @@ describe('Spamhaus DROP', () => {
     expect(f.rejected).toEqual([{ feed: 'spamhaus-drop-v4', line: 2, message: 'not JSON: "{\\"cidr\\":"' }]);
   });
 
+  it('a metadata timestamp no date can hold gives no data date (it threw RangeError)', () => {
+    for (const ts of ['1e15', '9007199254740991']) {
+      const f = v4.read(`${REC}\n${META.replace(/"timestamp":\d+/, `"timestamp":${ts}`)}\n`) as PrefixesFound<DropValue>;
+      expect([f.prefixes.length, f.dataDate], ts).toEqual([1, null]);
+    }
+  });
+
   it('a file cut before its metadata, or shorter than the metadata says, is feed_truncated; other misshapes feed_format', () => {
     expect(() => v4.read(`${REC}\n`)).toThrow(expect.objectContaining({ code: 'feed_truncated', message: expect.stringMatching(/truncated/) }));
     expect(() => v4.read(`${REC}\n${META.replace('"records":1', '"records":2')}\n`)).toThrow(

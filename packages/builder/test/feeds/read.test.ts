@@ -11,7 +11,7 @@ import { parseIpinfoBogons } from '../../src/feeds/bogons/bogon-lists.js';
 import { parsePfx2as } from '../../src/feeds/routing/pfx2as.js';
 import { gzipHeader, unpackFeed } from '../../src/feeds/read/compression.js';
 import { forEachCsvRecord, unquoteCsvField } from '../../src/feeds/read/csv.js';
-import { compactDate, isoFromCtimeUtc, isoFromEpochMillis, isoFromRfc5322, isoFromZonelessUtc, isoUtcTimestamp, lastUpdatedComment, versionDate } from '../../src/feeds/read/dates.js';
+import { compactDate, isoFromCtimeUtc, isoFromEpochMillis, isoFromEpochSeconds, isoFromRfc5322, isoFromZonelessUtc, isoUtcTimestamp, lastUpdatedComment, versionDate } from '../../src/feeds/read/dates.js';
 import { htmlLinks, newestInListing, newestLink, pageUrls } from '../../src/feeds/read/links.js';
 import { parseAsText, parseAsn, parseDecimal } from '../../src/feeds/read/numbers.js';
 import type { Prefix } from '../../src/feeds/types.js';
@@ -94,6 +94,20 @@ describe('fields, numbers, dates', () => {
     expect(versionDate('2.3.2026061719')).toBe('2026-06-17');
     expect(versionDate('1.0.0')).toBeNull();
     expect(isoFromEpochMillis('1787299542583')).toBe('2026-08-21T08:05:42Z');
+  });
+
+  it('Unix times: a date in the snapshot form up to 9999-12-31T23:59:59Z, else null, never a throw', () => {
+    expect(isoFromEpochSeconds(253_402_300_799)).toBe('9999-12-31T23:59:59Z');
+    for (const past of [253_402_300_800, 8.64e12 + 1, 1e15, Number.MAX_SAFE_INTEGER]) expect(isoFromEpochSeconds(past), String(past)).toBeNull();
+    fc.assert(
+      fc.property(fc.oneof(fc.maxSafeNat(), fc.nat({ max: 300_000_000_000 })), (n) => {
+        const seconds = isoFromEpochSeconds(n);
+        const millis = isoFromEpochMillis(n);
+        for (const iso of [seconds, millis]) if (iso !== null) expect(iso).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+        expect(seconds === null).toBe(n > 253_402_300_799);
+        expect(millis === null).toBe(Math.floor(n / 1000) > 253_402_300_799);
+      }),
+    );
   });
 
   it('unpacks every member of a multi-member gzip file, and refuses a damaged CRC or length', () => {

@@ -12,15 +12,24 @@
  */
 
 /**
+ * 9999-12-31T23:59:59Z in Unix seconds: the last time the form above can
+ * write (later years print as `+010000-...`, and past year 275760
+ * toISOString throws RangeError).
+ */
+const MAX_ISO_SECONDS = 253_402_300_799;
+
+/**
  * Unix seconds (Team Cymru `# last updated 1710089701`, Spamhaus `timestamp`)
- * to ISO UTC; null unless a non-negative integer.
+ * to ISO UTC; null unless a non-negative integer up to year 9999. (A JSON
+ * number such as `syncToken: 9007199254740991` threw RangeError out of the
+ * adapter; milliseconds given for seconds read as the year 58606.)
  *
  * @example
  * isoFromEpochSeconds(1710089701) // => '2024-03-10T16:55:01Z'
  */
 export function isoFromEpochSeconds(seconds: unknown): string | null {
   const n = typeof seconds === 'string' && /^\d{1,12}$/.test(seconds) ? Number(seconds) : seconds;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) return null;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0 || n > MAX_ISO_SECONDS) return null;
   return new Date(n * 1000).toISOString().replace('.000Z', 'Z');
 }
 
