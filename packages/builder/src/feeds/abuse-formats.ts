@@ -30,7 +30,7 @@
  *
  * @module
  */
-import { parseAddressValue, parseCidr } from './read/cidr.js';
+import { defaultRouteEntry, parseAddressValue, parseCidr } from './read/cidr.js';
 import { isoFromCtimeUtc, isoFromZonelessUtc, lastUpdatedComment } from './read/dates.js';
 import { listLines, uniquePrefixes, type CommentLine } from './read/lines.js';
 import { excerpt } from './read/text.js';
@@ -81,8 +81,10 @@ export function parseDshieldBlock(data: Uint8Array | string, feed: string): Pref
     if (!l.text.includes('\t')) {
       dataLines++;
       const c = parseCidr(l.text);
+      const whole = c.ok ? defaultRouteEntry(c.length, l.text) : null;
       if (!c.ok) reject(c.message);
       else if (c.hostBitsSet) reject(`host bits set: ${excerpt(l.text)}`);
+      else if (whole !== null) reject(whole);
       else prefixes.push({ version: c.version, start: c.start, length: c.length, value: ONE });
       continue;
     }
@@ -92,9 +94,11 @@ export function parseDshieldBlock(data: Uint8Array | string, feed: string): Pref
     const start = parseAddressValue(f[0]!);
     const end = parseAddressValue(f[1] ?? '');
     const length = blockLength(f[2] ?? '');
+    const whole = length === null ? null : defaultRouteEntry(length, `${f[0]}/${f[2]}`);
     if (start === null || start.version !== 4) reject(`not an IPv4 start address: ${excerpt(f[0]!)}`);
     else if (end === null || end.version !== 4) reject(`not an IPv4 end address: ${excerpt(f[1] ?? '')}`);
     else if (length === null) reject(`not a block size: ${excerpt(f[2] ?? '')}`);
+    else if (whole !== null) reject(whole);
     else {
       const size = 1n << BigInt(32 - length);
       if (start.value % size !== 0n || end.value !== start.value + size - 1n) reject(`${f[0]}-${f[1]} is not the /${length} block it names`);

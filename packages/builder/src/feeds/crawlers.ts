@@ -32,7 +32,7 @@
  */
 import { FeedError } from '../errors.js';
 import { defineFeed } from './declare.js';
-import { parseCidr } from './read/cidr.js';
+import { defaultRouteEntry, parseCidr } from './read/cidr.js';
 import { isoFromZonelessUtc } from './read/dates.js';
 import { isObject, parseJson } from './read/json.js';
 import { constantCidrList } from './read/lines.js';
@@ -211,5 +211,5 @@ function cidrEntry<V>(text: string, version: 4 | 6, value: V): Prefix<V> | strin
   if (!c.ok) return c.message;
   if (c.version !== version) return `IPv${c.version} prefix where IPv${version} is expected: ${JSON.stringify(text)}`;
   if (c.hostBitsSet) return `host bits set: ${JSON.stringify(text)}`;
-  return { version, start: c.start, length: c.length, value };
+  return defaultRouteEntry(c.length, text) ?? { version, start: c.start, length: c.length, value };
 }

@@ -23,7 +23,7 @@
  */
 import { FeedError } from '../errors.js';
 import { defineFeed } from './declare.js';
-import { parseCidr } from './read/cidr.js';
+import { defaultRouteEntry, parseCidr } from './read/cidr.js';
 import { isoFromEpochSeconds } from './read/dates.js';
 import { isObject } from './read/json.js';
 import { parseCidrList } from './read/lines.js';
@@ -103,6 +103,11 @@ export function parseDropV4(data: Uint8Array | string, id: string): PrefixesFoun
     const c = parseCidr(cidr);
     if (!c.ok || c.hostBitsSet || !cidr.includes('/')) {
       rejected.push({ feed: id, line, message: c.ok ? `not a CIDR with host bits zero: ${JSON.stringify(cidr)}` : c.message });
+      continue;
+    }
+    const whole = defaultRouteEntry(c.length, cidr);
+    if (whole !== null) {
+      rejected.push({ feed: id, line, message: whole });
       continue;
     }
     const sblid = isObject(value) && typeof value['sblid'] === 'string' && value['sblid'] !== '' ? value['sblid'] : null;

@@ -14,7 +14,8 @@ import { forEachCsvRecord, unquoteCsvField } from '../../src/feeds/read/csv.js';
 import { compactDate, isoFromCtimeUtc, isoFromEpochMillis, isoFromEpochSeconds, isoFromRfc5322, isoFromZonelessUtc, isoUtcTimestamp, lastUpdatedComment, versionDate } from '../../src/feeds/read/dates.js';
 import { htmlLinks, newestInListing, newestLink, pageUrls } from '../../src/feeds/read/links.js';
 import { parseAsText, parseAsn, parseDecimal } from '../../src/feeds/read/numbers.js';
-import type { Prefix } from '../../src/feeds/types.js';
+import { feedById } from '../../src/feeds/registry.js';
+import type { Prefix, PrefixesFound } from '../../src/feeds/types.js';
 import { enc } from './helpers.js';
 
 function csv(text: string): { records: [number, string[]][]; errors: [number, string][] } {
@@ -291,6 +292,27 @@ describe('prefixes that would tag a whole address family', () => {
     const bogons = parseIpinfoBogons('0.0.0.0/8 # "This" network\n::ffff:0:0/96 # IPv4-mapped\n', 'ipinfo-bogons');
     expect(bogons.prefixes.map((p) => [p.version, p.length])).toEqual([[4, 8]]);
     expect(bogons.rejected).toHaveLength(1);
+  });
+
+  it('every reader of a labelling list refuses a default route, not only the plain lists (a /0 in a geofeed, a JSON list, a crawler file, DROP or DShield labelled every address)', () => {
+    const cases: [string, string][] = [
+      ['digitalocean-geofeed', '0.0.0.0/0,US,US-NY,New York,\n::/0,US,,,\n159.203.0.0/16,US,US-NJ,North Bergen,07094\n'],
+      ['linode-geofeed', '::/0,US,,,\n0.0.0.0/0,US,,,\n45.33.0.0/17,US,US-CA,Fremont,\n'],
+      ['fastly', JSON.stringify({ addresses: ['0.0.0.0/0', '151.101.0.0/16'], ipv6_addresses: ['::/0'] })],
+      ['aws', JSON.stringify({ prefixes: [{ ip_prefix: '0.0.0.0/0' }, { ip_prefix: '3.5.0.0/16' }], ipv6_prefixes: [{ ipv6_prefix: '::/0' }] })],
+      ['crawler-googlebot', JSON.stringify({ prefixes: [{ ipv4Prefix: '0.0.0.0/0' }, { ipv6Prefix: '::/0' }, { ipv4Prefix: '66.249.64.0/27' }] })],
+      ['crawler-ipverse', JSON.stringify({ services: { GPTBot: { ip_list_authoritative: true, ipv4: ['0.0.0.0/0', '20.15.240.64/28'], ipv6: ['::/0'] } } })],
+      ['spamhaus-drop-v4', '{"cidr":"0.0.0.0/0","sblid":"SBL1"}\n{"cidr":"::/0"}\n{"cidr":"1.10.16.0/20","sblid":"SBL2"}\n{"type":"metadata","timestamp":1787415242,"records":3}\n'],
+      ['abuse-dshield', '0.0.0.0/0\n0.0.0.0\t255.255.255.255\t0\t10\tX\tUS\ta@b\n77.72.82.0\t77.72.82.255\t24\t1410\tNETUP-AS\tRU\tabuse@example.net\n'],
+    ];
+    for (const [id, text] of cases) {
+      const r = feedById(id).read(text) as PrefixesFound<unknown>;
+      expect(r.prefixes.map((p) => p.length), id).not.toContain(0);
+      expect(r.prefixes, id).toHaveLength(1);
+      expect(r.rejected.map((d) => d.message), id).toEqual([
+        ...Array.from({ length: 2 }, () => expect.stringMatching(/^(?:[^:]+: )?a default route \(\/0\) is no list entry/)),
+      ]);
+    }
   });
 
   it('pfx2as refuses a default route', () => {

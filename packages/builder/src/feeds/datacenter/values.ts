@@ -14,7 +14,7 @@
  * @module
  */
 import { FeedError } from '../../errors.js';
-import { parseCidr } from '../read/cidr.js';
+import { defaultRouteEntry, parseCidr } from '../read/cidr.js';
 import { isObject, jsonType } from '../read/json.js';
 import type { JsonObject } from '../read/json.js';
 import { uniquePrefixes } from '../read/lines.js';
@@ -63,9 +63,11 @@ export function jsonCidrs<V>(feed: string, items: readonly JsonCidr[], value: V,
       rejected.push({ feed, line, message: `${item.where} is ${jsonType(item.value)}, not a CIDR string` });
       return;
     }
-    const c = parseCidr(item.value.trim());
-    if (!c.ok) rejected.push({ feed, line, message: `${item.where}: ${c.message}` });
-    else found.push({ version: c.version, start: c.start, length: c.length, value });
+    const text = item.value.trim();
+    const c = parseCidr(text);
+    const why = c.ok ? defaultRouteEntry(c.length, text) : c.message;
+    if (c.ok && why === null) found.push({ version: c.version, start: c.start, length: c.length, value });
+    else rejected.push({ feed, line, message: `${item.where}: ${why}` });
   });
   if (items.length === 0) throw new FeedError(feed, 'feed_empty', 'no prefix records');
   if (found.length === 0) throw new FeedError(feed, 'feed_format', `no record holds a CIDR (record 1: ${rejected[0]!.message})`);

@@ -50,6 +50,17 @@ export function parseCidr(text: string): CidrParse {
   return { ok: true, version: addr.version, start: value & ~mask, length, hostBitsSet: (value & mask) !== 0n };
 }
 
+/**
+ * The reason a parsed prefix is no entry of a list that labels addresses
+ * (datacenter ranges, crawlers, DROP, abuse): a default route (`0.0.0.0/0`,
+ * `::/0`) would give the list's label to every address of its family. Null
+ * for any other prefix. Every such reader asks this, not only the plain
+ * lists: a geofeed or JSON record of `/0` made every address that provider's.
+ */
+export function defaultRouteEntry(length: number, text: string): string | null {
+  return length === 0 ? `a default route (/0) is no list entry: ${JSON.stringify(text.slice(0, 60))}` : null;
+}
+
 /** Parses an address (no prefix) to a BigInt, or null. */
 export function parseAddressValue(text: string): { version: 4 | 6; value: bigint } | null {
   try {

@@ -11,7 +11,7 @@
  */
 import { FeedError } from '../../errors.js';
 import type { Diagnostic, Prefix } from '../types.js';
-import { parseCidr } from './cidr.js';
+import { defaultRouteEntry, parseCidr } from './cidr.js';
 import { parseCsvLine } from './csv.js';
 import { listLines } from './lines.js';
 import type { CommentLine } from './lines.js';
@@ -39,9 +39,15 @@ export function parseGeofeedPrefixes<V>(feed: string, data: Uint8Array | string,
       rejected.push({ feed, line: l.line, message: 'malformed CSV (unbalanced quotes)' });
       continue;
     }
-    const c = parseCidr(fields[0]!.trim());
+    const text = fields[0]!.trim();
+    const c = parseCidr(text);
     if (!c.ok) {
       rejected.push({ feed, line: l.line, message: c.message });
+      continue;
+    }
+    const whole = defaultRouteEntry(c.length, text);
+    if (whole !== null) {
+      rejected.push({ feed, line: l.line, message: whole });
       continue;
     }
     prefixes.push({ version: c.version, start: c.start, length: c.length, value });

@@ -25,7 +25,7 @@
  */
 import { FeedError } from '../../errors.js';
 import type { Diagnostic, Prefix, PrefixesFound } from '../types.js';
-import { parseCidr } from './cidr.js';
+import { defaultRouteEntry, parseCidr } from './cidr.js';
 import { feedText, splitLines } from './text.js';
 
 /** A data line: its 1-based number, the text before any `#`, and the comment after it. */
@@ -126,9 +126,9 @@ export function parseCidrList<V>(
       reject(`expected a single address, got a prefix: ${JSON.stringify(l.text.slice(0, 60))}`);
       continue;
     }
-    if (c.length === 0) {
-      // Every address of its family: one such line would give the list's label to all of them.
-      reject(`a default route (/0) is no list entry: ${JSON.stringify(l.text.slice(0, 60))}`);
+    const whole = defaultRouteEntry(c.length, l.text);
+    if (whole !== null) {
+      reject(whole);
       continue;
     }
     if (options.family !== undefined && c.version !== options.family) {
