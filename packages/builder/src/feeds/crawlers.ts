@@ -34,7 +34,7 @@ import { FeedError } from '../errors.js';
 import { defineFeed } from './declare.js';
 import { defaultRouteEntry, parseCidr } from './read/cidr.js';
 import { isoFromZonelessUtc } from './read/dates.js';
-import { isObject, parseJson } from './read/json.js';
+import { isObject, jsonType, parseJson } from './read/json.js';
 import { constantCidrList } from './read/lines.js';
 import type { Diagnostic, Prefix, PrefixesFound } from './types.js';
 
@@ -76,7 +76,10 @@ export function crawlerRangesJson(name: string) {
 
 /**
  * Reads ipverse `crawlers.json`. Diagnostics number the prefixes 1.. across
- * the whole file in file order. `data_date` is the newest `last_changed_at`.
+ * the whole file in file order; a service that is not an object, or an
+ * `ipv4` / `ipv6` member that is not an array, is one rejected record in
+ * that count (the other services and members are read). `data_date` is the
+ * newest `last_changed_at`.
  */
 export function parseIpverseCrawlers(data: Uint8Array | string, id: string): PrefixesFound<CrawlerValue> {
   const doc = parseJson(id, data);
@@ -87,20 +90,28 @@ export function parseIpverseCrawlers(data: Uint8Array | string, id: string): Pre
   const skipped: string[] = [];
   let index = 0;
   let newest: string | null = null;
+  // One damaged service is its own rejected record, not a reason to refuse every other crawler's ranges.
+  const lengthOf = (list: unknown): number => (Array.isArray(list) ? list.length : 0);
   for (const [name, svc] of Object.entries(services)) {
-    if (!isObject(svc)) throw new FeedError(id, 'feed_format', `service ${JSON.stringify(name)} is not an object`);
-    const v4 = svc['ipv4'] ?? [];
-    const v6 = svc['ipv6'] ?? [];
-    if (!Array.isArray(v4) || !Array.isArray(v6)) throw new FeedError(id, 'feed_format', `service ${JSON.stringify(name)}: ipv4/ipv6 are not arrays`);
+    if (!isObject(svc)) {
+      rejected.push({ feed: id, line: ++index, message: `service ${JSON.stringify(name)} is ${jsonType(svc)}, not an object` });
+      continue;
+    }
+    const v4: unknown = svc['ipv4'] ?? [];
+    const v6: unknown = svc['ipv6'] ?? [];
     if (svc['ip_list_authoritative'] !== true) {
-      skipped.push(`${name} (${v4.length} IPv4 + ${v6.length} IPv6)`);
-      index += v4.length + v6.length;
+      skipped.push(`${name} (${lengthOf(v4)} IPv4 + ${lengthOf(v6)} IPv6)`);
+      index += lengthOf(v4) + lengthOf(v6);
       continue;
     }
     const changed = isoFromZonelessUtc(svc['last_changed_at']);
     if (changed !== null && (newest === null || changed > newest)) newest = changed;
     const value = { name };
     for (const [version, list] of [[4, v4], [6, v6]] as const) {
+      if (!Array.isArray(list)) {
+        rejected.push({ feed: id, line: ++index, message: `${name} ipv${version} is ${jsonType(list)}, not an array` });
+        continue;
+      }
       list.forEach((text: unknown, i) => {
         index++;
         const p = typeof text === 'string' ? cidrEntry(text, version, value) : 'not a string';

@@ -87,6 +87,19 @@ describe('crawler lists', () => {
     expect(fx('crawler-openai-all').prefixes[0]!.value).toEqual({ name: 'OpenAI' });
   });
 
+  it('ipverse: a damaged service is one rejected record and the others are read (a null service failed the whole file)', () => {
+    const good = { ip_list_authoritative: true, last_changed_at: '2026-08-20T05:35:39', ipv4: ['20.15.240.64/28'], ipv6: ['2a03:2880::/32'] };
+    const text = JSON.stringify({ services: { Broken: null, GPTBot: good, Half: { ip_list_authoritative: true, ipv4: ['157.55.39.0/24'], ipv6: 'x' }, Last: [] } });
+    const f = feedById('crawler-ipverse').read(text) as Crawlers;
+    expect(entries(f)).toEqual(['20.15.240.64/28 GPTBot', '2a03:2880::/32 GPTBot', '157.55.39.0/24 Half']);
+    expect(f.rejected).toEqual([
+      { feed: 'crawler-ipverse', line: 1, message: 'service "Broken" is null, not an object' },
+      { feed: 'crawler-ipverse', line: 5, message: 'Half ipv6 is string, not an array' },
+      { feed: 'crawler-ipverse', line: 6, message: 'service "Last" is array, not an object' },
+    ]);
+    expect(f.source.data_date).toBe('2026-08-20T05:35:39Z');
+  });
+
   it('names what is wrong with a file that is not the format', () => {
     const googlebot = feedById('crawler-googlebot');
     expect(() => googlebot.read('[]')).toThrow(/expected an object with a "prefixes" array/);
