@@ -19,6 +19,15 @@ describe('bgp.tools tag names', () => {
     expect(decodeTagName('"""UGAM SOLUTIONS PVT LTD","')).toBe('UGAM SOLUTIONS PVT LTD,');
     for (const bad of ['"open', '"a"b', 'a"b', '"""A", B']) expect(decodeTagName(bad)).toBeNull();
   });
+
+  it('an unquoted name with a comma is no tag line: asns.csv in a tag file\'s place is feed_format, not every AS tagged', () => {
+    expect(decodeTagName('CSNET Coordination and Information Center (CSNET-CIC),Unknown,US')).toBeNull();
+    const asnsCsv = 'asn,name,class,cc\nAS10,CSNET Coordination and Information Center (CSNET-CIC),Unknown,US\nAS100,FMC Central Engineering Laboratories,Unknown,US\nAS13335,"Cloudflare, Inc.",Content,US\n';
+    expect(() => feedById('bgptools-tag-mobile').read(asnsCsv)).toThrow(expect.objectContaining({ code: 'feed_format' }) as Error);
+    const f = parseBgpToolsTag(enc('AS1,Foo\nAS2,Bar,Eyeball,US\n'), 'bgptools-tag-x');
+    expect([...f.asns]).toEqual([[1, 'Foo']]);
+    expect(f.rejected).toEqual([{ feed: 'bgptools-tag-x', line: 2, message: 'bad CSV quoting in name: "Bar,Eyeball,US"' }]);
+  });
 });
 
 describe('bgp.tools asns.csv fixture', () => {

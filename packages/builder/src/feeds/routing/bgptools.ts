@@ -17,7 +17,10 @@
  *   Rule: undo both layers (`Cloudflare, Inc.`, `OOO "NI"`,
  *   `"Domain names registrar REG.RU", Ltd`: checked against `asns.csv` for
  *   all 8,839 lines of the 2026-05-31 files); a line that fits neither is
- *   rejected. bgp.tools cuts names to 60 characters plus `...` in the tag
+ *   rejected. An unquoted name never holds a comma (none of those lines
+ *   does): such a line is rejected too, so `asns.csv` in a tag file's place
+ *   (`AS10,CSNET ...,Unknown,US`) is no tag list of every AS but a
+ *   `feed_format` error. bgp.tools cuts names to 60 characters plus `...` in the tag
  *   files (70 lines there): use `asns.csv` for display names.
  *
  * The bytes carry no date: the declarations give the mirror's snapshot date
@@ -96,7 +99,8 @@ export function parseBgpToolsAsns(data: Uint8Array, feed: string): AsnsFound<Bgp
  * decodeTagName('Google LLC')            // => 'Google LLC'
  */
 export function decodeTagName(text: string): string | null {
-  if (text.charCodeAt(0) !== 34) return text.indexOf('"') < 0 ? text : null;
+  // Unquoted: neither a quote nor a comma (bgp.tools quotes a name with a comma; a comma here means more columns).
+  if (text.charCodeAt(0) !== 34) return text.indexOf('"') < 0 && text.indexOf(',') < 0 ? text : null;
   // One well-formed quoted field: its content still has doubled quotes.
   const whole = unquoteCsvField(text);
   if (whole !== null) return whole.replaceAll('""', '"');
