@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { feedById } from '../../src/feeds/registry.js';
 import { RIR_FEEDS, parseDelegated } from '../../src/feeds/routing/rir.js';
 import type { RirFound } from '../../src/feeds/routing/rir.js';
-import { enc, readFixture, readFullSize } from './helpers.js';
+import { enc, fixtureBytes, readFixture, readFullSize } from './helpers.js';
 
 /** The asn records one AS at a time (the fixtures' ranges are short). */
 const perAsn = (f: RirFound): Record<number, string | null> =>
@@ -188,6 +188,20 @@ describe('asn records', () => {
       expect(f.asnRanges).toEqual([]);
       expect(f.rejected.map((d) => d.message.slice(0, 8))).toEqual([`bad asn `]);
     }
+  });
+});
+
+describe('a delegation file of another registry', () => {
+  it('is feed_format: ARIN\'s file at RIPE NCC\'s path read as RIPE NCC\'s allocations, and RIPE NCC\'s space lost its own', () => {
+    const arin = fixtureBytes('rir-arin');
+    expect(feedById('rir-arin').read(arin).source.entries).toBeGreaterThan(0);
+    for (const { id } of RIR_FEEDS.filter((f) => f.id !== 'rir-arin')) {
+      expect(() => feedById(id).read(arin), id).toThrow(
+        expect.objectContaining({ code: 'feed_format', message: expect.stringMatching(/version line names registry "arin", not "(afrinic|apnic|lacnic|ripencc)"/) }),
+      );
+    }
+    // Each fixture reads as its own feed.
+    for (const { id } of RIR_FEEDS) expect(feedById(id).read(fixtureBytes(id)).source.entries, id).toBeGreaterThan(0);
   });
 });
 

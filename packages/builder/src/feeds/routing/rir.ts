@@ -27,7 +27,10 @@
  * The data date is the header's end date (else its serial, when that is a
  * YYYYMMDD date). As a feed (`parseDelegatedBlocks`), a file with no ipv4
  * or ipv6 record (asn records only) is `feed_empty`: valid, but it holds
- * nothing the allocation role reads.
+ * nothing the allocation role reads; and a file whose version line names
+ * another registry than the declaration's (ARIN's file at RIPE NCC's path)
+ * is `feed_format`: read, that registry's space would lose its dates and
+ * countries while the source row said they were there.
  *
  * @module
  */
@@ -219,13 +222,18 @@ export function parseDelegated(data: Uint8Array, feed: string): RirFound {
  * file` (it has records) nor as every record rejected (a header count that
  * disagrees with the body is not the reason).
  *
- * @throws FeedError `feed_empty` for a file with no ipv4 or ipv6 record, or what parseDelegated throws.
+ * @throws FeedError `feed_empty` for a file with no ipv4 or ipv6 record,
+ *   `feed_format` when `registry` is given and the version line names
+ *   another, or what parseDelegated throws.
  */
-export function parseDelegatedBlocks(data: Uint8Array, feed: string): RirFound {
+export function parseDelegatedBlocks(data: Uint8Array, feed: string, registry?: string): RirFound {
   const found = parseDelegated(data, feed);
   const { asn, ipv4, ipv6 } = found.counts;
   if (ipv4 + ipv6 === 0) {
     throw new FeedError(feed, 'feed_empty', `holds no ipv4 or ipv6 record (${asn} asn record${asn === 1 ? '' : 's'}): the build reads address blocks from a delegation file`);
+  }
+  if (registry !== undefined && found.header.registry !== registry) {
+    throw new FeedError(feed, 'feed_format', `the version line names registry ${JSON.stringify(found.header.registry)}, not ${JSON.stringify(registry)}: another RIR's file`);
   }
   return found;
 }
@@ -235,8 +243,9 @@ export function parseDelegatedBlocks(data: Uint8Array, feed: string): RirFound {
 
 const RIR_TERMS = 'RIR statistics, published for public reuse (NRO); attribution requested';
 
+/** `code` is the registry as the file's version line and records write it (`ripencc`). */
 const rir = (
-  id: string, registry: string, path: string, url: string, use: 'build' | 'context',
+  id: string, registry: string, code: string, path: string, url: string, use: 'build' | 'context',
   opts: { note?: string; licence?: string; redistributable?: boolean } = {},
 ) =>
   defineFeed({
@@ -255,7 +264,7 @@ const rir = (
     origin: 'feeds',
     path,
     download: { url },
-    parse: parseDelegatedBlocks,
+    parse: (data: Uint8Array, feed: string) => parseDelegatedBlocks(data, feed, code),
   });
 
 /**
@@ -266,13 +275,14 @@ const rir = (
  * extended file is superseded by the newer standard one for lookups.
  */
 export const RIR_FEEDS = [
-  rir('rir-afrinic', 'AFRINIC', 'rir/delegated-afrinic-extended-latest', 'https://ftp.afrinic.net/pub/stats/afrinic/delegated-afrinic-extended-latest', 'build'),
-  rir('rir-apnic', 'APNIC', 'rir/delegated-apnic-latest', 'https://ftp.apnic.net/stats/apnic/delegated-apnic-latest', 'build'),
-  rir('rir-arin', 'ARIN', 'rir/delegated-arin-extended-latest', 'https://ftp.arin.net/pub/stats/arin/delegated-arin-extended-latest', 'build'),
-  rir('rir-lacnic', 'LACNIC', 'rir/delegated-lacnic-latest', 'https://ftp.lacnic.net/pub/stats/lacnic/delegated-lacnic-latest', 'build'),
+  rir('rir-afrinic', 'AFRINIC', 'afrinic', 'rir/delegated-afrinic-extended-latest', 'https://ftp.afrinic.net/pub/stats/afrinic/delegated-afrinic-extended-latest', 'build'),
+  rir('rir-apnic', 'APNIC', 'apnic', 'rir/delegated-apnic-latest', 'https://ftp.apnic.net/stats/apnic/delegated-apnic-latest', 'build'),
+  rir('rir-arin', 'ARIN', 'arin', 'rir/delegated-arin-extended-latest', 'https://ftp.arin.net/pub/stats/arin/delegated-arin-extended-latest', 'build'),
+  rir('rir-lacnic', 'LACNIC', 'lacnic', 'rir/delegated-lacnic-latest', 'https://ftp.lacnic.net/pub/stats/lacnic/delegated-lacnic-latest', 'build'),
   rir(
     'rir-ripencc',
     'RIPE NCC',
+    'ripencc',
     'rir/delegated-ripencc-extended-latest',
     'https://ftp.ripe.net/pub/stats/ripencc/delegated-ripencc-extended-latest',
     'build',
@@ -281,6 +291,7 @@ export const RIR_FEEDS = [
   rir(
     'rir-lacnic-extended',
     'LACNIC',
+    'lacnic',
     'rir/delegated-lacnic-extended-20240208.gz',
     'https://ftp.lacnic.net/pub/stats/lacnic/delegated-lacnic-extended-latest',
     'context',
@@ -289,6 +300,7 @@ export const RIR_FEEDS = [
   rir(
     'rir-ripencc-partial',
     'RIPE NCC',
+    'ripencc',
     'rir/PARTIAL-delegated-ripencc-extended-20260720.gz',
     'https://ftp.ripe.net/pub/stats/ripencc/delegated-ripencc-extended-latest',
     'context',
