@@ -65,6 +65,29 @@ describe('CAIDA pfx2as', () => {
   });
 });
 
+describe('a routing table of the other IP version in the declared one\'s place', () => {
+  it('pfx2as: the IPv6 table (routeviews6) is feed_format for the IPv4 source; an IPv6 row among IPv4 ones is rejected', () => {
+    const v6 = enc('2001:db8::\t32\t64500\n2606:4700::\t32\t13335\n');
+    expect(show(parsePfx2as(v6, 'x').prefixes, origins)).toEqual(['2001:db8::/32 64500', '2606:4700::/32 13335']);
+    expect(() => feedById('routeviews-pfx2as').read(v6)).toThrow(expect.objectContaining({ code: 'feed_format' }) as Error);
+    const mixed = feedById('routeviews-pfx2as').read(enc('8.8.8.0\t24\t15169\n2606:4700::\t32\t13335\n')) as PrefixesFound<OriginsValue>;
+    expect(show(mixed.prefixes, origins)).toEqual(['8.8.8.0/24 15169']);
+    expect(mixed.rejected).toEqual([{ feed: 'routeviews-pfx2as', line: 2, message: 'IPv6 prefix in an IPv4 table: "2606:4700::\\t32\\t13335"' }]);
+  });
+  it('RIS: the IPv4 dump is feed_format for the IPv6 source, whatever the peer counts; a mapped route is still left out, not rejected', () => {
+    const v4 = enc('%\n13335\t1.1.1.0/24\t300\n15169\t8.8.8.0/24\t2\n');
+    expect(show(parseRisWhois(v4, 'x').prefixes, origins)).toEqual(['1.1.1.0/24 13335']);
+    expect(() => feedById('ris-whois-ipv6').read(v4)).toThrow(expect.objectContaining({ code: 'feed_format' }) as Error);
+    const mixed = feedById('ris-whois-ipv6').read(enc('13335\t2606:4700::/32\t300\n13335\t1.1.1.0/24\t300\n9198\t::ffff:92.47.144.56/127\t300\n')) as RisFound;
+    expect(show(mixed.prefixes, origins)).toEqual(['2606:4700::/32 13335']);
+    expect(mixed.rejected).toEqual([{ feed: 'ris-whois-ipv6', line: 2, message: 'IPv4 prefix in an IPv6 dump: "1.1.1.0/24"' }]);
+    expect(mixed.skipped).toBe(1);
+    expect(parseRisWhois(enc('13335\t2606:4700::/32\t300\n'), 'x', RIS_MIN_PEERS, 4).rejected).toEqual([
+      { feed: 'x', line: 1, message: 'IPv6 prefix in an IPv4 dump: "2606:4700::/32"' },
+    ]);
+  });
+});
+
 describe('RIS whois dump', () => {
   const data = fixtureBytes('ris-whois-ipv6');
   const feed = readFixture<RisFound>('ris-whois-ipv6');

@@ -61,9 +61,12 @@ function pfx2asNameDate(name: string | null): string | null {
  * Reads a CAIDA RouteViews pfx2as file (IPv4 `routeviews-rv2` or IPv6
  * `routeviews6`). The data date is the one in the gzip header's stored file
  * name (`routeviews-rv2-20240406-1200.pfx2as` = 2024-04-06T12:00Z), else
- * none (the declaration's `copyDate` then applies).
+ * none (the declaration's `copyDate` then applies). With `family`, a row of
+ * the other IP version is rejected: the IPv6 table in the IPv4 table's place
+ * is then `feed_format`, not a routing source that leaves every IPv4
+ * address unannounced.
  */
-export function parsePfx2as(data: Uint8Array, feed: string): PrefixesFound<OriginsValue> {
+export function parsePfx2as(data: Uint8Array, feed: string, family?: 4 | 6): PrefixesFound<OriginsValue> {
   const text = feedText(unpackFeed(feed, data));
   const prefixes: Prefix<OriginsValue>[] = [];
   const rejected: Diagnostic[] = [];
@@ -79,6 +82,10 @@ export function parsePfx2as(data: Uint8Array, feed: string): PrefixesFound<Origi
     const addr = parseAddressValue(line.slice(0, t1));
     if (!addr) {
       rejected.push({ feed, line: lineNo, message: `not an address: ${excerpt(line.slice(0, t1))}` });
+      return;
+    }
+    if (family !== undefined && addr.version !== family) {
+      rejected.push({ feed, line: lineNo, message: `IPv${addr.version} prefix in an IPv${family} table: ${excerpt(line)}` });
       return;
     }
     const length = parseUint(line.slice(t1 + 1, t2), addr.version === 4 ? 32 : 128);
@@ -131,5 +138,5 @@ export const ROUTEVIEWS_PFX2AS = defineFeed({
     locate: newestInListing(/^routeviews-rv2-(\d{8}-\d{4})\.pfx2as\.gz$/, 'routeviews-rv2-<date>-<time>.pfx2as.gz'),
   },
   copyDate: '2024-04-06T12:00:00Z',
-  parse: parsePfx2as,
+  parse: (data, feed) => parsePfx2as(data, feed, 4),
 });

@@ -82,9 +82,10 @@ function parseRisOrigin(text: string): number[] | null {
  * `skipped` counts default-route rows, IPv4-mapped IPv6 routes and rows under `RIS_MIN_PEERS`
  * (`minPeers` overrides it, for tests and studies). Each prefix is
  * output once, at its first row, with `origins` ordered by peers
- * (descending), then AS number.
+ * (descending), then AS number. With `family`, a row of the other IP version
+ * is rejected, so the IPv4 dump in the IPv6 dump's place is `feed_format`.
  */
-export function parseRisWhois(data: Uint8Array, feed: string, minPeers = RIS_MIN_PEERS): RisFound {
+export function parseRisWhois(data: Uint8Array, feed: string, minPeers = RIS_MIN_PEERS, family?: 4 | 6): RisFound {
   const text = feedText(unpackFeed(feed, data));
   const rejected: Diagnostic[] = [];
   interface Acc { readonly version: 4 | 6; readonly start: bigint; readonly length: number; readonly peers: Map<number, number> }
@@ -119,13 +120,18 @@ export function parseRisWhois(data: Uint8Array, feed: string, minPeers = RIS_MIN
       rejected.push({ feed, line: lineNo, message: `bad prefix ${excerpt(prefixText)}: ${why}` });
       return;
     }
+    // `::ffff:1.2.3.0/120` parses as IPv4 1.2.3.0/24: in a routing table it is an IPv6 route, not that IPv4 one.
+    const mappedV4 = p.version === 4 && prefixText.indexOf(':') >= 0;
+    // Said before the rules that leave rows out, so that no row of the wrong file passes as skipped.
+    if (family !== undefined && !mappedV4 && p.version !== family) {
+      rejected.push({ feed, line: lineNo, message: `IPv${p.version} prefix in an IPv${family} dump: ${excerpt(prefixText)}` });
+      return;
+    }
     const peers = parseUint(line.slice(t2 + 1), Number.MAX_SAFE_INTEGER);
     if (peers < 0) {
       rejected.push({ feed, line: lineNo, message: `bad peer count: ${excerpt(line.slice(t2 + 1))}` });
       return;
     }
-    // `::ffff:1.2.3.0/120` parses as IPv4 1.2.3.0/24: in a routing table it is an IPv6 route, not that IPv4 one.
-    const mappedV4 = p.version === 4 && prefixText.indexOf(':') >= 0;
     if (p.length === 0 || mappedV4 || peers < minPeers) {
       skipped++;
       return;
@@ -164,5 +170,5 @@ export const RIS_WHOIS_IPV6 = defineFeed({
   origin: 'feeds',
   path: 'bgp/riswhoisdump.IPv6-20241220.gz',
   download: { url: 'https://www.ris.ripe.net/dumps/riswhoisdump.IPv6.gz' },
-  parse: (data, feed) => parseRisWhois(data, feed),
+  parse: (data, feed) => parseRisWhois(data, feed, RIS_MIN_PEERS, 6),
 });
