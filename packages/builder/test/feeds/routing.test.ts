@@ -78,7 +78,7 @@ describe('a routing table of the other IP version in the declared one\'s place',
     const v4 = enc('%\n13335\t1.1.1.0/24\t300\n15169\t8.8.8.0/24\t2\n');
     expect(show(parseRisWhois(v4, 'x').prefixes, origins)).toEqual(['1.1.1.0/24 13335']);
     expect(() => feedById('ris-whois-ipv6').read(v4)).toThrow(expect.objectContaining({ code: 'feed_format' }) as Error);
-    const mixed = feedById('ris-whois-ipv6').read(enc('13335\t2606:4700::/32\t300\n13335\t1.1.1.0/24\t300\n9198\t::ffff:92.47.144.56/127\t300\n')) as RisFound;
+    const mixed = parseRisWhois(enc('13335\t2606:4700::/32\t300\n13335\t1.1.1.0/24\t300\n9198\t::ffff:92.47.144.56/127\t300\n'), 'ris-whois-ipv6', RIS_MIN_PEERS, 6);
     expect(show(mixed.prefixes, origins)).toEqual(['2606:4700::/32 13335']);
     expect(mixed.rejected).toEqual([{ feed: 'ris-whois-ipv6', line: 2, message: 'IPv4 prefix in an IPv6 dump: "1.1.1.0/24"' }]);
     expect(mixed.skipped).toBe(1);
