@@ -6,7 +6,7 @@ import type { BogonValue, IanaSpecialRow } from '../../src/feeds/bogons/iana-spe
 import { parseCidr } from '../../src/feeds/read/cidr.js';
 import { feedById } from '../../src/feeds/registry.js';
 import type { PrefixFeed } from '../../src/feeds/types.js';
-import { cidr, readFixture } from './helpers.js';
+import { cidr, fixtureBytes, readFixture } from './helpers.js';
 
 type Bogons = PrefixFeed<BogonValue>;
 const IANA = readFixture<Bogons>('iana-special-purpose');
@@ -50,6 +50,15 @@ describe('bogon lists', () => {
     expect(f.rejected).toEqual([{ feed: 'bogons-ipinfo', line: 6, message: 'not an address: "300.0.0.0"' }]);
     expect(f.source.note).toContain('RE-PROCESSED');
     expect(kindFromDescription(null)).toBeNull();
+  });
+
+  it('fullbogons: each file holds its own IP version; the other one\'s file in its place is feed_format', () => {
+    const v6 = fixtureBytes('bogons-cymru-v6');
+    expect(() => feedById('bogons-cymru-v4').read(v6)).toThrow(expect.objectContaining({ code: 'feed_format' }) as Error);
+    expect(() => feedById('bogons-cymru-v6').read(fixtureBytes('bogons-cymru-v4'))).toThrow(expect.objectContaining({ code: 'feed_format' }) as Error);
+    const mixed = feedById('bogons-cymru-v4').read('# last updated 1710089701\n0.0.0.0/8\nfc00::/7\n') as Bogons;
+    expect(mixed.prefixes.map(cidr)).toEqual(['0.0.0.0/8']);
+    expect(mixed.rejected).toEqual([{ feed: 'bogons-cymru-v4', line: 3, message: 'IPv6 entry in an IPv4 list' }]);
   });
 
   it('a full-bogon file with its header only is empty', () => {

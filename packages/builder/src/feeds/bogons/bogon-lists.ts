@@ -32,9 +32,15 @@ import type { BogonValue } from './iana-special.js';
 
 const UNALLOCATED: BogonValue = { kind: 'unallocated' };
 
-/** Reads Team Cymru `fullbogons-ipv4.txt` / `-ipv6.txt`; the data date is the `# last updated <epoch>` header. */
-export function parseFullbogons(data: Uint8Array | string, feed: string): PrefixesFound<BogonValue> {
-  const { prefixes, rejected, comments } = parseCidrList(feed, data, () => UNALLOCATED, { hostBits: 'reject' });
+/**
+ * Reads Team Cymru `fullbogons-ipv4.txt` / `-ipv6.txt`; the data date is the
+ * `# last updated <epoch>` header. With `family` (each declaration's), an
+ * entry of the other IP version is rejected: the IPv6 file at the IPv4
+ * file's path is `feed_format`, not a source that leaves unallocated IPv4
+ * space unflagged.
+ */
+export function parseFullbogons(data: Uint8Array | string, feed: string, family?: 4 | 6): PrefixesFound<BogonValue> {
+  const { prefixes, rejected, comments } = parseCidrList(feed, data, () => UNALLOCATED, { hostBits: 'reject', ...(family !== undefined ? { family } : {}) });
   let date: string | null = null;
   for (const c of comments) {
     const m = /^last updated (\d+)\b/i.exec(c.text);
@@ -91,6 +97,6 @@ export const CYMRU_FULLBOGONS = ([4, 6] as const).map((v) =>
     origin: 'feeds',
     path: `bogons/fullbogons-ipv${v}.txt`,
     download: { url: `https://www.team-cymru.org/Services/Bogons/fullbogons-ipv${v}.txt` },
-    parse: parseFullbogons,
+    parse: (data: Uint8Array | string, feed: string) => parseFullbogons(data, feed, v),
   }),
 );
