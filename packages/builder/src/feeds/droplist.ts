@@ -10,7 +10,8 @@
  *   then one last metadata line
  *   `{"type":"metadata","timestamp":1787415242,"size":...,"records":1699,"copyright":...,"terms":...}`.
  *   The metadata line gives the data date and the record count; a file
- *   without it, or whose count does not match, is truncated (`FeedError`).
+ *   without it, or with fewer records than it counts, is truncated
+ *   (`feed_truncated`); one with more, or no count, is `feed_format`.
  * - `drop_v6` as an ipset conversion (the JSON original was not available):
  *   `add spamhaus_v6 2a06:e480::/29` per line; SBL ids are lost.
  *
@@ -84,7 +85,10 @@ function readNdjson(feed: string, data: Uint8Array | string): Ndjson {
     throw new FeedError(feed, 'feed_truncated', 'no metadata line: truncated file');
   }
   const count = records.length + bad.length;
-  if (m['records'] !== count) throw new FeedError(feed, 'feed_truncated', `metadata says ${String(m['records'])} records, file has ${count}`);
+  const stated = m['records'];
+  // Fewer lines than stated is a cut file (feed_truncated); more, or no count, is not Spamhaus' file as it wrote it.
+  if (typeof stated === 'number' && stated > count) throw new FeedError(feed, 'feed_truncated', `metadata says ${stated} records, file has ${count}`);
+  if (stated !== count) throw new FeedError(feed, 'feed_format', `metadata says ${JSON.stringify(stated)} records, file has ${count}`);
   const copyright = typeof m['copyright'] === 'string' ? `${m['copyright']}; ` : '';
   return { records, bad, dataDate: isoFromEpochSeconds(m['timestamp']), licence: `${copyright}${TERMS}` };
 }

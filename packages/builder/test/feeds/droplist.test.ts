@@ -56,6 +56,13 @@ describe('Spamhaus DROP', () => {
     );
     expect(() => v4.read(`${META}\n${REC}\n`)).toThrow(expect.objectContaining({ code: 'feed_format', message: expect.stringMatching(/after the metadata/) }));
     expect(() => v4.read('[{"cidr":"1.10.16.0/20"}]')).toThrow(expect.objectContaining({ code: 'feed_truncated' }));
+    // More records than the metadata says is no cut file (feed_truncated: fewer records than stated): two files joined, a mirror's added line.
+    for (const extra of [`${REC}\n${REC.replace('1.10.16.0', '1.19.0.0')}\n${META}\n`, `# Last updated: 2026-08-22T16:18:35Z\n${REC}\n${META}\n`]) {
+      expect(() => v4.read(extra)).toThrow(expect.objectContaining({ code: 'feed_format', message: expect.stringMatching(/metadata says 1 records, file has 2/) }));
+    }
+    expect(() => v4.read(`${REC}\n${META.replace('"records":1', '"records":"1"')}\n`)).toThrow(
+      expect.objectContaining({ code: 'feed_format', message: expect.stringMatching(/metadata says "1" records, file has 1/) }),
+    );
   });
 });
 
