@@ -1,6 +1,6 @@
 /**
  * SIGINT and SIGTERM while `export` and `build` write their file, sent to a
- * real process (the CLI run from its sources, support/source-hooks.mjs) at
+ * real process (the CLI run from its sources, packages/testkit/hooks/ts-source-hooks.mjs) at
  * a known point of the write: support/signal-at-write.mjs sends it once the
  * temporary file holds its first bytes (export) or is opened (build).
  * Before, the write was not listened to: the signal's default action ended

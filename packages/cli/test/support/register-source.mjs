@@ -1,4 +1,5 @@
-// `node --import ./register-source.mjs packages/cli/src/main.ts ...`: runs the CLI from its sources (source-hooks.mjs).
+// `node --import ./register-source.mjs packages/cli/src/main.ts ...`: runs the CLI from its sources
+// (the module hooks the server's tests use too: packages/testkit/hooks/ts-source-hooks.mjs).
 import { register } from 'node:module';
 
-register('./source-hooks.mjs', import.meta.url);
+register('../../../testkit/hooks/ts-source-hooks.mjs', import.meta.url);
