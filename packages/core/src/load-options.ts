@@ -9,7 +9,37 @@
  * @module
  */
 import { IpIntelError, quoteInput } from './errors.js';
-import type { LoadOptions } from './intel.js';
+import type { Inflate } from './snapshot/decode.js';
+
+/** What `loadSnapshot`, `open`, `openSync` and `fromShared` take (intel.ts re-exports it). */
+export interface LoadOptions {
+  /** Inflater for the payload and the explain sidecar (default: Node's native zlib from `@ipintel/core`, fflate's from `@ipintel/core/portable`). */
+  readonly inflate?: Inflate;
+  /** Clock in ms since the epoch, for `allocation_age_days` (default `Date.now`). */
+  readonly now?: () => number;
+  /** Overrides the snapshot's attribution URL (a server sets its own `/attribution`). */
+  readonly attributionUrl?: string;
+  /**
+   * The explain sidecar of this snapshot (`<snapshot>.explain`), or a
+   * function that reads it: used only by `check(ip, { explain: true })`,
+   * on the first such call. Node's `open(path)` reads the file next to the
+   * snapshot (or `explainPath`) by default.
+   */
+  readonly explain?: Uint8Array | (() => Uint8Array);
+  /**
+   * Decode every column at load (default `false`). Without it the IPv6
+   * index columns (31 MB of the world snapshot's 110) are checksummed at
+   * load but inflated and checked on the first call that needs them (an
+   * IPv6 `check`, `match`...; `share()` hands them on as stored, and each
+   * thread that opens the shared snapshot decodes its own): an IPv4-only workload never pays
+   * for them, and the first IPv6 call pays once (~60-100 ms for the world
+   * snapshot). Pass `true` where a first-call pause or a late refusal would
+   * hurt: a server (which must refuse a damaged file before it replaces the
+   * one in service) or a build that proves its output. Either way a file
+   * that fails a checksum is refused at load.
+   */
+  readonly preload?: boolean;
+}
 
 export type Kind = 'function' | 'string' | 'boolean' | 'Uint8Array or function';
 
