@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { MANIFEST_FILE, readManifest, sha256 } from '../manifest.js';
+import { MANIFEST_FILE, readManifest, sha256, type Manifest } from '../manifest.js';
 import { isoFromRecordedDate } from '../feeds/read/dates.js';
 import { join } from 'node:path';
 
@@ -38,30 +38,23 @@ interface Recorded {
 /** The dates `dir`'s manifest records (none when it has no manifest); `say` hears why an entry gives none. */
 export function recordedDates(dir: string, say: (message: string) => void): RecordedDates {
   const file = join(dir, MANIFEST_FILE);
-  let files: unknown;
+  let manifest: Manifest | null;
   try {
-    const manifest = readManifest(dir) as { files?: unknown } | null;
-    if (manifest === null) return NO_RECORDED_DATES;
-    files = manifest.files;
+    manifest = readManifest(dir); // its shape checked there: a list of files, each with a path
   } catch (e) {
     say(`${file} cannot be read (${e instanceof Error ? e.message : String(e)}): no data dates are taken from it`);
     return NO_RECORDED_DATES;
   }
-  if (!Array.isArray(files)) {
-    say(`${file} has no "files" list: no data dates are taken from it`);
-    return NO_RECORDED_DATES;
-  }
+  if (manifest === null) return NO_RECORDED_DATES;
   const byPath = new Map<string, Recorded>();
-  for (const entry of files as unknown[]) {
-    if (typeof entry !== 'object' || entry === null) continue;
-    const { path, sha256: hash, data_date: given } = entry as Record<string, unknown>;
-    if (typeof path !== 'string' || given === null || given === undefined) continue;
+  for (const { path, sha256: hash, data_date: given } of manifest.files) {
+    if (given === null || given === undefined) continue;
     const date = isoFromRecordedDate(given);
     if (date === null) {
       say(`${file}: ${path} records data_date ${JSON.stringify(given)}, not a date (YYYY-MM-DD or an ISO UTC time ending in Z): the file gets no date from it`);
       continue;
     }
-    if (typeof hash !== 'string') continue;
+    if (typeof hash !== 'string') continue; // no recorded bytes to hold a copy to
     byPath.set(path, { sha256: hash, date });
   }
   const told = new Set<string>();
