@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { KeyCache } from '../src/keys/cache.js';
 import { createKey, keyState, revokeKey, rotateKey } from '../src/keys/manage.js';
 import { generateKey, hashKey, keyId, keyMatches, redactKey } from '../src/keys/secret.js';
-import { resolvePlans } from '../src/plans.js';
+import { periodAt, resolvePlans } from '../src/plans.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import { createApp } from '../src/app.js';
 import { fixtureBytes } from './support/fixtures.js';
@@ -85,6 +85,52 @@ describe('key lifecycle', () => {
     await app.close();
     await store.close();
   });
+});
+
+describe('a key revoked while a batch body arrives', () => {
+  // The body is held at a gate while the key is revoked (keyCacheMs 0: every check reads the store).
+  async function batchAcrossRevocation(url: string, body: string, revoke: boolean): Promise<{ status: number; code: unknown; used: number }> {
+    const store = openSqliteStore(':memory:');
+    const now = 5_000_000;
+    const app = createApp({ snapshot: fixtureBytes('a'), store, logger: false, plans: TEST_PLANS, activationDelayMs: 0, keyCacheMs: 0, now: () => now });
+    try {
+      await app.ready;
+      const { key, record } = await createKey(store, { plan: 'test', plans, now: 0 });
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let reading!: () => void;
+      const started = new Promise<void>((resolve) => (reading = resolve));
+      const answer = app.handle({
+        method: 'POST',
+        url,
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        readBody: async () => {
+          reading();
+          await gate;
+          return new TextEncoder().encode(body);
+        },
+      });
+      await started;
+      if (revoke) await revokeKey(store, record.id, now);
+      release();
+      const res = await answer;
+      const used = await store.usage(record.account, periodAt('day', now).key);
+      return { status: res.status, code: res.body === '' ? undefined : JSON.parse(res.body).code, used };
+    } finally {
+      await app.close();
+      await store.close();
+    }
+  }
+
+  for (const [url, body] of [
+    ['/v1/check/batch', JSON.stringify({ ips: ['8.8.8.8', '1.1.1.1'] })],
+    ['/thirdparty/batch', JSON.stringify(['8.8.8.8', '1.1.1.1'])],
+  ] as const) {
+    it(`${url}: 403 key_revoked and nothing counted; without the revocation, 200 and two lookups counted`, async () => {
+      expect(await batchAcrossRevocation(url, body, true)).toEqual({ status: 403, code: 'key_revoked', used: 0 });
+      expect(await batchAcrossRevocation(url, body, false)).toMatchObject({ status: 200, used: 2 });
+    });
+  }
 });
 
 describe('rotations racing', () => {
