@@ -92,7 +92,7 @@ const ONE_LIST: AbuseValue = Object.freeze({ lists: 1 });
  */
 export function abuseList(cidrs: boolean) {
   return (data: Uint8Array | string, feed: string): PrefixesFound<AbuseValue> => {
-    const { prefixes, rejected, comments } = parseCidrList(feed, data, () => ONE_LIST, { hostBits: 'reject', addressesOnly: !cidrs });
+    const { prefixes, rejected, comments } = parseCidrList(feed, data, () => ONE_LIST, { addressesOnly: !cidrs });
     return { prefixes, rejected, dataDate: lastUpdatedComment(comments) };
   };
 }

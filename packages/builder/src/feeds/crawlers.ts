@@ -131,7 +131,7 @@ export function parseIpverseCrawlers(data: Uint8Array | string, id: string): Pre
 
 /** A parser of a one-CIDR-per-line list whose ranges are the bot `name`; host bits set are rejected. */
 export const crawlerList = (name: string): ((data: Uint8Array | string, feed: string) => PrefixesFound<CrawlerValue>) =>
-  constantCidrList({ name }, { hostBits: 'reject' });
+  constantCidrList({ name });
 
 // ------------------------------------------------------------ declarations
 

@@ -129,7 +129,7 @@ export function parseDropV6Ipset(data: Uint8Array | string, id: string): Prefixe
     const m = /^\s*add\s+\S+\s+(\S+)\s*$/.exec(l);
     return m ? m[1]! : l; // any other non-comment line stays as is and is rejected by the CIDR parser
   });
-  const { prefixes, rejected } = parseCidrList(id, body.join('\n'), () => value, { hostBits: 'reject' });
+  const { prefixes, rejected } = parseCidrList(id, body.join('\n'), () => value);
   return { prefixes, rejected, dataDate: null };
 }
 

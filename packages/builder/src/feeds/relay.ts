@@ -116,7 +116,7 @@ export const ICLOUD_RELAY_IPV4 = defineFeed({
   format: 'one IPv4 CIDR per line',
   path: 'relay/icloud-private-relay-ipv4.txt',
   download: { url: 'https://raw.githubusercontent.com/lord-alfred/ipranges/HEAD/apple-proxy/ipv4.txt' },
-  parse: constantCidrList(NO_COUNTRY, { family: 4, hostBits: 'reject' }),
+  parse: constantCidrList(NO_COUNTRY, { family: 4 }),
 });
 
 export const ICLOUD_RELAY_IPV6 = defineFeed({
@@ -127,7 +127,7 @@ export const ICLOUD_RELAY_IPV6 = defineFeed({
   format: 'one IPv6 CIDR per line, adjacent prefixes merged',
   path: 'relay/icloud-private-relay-ipv6-merged.txt',
   download: { url: 'https://raw.githubusercontent.com/lord-alfred/ipranges/HEAD/apple-proxy/ipv6_merged.txt' },
-  parse: constantCidrList(NO_COUNTRY, { family: 6, hostBits: 'reject' }),
+  parse: constantCidrList(NO_COUNTRY, { family: 6 }),
 });
 
 export const ICLOUD_RELAY_MMDB = defineFeed({

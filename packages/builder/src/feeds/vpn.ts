@@ -121,7 +121,7 @@ export const PIA = vpnValue('Private Internet Access');
  *
  * @throws FeedError when no line is an address.
  */
-export const parseMullvadRelays = constantCidrList(MULLVAD, { hostBits: 'reject' });
+export const parseMullvadRelays = constantCidrList(MULLVAD);
 
 /**
  * `pia-servers.txt`: `IP   # Region` per line (the region is not kept).

@@ -322,6 +322,52 @@ describe('prefixes that would tag a whole address family', () => {
   });
 });
 
+describe('prefixes with host bits set', () => {
+  // Each labelling list's shape with one good line and the line under test: a prefix with host
+  // bits set was widened to the network around it by these (a cut `2400:cb00::/3` labelled all
+  // of 2000::/3); it is now a rejected line, as in the lists that refused it already.
+  const GOOD = '203.0.113.0/24';
+  const shapes: [string, (cidr: string) => string][] = [
+    ['cloudflare-ipv4', (c) => `${GOOD}\n${c}\n`],
+    ['x4bnet-datacenter-ipv4', (c) => `${GOOD}\n${c}\n`],
+    ['x4bnet-vpn-ipv4', (c) => `${GOOD}\n${c}\n`],
+    ['fastly', (c) => JSON.stringify({ addresses: [GOOD, c], ipv6_addresses: [] })],
+    ['aws', (c) => JSON.stringify({ prefixes: [{ ip_prefix: GOOD }, { ip_prefix: c }], ipv6_prefixes: [] })],
+    ['google-cloud', (c) => JSON.stringify({ syncToken: '1787415242000', prefixes: [{ ipv4Prefix: GOOD }, { ipv4Prefix: c }] })],
+    ['digitalocean-geofeed', (c) => `${GOOD},US,US-NJ,North Bergen,07094\n${c},US,,,\n`],
+    ['linode-geofeed', (c) => `${GOOD},US,US-CA,Fremont,\n${c},US,,,\n`],
+  ];
+  const hostBitsPrefix = fc
+    .tuple(fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 1, max: 31 }))
+    .filter(([a, len]) => (a & ((1 << (32 - len)) - 1)) !== 0)
+    .map(([a, len]) => `${a >>> 24}.${(a >>> 16) & 255}.${(a >>> 8) & 255}.${a & 255}/${len}`);
+
+  it('property: every labelling list rejects the line, naming it, and keeps only the good one', () => {
+    fc.assert(
+      fc.property(hostBitsPrefix, fc.constantFrom(...shapes), (cidr, [id, shape]) => {
+        const r = feedById(id).read(shape(cidr)) as PrefixesFound<unknown>;
+        expect(r.prefixes.map((p) => `${p.start}/${p.length}`), id).toEqual([`${0xcb007100n}/24`]);
+        expect(r.rejected.map((d) => d.message), id).toEqual([expect.stringContaining(`host bits set: "${cidr}"`)]);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("the same prefix with its host bits clear is read (the lists' rule is about host bits, not the prefix)", () => {
+    for (const [id, shape] of shapes) {
+      const r = feedById(id).read(shape('198.51.100.0/23')) as PrefixesFound<unknown>;
+      expect(r.rejected, id).toEqual([]);
+      expect(r.prefixes.map((p) => p.length).sort(), id).toEqual([23, 24]);
+    }
+  });
+
+  it('a cut IPv6 line (2400:cb00::/3 from /32) is not widened to 2000::/3', () => {
+    const r = feedById('cloudflare-ipv6').read('2606:4700::/32\n2400:cb00::/3\n') as PrefixesFound<unknown>;
+    expect(r.prefixes.map((p) => p.length)).toEqual([32]);
+    expect(r.rejected).toEqual([{ feed: 'cloudflare-ipv6', line: 2, message: 'host bits set: "2400:cb00::/3"' }]);
+  });
+});
+
 describe('parseCidrList with addressesOnly: the reason of a rejected line', () => {
   it('an HTML line (slashes, no prefix) is "not an address", not "got a prefix"', () => {
     const r = parseCidrList('t', '1.2.3.4\n<html><body>Not found</body></html>\n', () => true, { addressesOnly: true });

@@ -40,7 +40,7 @@ const UNALLOCATED: BogonValue = { kind: 'unallocated' };
  * space unflagged.
  */
 export function parseFullbogons(data: Uint8Array | string, feed: string, family?: 4 | 6): PrefixesFound<BogonValue> {
-  const { prefixes, rejected, comments } = parseCidrList(feed, data, () => UNALLOCATED, { hostBits: 'reject', ...(family !== undefined ? { family } : {}) });
+  const { prefixes, rejected, comments } = parseCidrList(feed, data, () => UNALLOCATED, family !== undefined ? { family } : {});
   let date: string | null = null;
   for (const c of comments) {
     const m = /^last updated (\d+)\b/i.exec(c.text);
@@ -58,7 +58,7 @@ export function kindFromDescription(text: string | null): string | null {
 /** Reads the ipinfo bogon list (`CIDR  # description`); a line without a description is `special-purpose`. */
 export function parseIpinfoBogons(data: Uint8Array | string, feed: string): PrefixesFound<BogonValue> {
   const value = (l: ListLine): BogonValue => ({ kind: kindFromDescription(l.comment) ?? 'special-purpose' });
-  const { prefixes, rejected } = parseCidrList(feed, data, value, { hostBits: 'reject' });
+  const { prefixes, rejected } = parseCidrList(feed, data, value);
   return { prefixes, rejected, dataDate: null };
 }
 

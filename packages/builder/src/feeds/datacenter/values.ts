@@ -48,9 +48,9 @@ export interface JsonCidr {
 }
 
 /**
- * Reads CIDR strings found in JSON records; a non-string or non-CIDR is a
- * Diagnostic numbered by its position in `items` (1-based). Repeats are
- * kept once.
+ * Reads CIDR strings found in JSON records; a non-string, a non-CIDR or a
+ * prefix with host bits set (never widened: read/lines.ts) is a Diagnostic
+ * numbered by its position in `items` (1-based). Repeats are kept once.
  *
  * @throws FeedError when there are no records, or none holds a CIDR.
  */
@@ -65,7 +65,7 @@ export function jsonCidrs<V>(feed: string, items: readonly JsonCidr[], value: V,
     }
     const text = item.value.trim();
     const c = parseCidr(text);
-    const why = c.ok ? defaultRouteEntry(c.length, text) : c.message;
+    const why = !c.ok ? c.message : c.hostBitsSet ? `host bits set: ${JSON.stringify(text)}` : defaultRouteEntry(c.length, text);
     if (c.ok && why === null) found.push({ version: c.version, start: c.start, length: c.length, value });
     else rejected.push({ feed, line, message: `${item.where}: ${why}` });
   });

@@ -4,8 +4,9 @@
  * no header row, `#` comment lines (Linode writes `# Last modified: ...`).
  * Only the prefix column is read here (the geo columns are the provider's
  * own statement about its ranges, not a geolocation source for the
- * snapshot). A line whose first field is not a prefix, or that is not valid
- * CSV, is a Diagnostic; blank and comment lines are not counted.
+ * snapshot). A line whose first field is not a prefix (or is one with host
+ * bits set), or that is not valid CSV, is a Diagnostic; blank and comment
+ * lines are not counted.
  *
  * @module
  */
@@ -43,6 +44,11 @@ export function parseGeofeedPrefixes<V>(feed: string, data: Uint8Array | string,
     const c = parseCidr(text);
     if (!c.ok) {
       rejected.push({ feed, line: l.line, message: c.message });
+      continue;
+    }
+    // Never widened to the network around it (read/lines.ts says why).
+    if (c.hostBitsSet) {
+      rejected.push({ feed, line: l.line, message: `host bits set: ${JSON.stringify(text)}` });
       continue;
     }
     const whole = defaultRouteEntry(c.length, text);

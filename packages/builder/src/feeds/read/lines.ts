@@ -14,8 +14,9 @@
  *
  * Rules: blank lines and whole-line comments are skipped and not counted;
  * every other line is either an entry or a `Diagnostic` (never dropped
- * silently). A prefix with host bits set (`1.2.3.4/24`) means the enclosing
- * network by default (`hostBits: 'clear'`). A file with no data line, or
+ * silently). A prefix with host bits set (`1.2.3.4/24`) is a Diagnostic, never
+ * widened to the network around it: a cut line (`2400:cb00::/3` from `/32`)
+ * would otherwise label space the publisher never listed. A file with no data line, or
  * where no data line parses (an HTML error page, a different format), throws
  * `FeedError`: that is a wrong file, not a list with bad lines.
  *
@@ -73,8 +74,6 @@ export function listLines(
 }
 
 export interface CidrListOptions {
-  /** `clear` (default): `1.2.3.4/24` means `1.2.3.0/24`. `reject`: a Diagnostic. */
-  readonly hostBits?: 'clear' | 'reject';
   /** Only bare addresses are allowed (a `/n` is a Diagnostic). Default false. */
   readonly addressesOnly?: boolean;
   /** A per-family file (`ipv4.txt`): an entry of the other family is a Diagnostic. */
@@ -135,7 +134,7 @@ export function parseCidrList<V>(
       reject(`IPv${c.version} entry in an IPv${options.family} list`);
       continue;
     }
-    if (c.hostBitsSet && options.hostBits === 'reject') {
+    if (c.hostBitsSet) {
       reject(`host bits set: ${JSON.stringify(l.text)}`);
       continue;
     }
