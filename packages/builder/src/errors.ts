@@ -28,7 +28,10 @@ export const BUILDER_ERROR_CODES = {
   read_failed: { class: 'AcquireError', meaning: 'a file in the feeds folder or an npm data package could not be read' },
   feeds_not_found: { class: 'BuildError', meaning: 'the feeds folder given to the build does not exist' },
   options_conflict: { class: 'BuildError', meaning: 'build options that do not go together were given (a feeds folder and fetch; saving feeds without fetch)' },
-  build_date_invalid: { class: 'BuildError', meaning: 'SOURCE_DATE_EPOCH is not a whole number of seconds' },
+  build_date_invalid: {
+    class: 'BuildError',
+    meaning: 'the build date given (BuildOptions.buildDate) is no ISO UTC time as toISOString writes it, or SOURCE_DATE_EPOCH is no whole number of seconds up to the end of 9999',
+  },
   source_shrunk: {
     class: 'BuildError',
     meaning: 'a source has fewer than the allowed share of its last build entries; the last good snapshot is kept',

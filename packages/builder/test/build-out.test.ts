@@ -49,3 +49,23 @@ describe('buildSnapshot: the out path', () => {
     expect(readdirSync(d)).toEqual(['world.ipintel']);
   });
 });
+
+describe('buildSnapshot: the build date', () => {
+  // Core refuses a snapshot whose build_date is not what toISOString writes (its freshness read 'x' as age 0,
+  // the MMDB export as epoch NaN), so the build refuses to be given one, before any work.
+  it('a build date in another form, or a SOURCE_DATE_EPOCH past 9999, is build_date_invalid and nothing is written', async () => {
+    const out = join(dir, 'dated.ipintel');
+    for (const bad of ['x', '2026-08-22', '2026-08-22T00:00:00Z', '2026-02-30T00:00:00.000Z', 5 as unknown as string]) {
+      await expect(buildSnapshot({ out, feeds: FIXTURES, buildDate: bad }), String(bad)).rejects.toMatchObject({ code: 'build_date_invalid' });
+    }
+    const saved = process.env['SOURCE_DATE_EPOCH'];
+    try {
+      process.env['SOURCE_DATE_EPOCH'] = '253402300800'; // 10000-01-01
+      await expect(buildSnapshot({ out, feeds: FIXTURES })).rejects.toMatchObject({ code: 'build_date_invalid' });
+    } finally {
+      if (saved === undefined) delete process.env['SOURCE_DATE_EPOCH'];
+      else process.env['SOURCE_DATE_EPOCH'] = saved;
+    }
+    expect(readdirSync(dir).filter((n) => n.startsWith('dated'))).toEqual([]);
+  });
+});

@@ -70,13 +70,40 @@ export function parseSeconds(text: string, flag: string, command: string): numbe
 }
 
 /**
- * An ISO 8601 date or date-time, normalised to `toISOString()` form.
+ * An ISO 8601 date or date-time, normalised to `toISOString()` form. A time without an offset is
+ * UTC, as every date a snapshot holds (Date.parse would read it in the machine's zone). Fields that
+ * name no moment (`2026-02-30`, `24:00`, an offset of `+25:00`) are refused, not rolled over into
+ * the next month or day as Date.parse does.
  *
  * @example
  * parseIsoDate('2026-01-02', '--build-date', 'build') // => '2026-01-02T00:00:00.000Z'
  */
 export function parseIsoDate(text: string, flag: string, command: string): string {
-  const t = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(text) ? Date.parse(text) : Number.NaN;
+  const m = ISO_DATE.exec(text);
+  const t = m === null ? Number.NaN : isoMoment(m);
   if (Number.isNaN(t)) throw new UsageError(`${flag} takes an ISO 8601 date such as 2026-01-02 or 2026-01-02T00:00:00Z (got ${JSON.stringify(text)})`, command);
   return new Date(t).toISOString();
+}
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|([+-])(\d{2}):?(\d{2}))?)?$/;
+const FIRST_MOMENT = new Date(0).setUTCFullYear(0, 0, 1); // 0000-01-01T00:00:00.000Z
+const LAST_MOMENT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** The moment an ISO_DATE match names, in ms since the epoch, or NaN when its fields name none. */
+function isoMoment(m: RegExpExecArray): number {
+  const n = (i: number): number => (m[i] === undefined ? 0 : Number(m[i]));
+  const [year, month, day, hour, minute, second] = [n(1), n(2), n(3), n(4), n(5), n(6)];
+  const at = new Date(0);
+  // setUTCFullYear, not Date.UTC, which reads years 0-99 as 1900-1999.
+  at.setUTCFullYear(year, month - 1, day);
+  at.setUTCHours(hour, minute, second, 0);
+  const rolled = at.getUTCFullYear() !== year || at.getUTCMonth() !== month - 1 || at.getUTCDate() !== day || at.getUTCHours() !== hour || at.getUTCMinutes() !== minute || at.getUTCSeconds() !== second;
+  const offsetHours = n(10);
+  const offsetMinutes = n(11);
+  if (rolled || offsetHours > 23 || offsetMinutes > 59) return Number.NaN;
+  const fraction = m[7] === undefined ? 0 : Math.floor(Number(`0${m[7]}`) * 1000);
+  const offset = (m[9] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
+  const t = at.getTime() + fraction - offset;
+  // Outside 0000-9999 toISOString writes a six-digit year, which no snapshot takes.
+  return t >= FIRST_MOMENT && t <= LAST_MOMENT ? t : Number.NaN;
 }

@@ -38,6 +38,19 @@ export function currentUtcDay(): number {
   return day;
 }
 
+/**
+ * Whether `v` is a UTC time as `Date#toISOString` writes it (`2026-08-22T00:00:00.000Z`), naming a
+ * real moment: the form of a snapshot's `build_date`. Every build writes it so; anything else in a
+ * file is damage, and read as a date it would make the snapshot's age 0 (freshness) or an MMDB's
+ * build epoch NaN.
+ */
+export function isIsoUtcTime(v: unknown): v is string {
+  if (typeof v !== 'string' || v.length !== 24 || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(v)) return false;
+  const t = Date.parse(v);
+  // The round trip refuses a day or hour that does not exist (2026-02-30, 24:00), which Date.parse may roll over.
+  return !Number.isNaN(t) && new Date(t).toISOString() === v;
+}
+
 export function utcDayOf(ms: number): number {
   return Math.floor(ms / DAY_MS);
 }

@@ -30,6 +30,7 @@ export {
   snapshotColumns,
 } from './leaves.js';
 export type { SharedAlloc } from './shared.js';
+export { isIsoUtcTime } from './clock.js';
 export { checkSharedIndex4, fromSharedButIndex4, placedBytes, planSnapshotFile, readSharedSnapshot, type SnapshotFilePlan } from './node-shared.js';
 export type { PlannedColumn } from './snapshot/decode.js';
 export type { MainColumns } from './snapshot/decode.js';

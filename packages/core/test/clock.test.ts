@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { isIsoUtcTime } from '../src/clock.js';
 
 const DAY = 86_400_000;
 
@@ -57,5 +59,29 @@ describe('currentUtcDay timer', () => {
     expect(vi.getTimerCount()).toBe(1);
     vi.advanceTimersByTime(24 * 3600 * 1000);
     expect(currentUtcDay()).toBe(first + 2);
+  });
+});
+
+describe('isIsoUtcTime (the form of a build date)', () => {
+  it('property: what toISOString writes for any moment from year 0 to 9999 is one', () => {
+    fc.assert(fc.property(fc.integer({ min: Date.UTC(0, 0, 1), max: Date.UTC(9999, 11, 31, 23, 59, 59, 999) }), (t) => isIsoUtcTime(new Date(t).toISOString())));
+  });
+
+  it('property: the same moment written another way is not (no milliseconds, a date alone, an offset, a space, lower case)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: Date.UTC(1970, 0, 1), max: Date.UTC(9999, 11, 31) }), (t) => {
+        const iso = new Date(t).toISOString();
+        for (const other of [iso.slice(0, 19) + 'Z', iso.slice(0, 10), iso.replace('Z', '+00:00'), iso.replace('T', ' '), iso.toLowerCase(), ` ${iso}`, `${iso}\n`]) {
+          expect(isIsoUtcTime(other), other).toBe(false);
+        }
+      }),
+    );
+  });
+
+  it('refuses days and hours that do not exist, and what is no string', () => {
+    for (const v of ['2026-02-30T00:00:00.000Z', '2026-13-01T00:00:00.000Z', '2026-01-01T24:00:00.000Z', '2026-01-01T00:60:00.000Z', 'x', '', null, 1_787_000_000_000, undefined]) {
+      expect(isIsoUtcTime(v), String(v)).toBe(false);
+    }
+    expect(isIsoUtcTime('2024-02-29T23:59:59.999Z')).toBe(true);
   });
 });

@@ -34,7 +34,7 @@ describe('built @ipintel/core', () => {
   const script = (load: string) => `${load}
 const { loadSnapshot, IpIntelError } = core;
 const { encodeSnapshot, flattenPrefixes } = writer;
-const model = { build_date: 'x', attribution_url: 'u', has_rpki: false, sources: [], geo: [{ country: null, country_code: null, region: null, city: 'C', latitude: null, longitude: null, timezone: null }],
+const model = { build_date: '2026-01-01T00:00:00.000Z', attribution_url: 'u', has_rpki: false, sources: [], geo: [{ country: null, country_code: null, region: null, city: 'C', latitude: null, longitude: null, timezone: null }],
   networks: [{ asn: 1, as_org: 'o', is_announced: true, is_bogon: false, rpki: 'unknown', allocation_date: null, registration_country: null }],
   signals: [{ connection_type: 'isp', connection_evidence: 'inferred', datacenter_provider: null, relay_provider: null, is_relay: false, is_tor: false, is_vpn: false, is_proxy: false, is_public_resolver: false, is_drop_listed: false, recent_abuse: false, is_verified_bot: false, verified_bot_name: null, vpn_operator: null, is_anycast: false }],
   leaves: [{ geo: 0, net: 0, sig: 0 }], v4: flattenPrefixes(4, [], 0), v6: flattenPrefixes(6, [], 0) };

@@ -103,6 +103,9 @@ describe('sharing a snapshot between threads', () => {
       expect(() => fromShared(withMeta({ country_names }))).toThrow(expect.objectContaining({ code: 'snapshot_corrupt' }) as Error);
     }
     expect(fromShared(withMeta({ unavailable: undefined })).check('8.8.8.8')).toBeDefined();
+    for (const build_date of ['x', '2026-08-22', '2026-08-22T00:00:00Z']) {
+      expect(() => fromShared(withMeta({ build_date }))).toThrow(expect.objectContaining({ code: 'snapshot_corrupt' }) as Error);
+    }
   });
 
   it('hands out a frozen meta: changing what share() gave cannot change the snapshot\'s answers', () => {

@@ -66,6 +66,16 @@ describe('snapshot loading', () => {
     expect(errorCode(claim(stored * 100))).toBe('snapshot_corrupt');
   });
 
+  it('refuses a build date that is no ISO UTC time (freshness read it as age 0, the MMDB export as epoch NaN), and an encoder will not write one', () => {
+    for (const date of ['x', '2026-08-22', '2026-02-30T00:00:00.000Z', '2026-08-22T00:00:00Z']) {
+      const bytes = withMeta(good, (meta) => void ((meta as unknown as Record<string, unknown>)['build_date'] = date));
+      expect(errorCode(bytes), date).toBe('snapshot_corrupt');
+      expect(() => loadSnapshot(bytes), date).toThrow(/build date .* is not an ISO UTC time/);
+      expect(() => encodeSnapshot({ ...model, build_date: date }), date).toThrow(RangeError);
+    }
+    expect(loadSnapshot(withMeta(good, (meta) => void ((meta as unknown as Record<string, unknown>)['build_date'] = '2024-02-29T23:59:59.999Z'))).info.build_date).toBe('2024-02-29T23:59:59.999Z');
+  });
+
   it('refuses country names that are not strings (answers carry them as geo.country)', () => {
     for (const names of [{ US: 5 }, { DE: { x: 1 } }, ['United States']]) {
       expect(errorCode(withMeta(good, (meta) => void ((meta as unknown as Record<string, unknown>)['country_names'] = names)))).toBe('snapshot_corrupt');

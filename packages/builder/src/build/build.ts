@@ -15,7 +15,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { EXPLAIN_SUFFIX, loadSnapshot, nodeInflate, type SourceInfo } from '@ipintel/core';
-import { QUALITY_LIMITS, qualityFailures, qualityReport, type QualityLabel, type QualityReport } from '@ipintel/core/internal';
+import { QUALITY_LIMITS, isIsoUtcTime, qualityFailures, qualityReport, type QualityLabel, type QualityReport } from '@ipintel/core/internal';
 import { encodeSnapshot, readSnapshotMeta } from '@ipintel/core/writer';
 import { fromFolder, fromNetwork, type Acquire, type FetchOptions } from '../acquire.js';
 import { combine, type CombineStats } from '../combine/combine.js';
@@ -47,7 +47,7 @@ export interface BuildOptions {
    * holds the geo table (as fixtures do).
    */
   readonly tables?: string;
-  /** ISO build date; default SOURCE_DATE_EPOCH, else the newest source date. */
+  /** The build date as toISOString writes it (`2026-01-02T00:00:00.000Z`; else build_date_invalid); default SOURCE_DATE_EPOCH, else the newest source date. */
   readonly buildDate?: string;
   readonly attributionUrl?: string;
   /** Fail when a source has fewer than this share of its last build's entries (default 0.5). */
@@ -118,8 +118,20 @@ export const DEFAULT_ATTRIBUTION_URL = 'https://github.com/ipintel/ipintel/blob/
 function buildDateFromEnv(): string | null {
   const epoch = process.env['SOURCE_DATE_EPOCH'];
   if (epoch === undefined || epoch === '') return null;
-  if (!/^\d+$/.test(epoch)) throw new BuildError('build_date_invalid', `SOURCE_DATE_EPOCH must be whole seconds, got ${JSON.stringify(epoch)}`);
-  return new Date(Number(epoch) * 1000).toISOString();
+  const ms = Number(epoch) * 1000;
+  // Past year 9999 toISOString writes a six-digit year, a form no reader takes (core's isIsoUtcTime).
+  if (!/^\d+$/.test(epoch) || !(ms <= LAST_BUILD_MS)) {
+    throw new BuildError('build_date_invalid', `SOURCE_DATE_EPOCH must be whole seconds up to the end of 9999, got ${JSON.stringify(epoch)}`);
+  }
+  return new Date(ms).toISOString();
+}
+
+const LAST_BUILD_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
+
+/** `BuildOptions.buildDate` as given, when it is the one form a snapshot holds (what toISOString writes). */
+function givenBuildDate(date: unknown): string | undefined {
+  if (date === undefined || isIsoUtcTime(date)) return date;
+  throw new BuildError('build_date_invalid', `the build date must be an ISO UTC time as toISOString writes it, such as 2026-01-02T00:00:00.000Z; got ${typeof date === 'string' ? JSON.stringify(date.slice(0, 60)) : typeof date}`);
 }
 
 /**
@@ -163,7 +175,7 @@ export async function buildSnapshot(options: BuildOptions): Promise<BuildReport>
     tables,
     lastGood: options.fetch?.lastGood ?? null,
     feedsFolder: options.feeds ?? null,
-    buildDate: options.buildDate ?? buildDateFromEnv(),
+    buildDate: givenBuildDate(options.buildDate) ?? buildDateFromEnv(),
     attributionUrl: options.attributionUrl ?? DEFAULT_ATTRIBUTION_URL,
     progress: say,
   });

@@ -20,6 +20,7 @@
  *
  * @module
  */
+import { isIsoUtcTime } from '../clock.js';
 import { IpIntelError, corrupt } from '../errors.js';
 import { crc32, type Checksum } from './checksum.js';
 import { COLUMNS, HEADER_SIZE, TYPE_SIZE, V6_COLUMNS, type ColumnName, type SnapshotMeta, type V6ColumnName } from './format.js';
@@ -222,6 +223,7 @@ export function checkDecoded(
   index4 = true,
 ): DecodedSnapshot {
   require(typeof meta === 'object' && meta !== null && typeof meta.build_date === 'string' && Array.isArray(meta.sources), 'shared meta is malformed', 'meta');
+  require(isIsoUtcTime(meta.build_date), `shared meta's build date ${JSON.stringify(meta.build_date.slice(0, 40))} is not an ISO UTC time`, 'meta');
   require(hasCountryNames(meta), 'shared meta lacks country names (an object of strings)', 'meta');
   // Optional in a shared meta (absent: every signal available), but a list of evidence keys when there.
   require(meta.unavailable === undefined || isUnavailableList(meta.unavailable), 'shared meta has no valid list of unavailable signals', 'meta');

@@ -6,6 +6,7 @@
  */
 import { deflateSync } from 'fflate';
 import { put24 } from '../bytes.js';
+import { isIsoUtcTime } from '../clock.js';
 import type { Ranges } from './flatten.js';
 import { crc32, type Checksum } from './checksum.js';
 import { applyFilter, COLUMN_FILTERS, type ColumnFilter } from './filters.js';
@@ -250,6 +251,8 @@ function typeOf(a: ArrayBufferView): ColumnRef['type'] {
 
 /** Encodes a snapshot. Throws RangeError on an inconsistent model (a writer bug, not user input). */
 export function encodeSnapshot(input: SnapshotModel, options: EncodeOptions = {}): Uint8Array {
+  // Readers refuse any other form (layout.ts), so a writer must not make one.
+  if (!isIsoUtcTime(input.build_date)) throw new RangeError(`build_date: not an ISO UTC time as toISOString writes it: ${JSON.stringify(input.build_date)}`);
   const nLeaves = input.leaves.length;
   if (nLeaves > MAX_LEAVES) throw new RangeError(`${nLeaves} distinct answers exceed the format's ${MAX_LEAVES}`);
   checkRanges('v4', input.v4, 32, nLeaves);

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { isIsoUtcTime } from '../clock.js';
 import { IpIntelError, corrupt } from '../errors.js';
 import { isEvidenceKey } from '../result/evidence.js';
 import { crc32, type Checksum } from './checksum.js';
@@ -140,6 +141,7 @@ export function parsePrelude(header: Header, metaRegion: Uint8Array): Prelude {
   }
   require(typeof meta === 'object' && meta !== null && typeof meta.columns === 'object' && meta.columns !== null, 'meta has no columns', 'meta');
   require(typeof meta.build_date === 'string' && Array.isArray(meta.sources), 'meta lacks build date or sources', 'meta');
+  require(isIsoUtcTime(meta.build_date), `meta's build date ${JSON.stringify(meta.build_date.slice(0, 40))} is not an ISO UTC time`, 'meta');
   require(hasCountryNames(meta), 'meta lacks country names (an object of strings)', 'meta');
   require(isUnavailableList(meta.unavailable), 'meta lacks a valid list of unavailable signals', 'meta');
   const base = HEADER_SIZE + 4 + header.metaSize;
