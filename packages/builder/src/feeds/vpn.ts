@@ -43,7 +43,7 @@
 import { FeedError } from '../errors.js';
 import { defineFeed } from './declare.js';
 import { parseAsnCommentList } from './read/asn-list.js';
-import { parseAddressValue } from './read/cidr.js';
+import { parseAddressValue, parseCidr } from './read/cidr.js';
 import { isoUtcTimestamp } from './read/dates.js';
 import { isObject, jsonObjectWithArrays, jsonType } from './read/json.js';
 import { constantCidrList, parseCidrList, uniquePrefixes } from './read/lines.js';
@@ -135,6 +135,17 @@ export const parsePiaServers = constantCidrList(PIA, { addressesOnly: true });
 
 /** Addresses the az0 list carries that are placeholders, not VPN servers. */
 export const AZ0_PLACEHOLDERS: ReadonlySet<string> = new Set(['1.2.3.4']);
+const AZ0_PLACEHOLDER_KEYS: ReadonlySet<string> = new Set([...AZ0_PLACEHOLDERS].map(addressKey));
+
+/** Whether a line's address is a placeholder, however it is written (`::ffff:1.2.3.4` is 1.2.3.4 too). */
+function isAz0Placeholder(text: string): boolean {
+  return AZ0_PLACEHOLDER_KEYS.has(addressKey(text));
+}
+
+function addressKey(text: string): string {
+  const c = parseCidr(text);
+  return c.ok ? `${c.version}/${c.start}/${c.length}` : text;
+}
 
 /** az0 brand token (lower case) -> display brand. Tokens not listed are kept as published. */
 export const AZ0_BRANDS: Readonly<Record<string, string>> = Object.freeze({
@@ -191,7 +202,7 @@ export function parseAz0VpnIps(data: Uint8Array | string, feed: string): Prefixe
   const { prefixes, rejected, comments } = parseCidrList<VpnValue>(
     feed,
     data,
-    (l) => (AZ0_PLACEHOLDERS.has(l.text) ? { reject: `placeholder address ${l.text}, not a VPN server` } : vpnValue(az0Brand(l.comment))),
+    (l) => (isAz0Placeholder(l.text) ? { reject: `placeholder address ${l.text}, not a VPN server` } : vpnValue(az0Brand(l.comment))),
     { addressesOnly: true },
   );
   const stamp = comments.find((c) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/.test(c.text));

@@ -45,6 +45,8 @@ export interface JsonCidr {
   readonly value: unknown;
   /** e.g. `prefixes[12].ip_prefix`. */
   readonly where: string;
+  /** Why the record gives no CIDR, when that is not the value's type or text (a record naming two). */
+  readonly problem?: string;
 }
 
 /**
@@ -59,6 +61,10 @@ export function jsonCidrs<V>(feed: string, items: readonly JsonCidr[], value: V,
   const rejected: Diagnostic[] = [];
   items.forEach((item, i) => {
     const line = i + 1;
+    if (item.problem !== undefined) {
+      rejected.push({ feed, line, message: `${item.where}: ${item.problem}` });
+      return;
+    }
     if (typeof item.value !== 'string') {
       rejected.push({ feed, line, message: `${item.where} is ${jsonType(item.value)}, not a CIDR string` });
       return;
@@ -87,7 +93,10 @@ export function stringsOf(doc: JsonObject, key: string): JsonCidr[] {
 /** The first of `fields` a record has, or the record itself when it is not an object (reported as such). */
 export function field(rec: unknown, where: string, ...fields: string[]): JsonCidr {
   if (!isObject(rec)) return { value: rec, where };
-  for (const f of fields) if (rec[f] !== undefined) return { value: rec[f], where: `${where}.${f}` };
+  const present = fields.filter((f) => rec[f] !== undefined);
+  // Google's records hold one of ipv4Prefix / ipv6Prefix; reading the first of two would drop the other unsaid.
+  if (present.length > 1) return { value: rec, where, problem: `holds both ${present.join(' and ')}; a record gives one prefix` };
+  if (present.length === 1) return { value: rec[present[0]!], where: `${where}.${present[0]!}` };
   return { value: undefined, where: `${where}.${fields.join('|')}` };
 }
 

@@ -147,6 +147,8 @@ export function parseDelegated(data: Uint8Array, feed: string): RirFound {
       const n = parseUint(value, 0x100000000);
       if (!addr || addr.version !== 4 || start.indexOf(':') >= 0) return reject(`bad ipv4 start ${JSON.stringify(start)}`);
       if (n < 1 || addr.value + BigInt(n) - 1n > 0xffffffffn) return reject(`bad ipv4 address count ${JSON.stringify(value)}`);
+      // No registry delegates a whole family; read as one, it would date and place every address.
+      if (n === 0x100000000) return reject('a record of all IPv4 space is no delegation');
       pushRangePrefixes(prefixes, 4, addr.value, addr.value + BigInt(n) - 1n, v);
       return;
     }
@@ -155,6 +157,7 @@ export function parseDelegated(data: Uint8Array, feed: string): RirFound {
     const p = parseCidr(`${start}/${length}`);
     if (!p.ok || p.version !== 6) return reject(`bad ipv6 start ${JSON.stringify(start)}`);
     if (p.hostBitsSet) return reject(`host bits set in ${start}/${length}`);
+    if (length === 0) return reject('a record of all IPv6 space is no delegation');
     prefixes.push({ version: 6, start: p.start, length, value: v });
   };
 

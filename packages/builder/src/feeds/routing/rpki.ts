@@ -86,8 +86,9 @@ export function parseRpkiJson(data: Uint8Array, feed: string): RoasFound {
       continue;
     }
     const p = parseCidr(r.prefix);
-    if (!p.ok || p.hostBitsSet || r.prefix.indexOf('/') < 0) {
-      const why = !p.ok ? p.message : p.hostBitsSet ? 'host bits set' : 'no prefix length';
+    if (!p.ok || p.hostBitsSet || r.prefix.indexOf('/') < 0 || p.length === 0) {
+      // A /0 would cover every route of its family: each one it does not match would become invalid.
+      const why = !p.ok ? p.message : p.hostBitsSet ? 'host bits set' : p.length === 0 ? 'a ROA for a whole address family (/0)' : 'no prefix length';
       rejected.push({ feed, line, message: `bad prefix ${JSON.stringify(r.prefix)}: ${why}` });
       continue;
     }
