@@ -6,10 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError, type Store } from '../src/store/types.js';
 import { createApp } from '../src/app.js';
 import { call, expectProblem, harness, TEST_PLANS, type Harness } from './support/harness.js';
-import { loadSnapshot } from '@ipintel/core';
+import { loadSnapshot, type SnapshotInfo } from '@ipintel/core';
 import { encodeSnapshot } from '@ipintel/core/writer';
 import { damageColumn } from '@ipintel/testkit';
 import { fixtureModel } from './support/fixtures.js';
+import { attributionEntries } from '../src/routes/attribution.js';
 
 let h: Harness;
 let key: string;
@@ -300,6 +301,24 @@ describe('GET /attribution and /healthz', () => {
     const json = await call(h.app, '/attribution', { headers: { accept: 'application/json' } });
     expect(json.json.sources[0]).toMatchObject({ id: 'dbip-city-lite', attribution_required: true, licence: 'CC BY 4.0' });
     expect(json.json.sources[1].attribution_required).toBe(false);
+  });
+
+  it('links the licence of a source whose licence text carries its attribution notice (as the builder writes DB-IP\'s)', () => {
+    const source = (id: string, licence: string) => ({ id, publisher: 'p', url: 'https://example.com/', licence, attribution_required: true, data_date: null, entries: 1 });
+    const info = { sources: [
+      source('a-dbip', 'CC BY 4.0 (IP Geolocation by DB-IP, https://db-ip.com)'),
+      source('b-asn', 'CC BY 4.0 (RouteViews, NRO, DB-IP: attribution with a link to https://db-ip.com)'),
+      source('c-plain', 'CC0-1.0'),
+      source('d-other', 'Vultr public geofeed; column 1 extracted by lord-alfred/ipranges (CC0)'),
+      source('e-proto', 'constructor'),
+    ] } as unknown as SnapshotInfo;
+    expect(attributionEntries(info).map((e) => [e.id, e.licence_url])).toEqual([
+      ['a-dbip', 'https://creativecommons.org/licenses/by/4.0/'],
+      ['b-asn', 'https://creativecommons.org/licenses/by/4.0/'],
+      ['c-plain', 'https://creativecommons.org/publicdomain/zero/1.0/'],
+      ['d-other', null],
+      ['e-proto', null],
+    ]);
   });
 
   it('healthz needs no key and reports the snapshot and store', async () => {

@@ -29,13 +29,26 @@ export interface AttributionEntry {
   readonly data_date: string | null;
 }
 
+/**
+ * The link of a licence text that names one of LICENCE_LINKS: alone, or
+ * followed by the attribution notice the feed asks for in brackets
+ * (`CC BY 4.0 (IP Geolocation by DB-IP, https://db-ip.com)`, as the builder
+ * writes DB-IP's). A licence named further on (`...; extracted by X (CC0)`)
+ * is the licence of something else, and gets no link.
+ */
+export function licenceUrl(licence: string): string | null {
+  const bracket = licence.indexOf(' (');
+  const name = bracket < 0 ? licence : licence.slice(0, bracket);
+  return Object.hasOwn(LICENCE_LINKS, name) ? LICENCE_LINKS[name]! : null;
+}
+
 function entry(s: SourceInfo): AttributionEntry {
   return {
     id: s.id,
     publisher: s.publisher,
     url: s.url,
     licence: s.licence,
-    licence_url: LICENCE_LINKS[s.licence] ?? null,
+    licence_url: licenceUrl(s.licence),
     attribution_required: s.attribution_required,
     data_date: s.data_date,
   };
