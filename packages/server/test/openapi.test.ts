@@ -100,6 +100,27 @@ describe('OpenAPI document', () => {
     expect(await conforms(h.app, '/v1/openapi.json', '/v1/openapi.json')).toBe(200);
   });
 
+  it('documents the 405 of every path, with its Allow header', async () => {
+    const paths: [string, string][] = [
+      ['/healthz', '/healthz'],
+      ['/attribution', '/attribution'],
+      ['/v1/openapi.json', '/v1/openapi.json'],
+      ['/thirdparty/{ip}', '/thirdparty/8.8.8.8'],
+      ['/thirdparty/{ip}/json', '/thirdparty/8.8.8.8/json'],
+      ['/thirdparty/json', '/thirdparty/json'],
+      ['/thirdparty/{ip}/{field}', '/thirdparty/8.8.8.8/country'],
+      ['/thirdparty/{field}', '/thirdparty/country'],
+      ['/thirdparty/batch', '/thirdparty/batch'],
+      ['/v1/check', '/v1/check'],
+      ['/v1/check/batch', '/v1/check/batch'],
+    ];
+    for (const [template, url] of paths) {
+      expect(await conforms(h.app, template, url, { method: 'DELETE' }), url).toBe(405);
+      const op = Object.values(doc['paths'][template])[0] as Record<string, any>;
+      expect(op['responses']['405'].headers, template).toHaveProperty('Allow');
+    }
+  });
+
   it('the validator catches a wrong shape', () => {
     const errors = validate(doc, { $ref: '#/components/schemas/CheckResult' }, { ip: 1, extra: true });
     expect(errors).toEqual(expect.arrayContaining(['$.ip: expected string, got integer', '$: unexpected property extra', '$: missing geo']));

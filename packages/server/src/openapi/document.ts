@@ -64,7 +64,7 @@ const thirdparty = (withIp: boolean, summary: string): Obj => ({
     parameters: withIp ? [IP_PARAM] : [],
     responses: {
       '200': { description: 'The result in the thirdparty layout.', headers: RATE_HEADERS, content: jsonOf(schemaRef('ThirdPartyResult')) },
-      ...problems(['invalid_ip', 'missing_ip', 'invalid_query', ...AUTH_PROBLEMS]),
+      ...problems(['invalid_ip', 'missing_ip', 'invalid_query', 'method_not_allowed', ...AUTH_PROBLEMS]),
     },
   },
 });
@@ -82,7 +82,7 @@ const thirdpartyField = (withIp: boolean, fields: readonly string[]): Obj => ({
         headers: RATE_HEADERS,
         content: { 'text/plain': { schema: { type: 'string' } }, ...jsonOf(schemaRef('ThirdPartyPrivacy')) },
       },
-      ...problems(['invalid_ip', 'missing_ip', 'invalid_query', 'not_found', ...AUTH_PROBLEMS]),
+      ...problems(['invalid_ip', 'missing_ip', 'invalid_query', 'not_found', 'method_not_allowed', ...AUTH_PROBLEMS]),
     },
   },
 });
@@ -163,7 +163,7 @@ export function openApiDocument(server: string): Obj {
               description: 'The sources.',
               content: { 'text/html': { schema: { type: 'string' } }, ...jsonOf(schemaRef('Attribution')) },
             },
-            ...problems(['snapshot_unavailable', ...REQUEST_PROBLEMS]),
+            ...problems(['snapshot_unavailable', 'method_not_allowed', ...REQUEST_PROBLEMS]),
           },
         },
       },
@@ -174,11 +174,16 @@ export function openApiDocument(server: string): Obj {
           responses: {
             '200': { description: 'Healthy.', content: jsonOf(schemaRef('Health')) },
             '503': { description: 'Not serving.', content: jsonOf(schemaRef('Health')) },
+            ...problems(['method_not_allowed', ...REQUEST_PROBLEMS]),
           },
         },
       },
       '/v1/openapi.json': {
-        get: { summary: 'This document.', tags: ['service'], responses: { '200': { description: 'OpenAPI 3.1.', content: jsonOf({ type: 'object' }) } } },
+        get: {
+          summary: 'This document.',
+          tags: ['service'],
+          responses: { '200': { description: 'OpenAPI 3.1.', content: jsonOf({ type: 'object' }) }, ...problems(['method_not_allowed', ...REQUEST_PROBLEMS]) },
+        },
       },
     },
     components: {
