@@ -66,6 +66,8 @@ describe('OpenAPI document', () => {
     expect(await conforms(h.app, '/thirdparty/{ip}/json', `/thirdparty/8.8.8.8/json?token=${k2}`)).toBe(200);
     expect(await conforms(h.app, '/thirdparty/{ip}', '/thirdparty/9.9.9.9', k)).toBe(200);
     expect(await conforms(h.app, '/thirdparty/json', '/thirdparty/json', { ...k, remoteAddress: '1.2.3.4' })).toBe(200);
+    expect(await conforms(h.app, '/thirdparty', '/thirdparty', { ...k, remoteAddress: '1.2.3.4' })).toBe(200);
+    expect(await conforms(h.app, '/thirdparty/', '/thirdparty/', { ...k, remoteAddress: '1.2.3.4' })).toBe(200);
     expect(await conforms(h.app, '/v1/check', '/v1/check', k)).toBe(400);
     expect(await conforms(h.app, '/v1/check', '/v1/check?ip=x', k)).toBe(400);
     expect(await conforms(h.app, '/v1/check', '/v1/check?ip=8.8.8.8&format=x', k)).toBe(400);
@@ -108,6 +110,8 @@ describe('OpenAPI document', () => {
       ['/thirdparty/{ip}', '/thirdparty/8.8.8.8'],
       ['/thirdparty/{ip}/json', '/thirdparty/8.8.8.8/json'],
       ['/thirdparty/json', '/thirdparty/json'],
+      ['/thirdparty', '/thirdparty'],
+      ['/thirdparty/', '/thirdparty/'],
       ['/thirdparty/{ip}/{field}', '/thirdparty/8.8.8.8/country'],
       ['/thirdparty/{field}', '/thirdparty/country'],
       ['/thirdparty/batch', '/thirdparty/batch'],

@@ -133,6 +133,8 @@ export function openApiDocument(server: string): Obj {
       '/thirdparty/{ip}/json': thirdparty(true, 'Check one IP, thirdparty layout (migration alias).'),
       '/thirdparty/{ip}': thirdparty(true, 'Same as /thirdparty/{ip}/json.'),
       '/thirdparty/json': thirdparty(false, "Check the caller's own address, thirdparty layout."),
+      '/thirdparty': thirdparty(false, 'Same as /thirdparty/json.'),
+      '/thirdparty/': thirdparty(false, 'Same as /thirdparty/json.'),
       '/thirdparty/{ip}/{field}': thirdpartyField(true, fields),
       '/thirdparty/{field}': thirdpartyField(false, fields),
       '/thirdparty/batch': {
