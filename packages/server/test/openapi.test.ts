@@ -125,6 +125,30 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('on a server with a demo quota, the lookup routes take no key, as they answer without one', async () => {
+    const plain = (await call(h.app, '/v1/openapi.json')).json;
+    expect(plain['paths']['/v1/check'].get.security).not.toContainEqual({});
+    const demo = await harness({ demoQuota: 5 });
+    try {
+      const served = (await call(demo.app, '/v1/openapi.json')).json;
+      expect(served['info'].description).toContain('5 per client address');
+      for (const [url, template, method, init] of [
+        ['/v1/check?ip=8.8.8.8', '/v1/check', 'get', {}],
+        ['/v1/check/batch', '/v1/check/batch', 'post', { body: { ips: ['8.8.8.8'] } }],
+        ['/thirdparty/8.8.8.8/country', '/thirdparty/{ip}/{field}', 'get', {}],
+        ['/thirdparty/batch', '/thirdparty/batch', 'post', { body: ['8.8.8.8'] }],
+      ] as const) {
+        const res = await call(demo.app, url, { remoteAddress: '192.0.2.7', ...init });
+        expect(res.status, url).toBe(200);
+        expect(served['paths'][template][method].security, template).toContainEqual({});
+      }
+      // The service routes never asked for a key.
+      expect(served['paths']['/healthz'].get.security).toBeUndefined();
+    } finally {
+      await demo.close();
+    }
+  });
+
   it('the validator catches a wrong shape', () => {
     const errors = validate(doc, { $ref: '#/components/schemas/CheckResult' }, { ip: 1, extra: true });
     expect(errors).toEqual(expect.arrayContaining(['$.ip: expected string, got integer', '$: unexpected property extra', '$: missing geo']));

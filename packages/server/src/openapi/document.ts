@@ -87,8 +87,25 @@ const thirdpartyField = (withIp: boolean, fields: readonly string[]): Obj => ({
   },
 });
 
-/** The document; `server` is the public base URL ('' for relative). */
-export function openApiDocument(server: string): Obj {
+/**
+ * The document; `server` is the public base URL ('' for relative).
+ * `demoQuota`: the server's lookups per client address per day without a key
+ * (AppOptions.demoQuota): its lookup routes then take no key too (an empty
+ * security requirement, OpenAPI's "optional").
+ */
+export function openApiDocument(server: string, options: { readonly demoQuota?: number } = {}): Obj {
+  const doc = document(server);
+  if (options.demoQuota === undefined) return doc;
+  const info = doc['info'] as Obj;
+  info['description'] =
+    `IP intelligence: geolocation, network, abuse signals with evidence labels, and a risk score. A lookup without an API key is served up to ${options.demoQuota} per client address (IPv6: per /64) per UTC day (this server's demo quota); a request that presents a key is judged by it alone. Errors are RFC 9457 problem details with a stable \`code\`.`;
+  for (const path of Object.values(doc['paths'] as Record<string, Record<string, Obj>>)) {
+    for (const op of Object.values(path)) if (Array.isArray(op['security'])) op['security'] = [...(op['security'] as Obj[]), {}];
+  }
+  return doc;
+}
+
+function document(server: string): Obj {
   const fields = FIELD_NAMES;
   return {
     openapi: '3.1.0',

@@ -66,11 +66,12 @@ export function attributionRoute(app: AppContext, req: ApiRequest): ApiResponse 
   return attributionResponse(intel.info, header(req, 'accept'));
 }
 
-let cached: { base: string; body: string } | undefined;
+let cached: { base: string; demoQuota: number | undefined; body: string } | undefined;
 
 export function openApiRoute(app: AppContext): ApiResponse {
-  if (cached === undefined || cached.base !== app.publicBase) {
-    cached = { base: app.publicBase, body: JSON.stringify(openApiDocument(app.publicBase)) };
+  const demoQuota = app.demoPlan?.quota;
+  if (cached === undefined || cached.base !== app.publicBase || cached.demoQuota !== demoQuota) {
+    cached = { base: app.publicBase, demoQuota, body: JSON.stringify(openApiDocument(app.publicBase, demoQuota === undefined ? {} : { demoQuota })) };
   }
   return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300' }, body: cached.body };
 }
