@@ -37,6 +37,9 @@ async function conforms(app: App, template: string, url: string, init: CallInit 
   expect(schema, `${template} ${res.status} documents ${type}`).toBeDefined();
   if (type.endsWith('json')) expect(validate(doc, schema, res.json), `${url} -> ${res.status}`).toEqual([]);
   if (res.json?.code !== undefined) expect(documented.description).toContain(`\`${res.json.code}\``);
+  for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Allow']) {
+    if (res.headers[name.toLowerCase()] !== undefined) expect(documented.headers ?? {}, `${url} -> ${res.status} documents ${name}`).toHaveProperty(name);
+  }
   return res.status;
 }
 
@@ -72,6 +75,7 @@ describe('OpenAPI document', () => {
     expect(await conforms(h.app, '/v1/check', '/v1/check?ip=x', k)).toBe(400);
     expect(await conforms(h.app, '/v1/check', '/v1/check?ip=8.8.8.8&format=x', k)).toBe(400);
     expect(await conforms(h.app, '/v1/check', '/v1/check?ip=8.8.8.8&a=b', k)).toBe(400);
+    expect(await conforms(h.app, '/v1/check', '/v1/check?ip=8.8.8.8&explain=1', k)).toBe(503);
     expect(await conforms(h.app, '/v1/check', '/v1/check?ip=8.8.8.8')).toBe(401);
     expect(await conforms(h.app, '/v1/check', '/v1/check?ip=8.8.8.8', { method: 'PUT' })).toBe(405);
     expect(await conforms(h.app, '/v1/check/batch', '/v1/check/batch', { ...k, body: { ips: Array(101).fill('1.1.1.1') } })).toBe(413);

@@ -28,7 +28,8 @@ function problems(codes: readonly ProblemCode[]): Obj {
   for (const [status, list] of byStatus) {
     const headers: Obj = status === 429 || status === 503 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {};
     if (status === 405) headers['Allow'] = { schema: { type: 'string' } };
-    if (status === 400 || status === 429) Object.assign(headers, RATE_HEADERS);
+    // Every answer to an accepted key carries them (docs/api.md, Errors): the statuses a route gives after the key.
+    if (status === 400 || status === 413 || status === 415 || status === 429 || status === 503) Object.assign(headers, RATE_HEADERS);
     out[String(status)] = {
       description: `Problem: ${list.map((c) => `\`${c}\``).join(', ')}`,
       headers,
