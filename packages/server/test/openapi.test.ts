@@ -76,6 +76,8 @@ describe('OpenAPI document', () => {
     expect(await conforms(h.app, '/v1/check', '/v1/check?ip=8.8.8.8&format=x', k)).toBe(400);
     expect(await conforms(h.app, '/v1/check', '/v1/check?ip=8.8.8.8&a=b', k)).toBe(400);
     expect(await conforms(h.app, '/v1/check', '/v1/check?ip=8.8.8.8&explain=1', k)).toBe(503);
+    const pending = await h.key('test', { createdAt: h.now() + 30_000 });
+    expect(await conforms(h.app, '/v1/check', '/v1/check?ip=8.8.8.8', { key: pending })).toBe(401);
     expect(await conforms(h.app, '/v1/check', '/v1/check?ip=8.8.8.8')).toBe(401);
     expect(await conforms(h.app, '/v1/check', '/v1/check?ip=8.8.8.8', { method: 'PUT' })).toBe(405);
     expect(await conforms(h.app, '/v1/check/batch', '/v1/check/batch', { ...k, body: { ips: Array(101).fill('1.1.1.1') } })).toBe(413);

@@ -26,7 +26,8 @@ function problems(codes: readonly ProblemCode[]): Obj {
   for (const c of codes) byStatus.set(PROBLEMS[c][0], [...(byStatus.get(PROBLEMS[c][0]) ?? []), c]);
   const out: Obj = {};
   for (const [status, list] of byStatus) {
-    const headers: Obj = status === 429 || status === 503 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {};
+    // 401: key_not_active says when the key becomes active.
+    const headers: Obj = status === 401 || status === 429 || status === 503 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {};
     if (status === 405) headers['Allow'] = { schema: { type: 'string' } };
     // Every answer to an accepted key carries them (docs/api.md, Errors): the statuses a route gives after the key.
     if (status === 400 || status === 413 || status === 415 || status === 429 || status === 503) Object.assign(headers, RATE_HEADERS);
