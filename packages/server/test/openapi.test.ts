@@ -37,7 +37,7 @@ async function conforms(app: App, template: string, url: string, init: CallInit 
   expect(schema, `${template} ${res.status} documents ${type}`).toBeDefined();
   if (type.endsWith('json')) expect(validate(doc, schema, res.json), `${url} -> ${res.status}`).toEqual([]);
   if (res.json?.code !== undefined) expect(documented.description).toContain(`\`${res.json.code}\``);
-  for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Allow']) {
+  for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Allow', 'Accept-Post', 'Accept-Encoding']) {
     if (res.headers[name.toLowerCase()] !== undefined) expect(documented.headers ?? {}, `${url} -> ${res.status} documents ${name}`).toHaveProperty(name);
   }
   return res.status;
@@ -82,6 +82,7 @@ describe('OpenAPI document', () => {
     expect(await conforms(h.app, '/v1/check', '/v1/check?ip=8.8.8.8', { method: 'PUT' })).toBe(405);
     expect(await conforms(h.app, '/v1/check/batch', '/v1/check/batch', { ...k, body: { ips: Array(101).fill('1.1.1.1') } })).toBe(413);
     expect(await conforms(h.app, '/v1/check/batch', '/v1/check/batch', { ...k, body: 'x', headers: { 'content-type': 'text/plain' } })).toBe(415);
+    expect(await conforms(h.app, '/v1/check/batch', '/v1/check/batch', { ...k, body: '{}', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } })).toBe(415);
     expect(await conforms(h.app, '/v1/check/batch', '/v1/check/batch', { ...k, body: '[', headers: { 'content-type': 'application/json' } })).toBe(400);
   });
 

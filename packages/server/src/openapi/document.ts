@@ -29,6 +29,10 @@ function problems(codes: readonly ProblemCode[]): Obj {
     // 401: key_not_active says when the key becomes active.
     const headers: Obj = status === 401 || status === 429 || status === 503 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {};
     if (status === 405) headers['Allow'] = { schema: { type: 'string' } };
+    if (status === 415) {
+      headers['Accept-Post'] = { description: 'The body types the route takes.', schema: { type: 'string' } };
+      headers['Accept-Encoding'] = { description: '`identity`: for a compressed body (Content-Encoding other than identity).', schema: { type: 'string' } };
+    }
     // Every answer to an accepted key carries them (docs/api.md, Errors): the statuses a route gives after the key.
     if (status === 400 || status === 413 || status === 415 || status === 429 || status === 503) Object.assign(headers, RATE_HEADERS);
     out[String(status)] = {
