@@ -93,6 +93,8 @@ describe('OpenAPI document', () => {
     expect(await conforms(h.app, '/thirdparty/{ip}/{field}', '/thirdparty/8.8.8.8/privacy', k)).toBe(200);
     expect(await conforms(h.app, '/thirdparty/{ip}/{field}', '/thirdparty/x/city', k)).toBe(400);
     expect(await conforms(h.app, '/thirdparty/{field}', '/thirdparty/privacy', { ...k, remoteAddress: '8.8.8.8' })).toBe(200);
+    expect(await conforms(h.app, '/thirdparty/{ip}/privacy/{key}', '/thirdparty/8.8.8.8/privacy/hosting', k)).toBe(200);
+    expect(await conforms(h.app, '/thirdparty/privacy/{key}', '/thirdparty/privacy/service', { ...k, remoteAddress: '8.8.8.8' })).toBe(200);
     expect(await conforms(h.app, '/thirdparty/{ip}/{field}', '/thirdparty/8.8.8.8/hostname')).toBe(404);
     const paths = ['8.8.8.8', '8.8.8.8/country', '10.0.0.1/bogon', '8.8.8.8/privacy', 'x', '8.8.8.8/hostname', 'city'];
     expect(await conforms(h.app, '/thirdparty/batch', '/thirdparty/batch', { ...k, body: paths })).toBe(200);
@@ -109,6 +111,17 @@ describe('OpenAPI document', () => {
     expect(await conforms(h.app, '/v1/openapi.json', '/v1/openapi.json')).toBe(200);
   });
 
+  it('gives no path parameter a value holding a "/" (a client sends it as %2F, which the server reads as no field)', async () => {
+    const k = { key: await h.key('test') };
+    for (const [template, item] of Object.entries(doc['paths'] as Record<string, Record<string, any>>)) {
+      for (const p of item['get']?.parameters ?? []) {
+        if (p.in === 'path') for (const v of p.schema.enum ?? []) expect(String(v), `${template} {${p.name}}`).not.toContain('/');
+      }
+    }
+    // What such a client would send:
+    expect((await call(h.app, '/thirdparty/8.8.8.8/privacy%2Fvpn', k)).status).toBe(404);
+  });
+
   it('documents the 405 of every path, with its Allow header', async () => {
     const paths: [string, string][] = [
       ['/healthz', '/healthz'],
@@ -121,6 +134,8 @@ describe('OpenAPI document', () => {
       ['/thirdparty/', '/thirdparty/'],
       ['/thirdparty/{ip}/{field}', '/thirdparty/8.8.8.8/country'],
       ['/thirdparty/{field}', '/thirdparty/country'],
+      ['/thirdparty/{ip}/privacy/{key}', '/thirdparty/8.8.8.8/privacy/vpn'],
+      ['/thirdparty/privacy/{key}', '/thirdparty/privacy/vpn'],
       ['/thirdparty/batch', '/thirdparty/batch'],
       ['/v1/check', '/v1/check'],
       ['/v1/check/batch', '/v1/check/batch'],

@@ -6,7 +6,7 @@
  */
 import { PROBLEMS, type ProblemCode } from '../http/problem.js';
 import { THIRDPARTY_MAX_BATCH } from '../routes/thirdparty-batch.js';
-import { FIELD_NAMES } from '../routes/thirdparty-fields.js';
+import { PRIVACY_KEYS, THIRDPARTY_FIELDS } from '../routes/thirdparty-fields.js';
 import { SCHEMAS } from './schemas.js';
 
 type Obj = Record<string, unknown>;
@@ -75,13 +75,17 @@ const thirdparty = (withIp: boolean, summary: string): Obj => ({
   },
 });
 
-/** GET of one field (`{field}` one of FIELD_NAMES, `privacy/{key}` included): plain text, `privacy` as JSON. */
-const thirdpartyField = (withIp: boolean, fields: readonly string[]): Obj => ({
+/**
+ * GET of one field: `{field}` a top-level field (plain text, `privacy` as JSON), or, with
+ * `privacy`, `privacy/{key}` as two path segments (a path parameter cannot hold the `/`: a
+ * client would send it as `%2F`, which names no field).
+ */
+const thirdpartyField = (withIp: boolean, param: 'field' | 'key', values: readonly string[]): Obj => ({
   get: {
-    summary: `One field of the thirdparty result${withIp ? '' : " for the caller's own address"} (one lookup): its value and a newline as text ("" when the data lacks it; bogon and anycast "false"), privacy as JSON.`,
+    summary: `One ${param === 'key' ? 'privacy flag' : 'field'} of the thirdparty result${withIp ? '' : " for the caller's own address"} (one lookup): its value and a newline as text ("" when the data lacks it; bogon and anycast "false"), privacy as JSON.`,
     tags: ['lookup'],
     security: THIRDPARTY_SECURITY,
-    parameters: [...(withIp ? [IP_PARAM] : []), { name: 'field', in: 'path', required: true, schema: { type: 'string', enum: fields } }],
+    parameters: [...(withIp ? [IP_PARAM] : []), { name: param, in: 'path', required: true, schema: { type: 'string', enum: values } }],
     responses: {
       '200': {
         description: 'The field.',
@@ -112,7 +116,6 @@ export function openApiDocument(server: string, options: { readonly demoQuota?: 
 }
 
 function document(server: string): Obj {
-  const fields = FIELD_NAMES;
   return {
     openapi: '3.1.0',
     info: {
@@ -158,8 +161,10 @@ function document(server: string): Obj {
       '/thirdparty/json': thirdparty(false, "Check the caller's own address, thirdparty layout."),
       '/thirdparty': thirdparty(false, 'Same as /thirdparty/json.'),
       '/thirdparty/': thirdparty(false, 'Same as /thirdparty/json.'),
-      '/thirdparty/{ip}/{field}': thirdpartyField(true, fields),
-      '/thirdparty/{field}': thirdpartyField(false, fields),
+      '/thirdparty/{ip}/{field}': thirdpartyField(true, 'field', THIRDPARTY_FIELDS),
+      '/thirdparty/{ip}/privacy/{key}': thirdpartyField(true, 'key', PRIVACY_KEYS),
+      '/thirdparty/{field}': thirdpartyField(false, 'field', THIRDPARTY_FIELDS),
+      '/thirdparty/privacy/{key}': thirdpartyField(false, 'key', PRIVACY_KEYS),
       '/thirdparty/batch': {
         post: {
           summary: `Up to ${THIRDPARTY_MAX_BATCH} paths ({ip}, {ip}/json, {ip}/{field}) as a JSON array or one a line; answers an object keyed by path. One lookup per key holding a result; ?filter=1 drops (and does not count) keys without one.`,
