@@ -189,6 +189,7 @@ export function createApp(options: AppOptions = {}): App {
     logger,
     problemTypeBase,
     publicBase,
+    basePath,
     demoPlan,
     page: options.page ?? true,
   };

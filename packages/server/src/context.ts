@@ -27,6 +27,8 @@ export interface AppContext {
   readonly problemTypeBase: string;
   /** Public base URL plus mount path, for links (`''` when unknown). */
   readonly publicBase: string;
+  /** The mount path (AppOptions.basePath, no trailing slash; `''` at the root): where the API is when no public URL is given. */
+  readonly basePath: string;
   /** The plan of keyless requests (AppOptions.demoQuota), or undefined when a key is required (demo.ts). */
   readonly demoPlan: Plan | undefined;
   /** Whether `/` serves the web page (AppOptions.page). */

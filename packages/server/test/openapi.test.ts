@@ -171,6 +171,21 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it("names where the API is: the public URL, else the mount path (its paths are under it)", async () => {
+    for (const [options, url] of [
+      [{}, '/'],
+      [{ basePath: '/ipintel/' }, '/ipintel'],
+      [{ baseUrl: 'https://ip.example', basePath: '/ipintel' }, 'https://ip.example/ipintel'],
+    ] as const) {
+      const app = await harness(options);
+      try {
+        expect((await call(app.app, '/v1/openapi.json')).json['servers'], JSON.stringify(options)).toEqual([{ url }]);
+      } finally {
+        await app.close();
+      }
+    }
+  });
+
   it('the validator catches a wrong shape', () => {
     const errors = validate(doc, { $ref: '#/components/schemas/CheckResult' }, { ip: 1, extra: true });
     expect(errors).toEqual(expect.arrayContaining(['$.ip: expected string, got integer', '$: unexpected property extra', '$: missing geo']));

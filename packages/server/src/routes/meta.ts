@@ -70,8 +70,10 @@ let cached: { base: string; demoQuota: number | undefined; body: string } | unde
 
 export function openApiRoute(app: AppContext): ApiResponse {
   const demoQuota = app.demoPlan?.quota;
-  if (cached === undefined || cached.base !== app.publicBase || cached.demoQuota !== demoQuota) {
-    cached = { base: app.publicBase, demoQuota, body: JSON.stringify(openApiDocument(app.publicBase, demoQuota === undefined ? {} : { demoQuota })) };
+  // Without a public URL, the mount path: a relative server URL, read against where the document is served.
+  const base = app.publicBase !== '' ? app.publicBase : app.basePath;
+  if (cached === undefined || cached.base !== base || cached.demoQuota !== demoQuota) {
+    cached = { base, demoQuota, body: JSON.stringify(openApiDocument(base, demoQuota === undefined ? {} : { demoQuota })) };
   }
   return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300' }, body: cached.body };
 }
