@@ -90,7 +90,8 @@ const thirdpartyField = (withIp: boolean, param: 'field' | 'key', values: readon
       '200': {
         description: 'The field.',
         headers: RATE_HEADERS,
-        content: { 'text/plain': { schema: { type: 'string' } }, ...jsonOf(schemaRef('ThirdPartyPrivacy')) },
+        // Only `privacy` itself answers JSON; a privacy flag is text, as every other field.
+        content: { 'text/plain': { schema: { type: 'string' } }, ...(param === 'field' ? jsonOf(schemaRef('ThirdPartyPrivacy')) : {}) },
       },
       ...problems(['invalid_ip', 'missing_ip', 'invalid_query', 'not_found', 'method_not_allowed', ...AUTH_PROBLEMS]),
     },
