@@ -89,6 +89,18 @@ describe('roles to combiner inputs', () => {
     expect(said).toContain(`leaving out ${headerless.feed.id}: it states no data date, though its format always does, so its age is unknown (VPN lists older than ${MAX_VPN_AGE_DAYS} days are not used)`);
   });
 
+  it('a snapshot whose every VPN list is left out for its age has no VPN source: vpn is unavailable, as without VPN lists', () => {
+    const tor = loaded({ role: 'tor', evidence: 'authoritative' }, { prefixes: [p(1, 32, true)] });
+    const stale = loaded({ role: 'vpn', copyDate: '2025-08-01' }, { prefixes: [p(2, 32, { brand: 'S' })] });
+    const unreadable = loaded({ role: 'vpn', broad: true }, { prefixes: [p(3, 32, { brand: null })], dateUnreadable: '2025-13-31T13:25:28Z' });
+    const none = input([tor, stale, unreadable]);
+    expect([none.vpn, none.vpnBroad]).toEqual([[], []]);
+    expect(none.unavailable).toContain('vpn');
+    // One list still in use is a source: vpn is available.
+    const undated = loaded({ role: 'vpn' }, { prefixes: [p(4, 32, { brand: 'U' })] });
+    expect(input([tor, stale, undated]).unavailable).not.toContain('vpn');
+  });
+
   it('lists the evidence keys no loaded feed can decide', () => {
     const i = input([loaded({ role: 'tor', evidence: 'authoritative' }, { prefixes: [p(1, 32, true)] })]);
     expect(i.unavailable).toEqual(Object.keys(EVIDENCE_ROLES).filter((k) => k !== 'tor'));

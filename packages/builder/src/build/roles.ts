@@ -174,6 +174,9 @@ export function toCombineInput(loaded: readonly Loaded[], options: Pick<LoadOpti
     say(`leaving out ${l.feed.id}: its data is ${Math.round(age)} days old (VPN lists older than ${MAX_VPN_AGE_DAYS} days are not used)`);
     return false;
   };
+  // The lists left out are no source of this snapshot: with none left, vpn is unavailable (docs/scoring.md).
+  const leftOut = new Set<Loaded>(of('vpn').filter((l) => !fresh(l)));
+  const used = (l: Loaded): boolean => !leftOut.has(l);
 
   const runs = {} as Record<PrefixRole, SourceRun[]>;
   const role = <V, W>(name: PrefixRole, list: Parameters<typeof prefixesOf<V, W>>[0], value: (v: V, feed: Feed) => W | null): Prefix<W>[] =>
@@ -233,8 +236,8 @@ export function toCombineInput(loaded: readonly Loaded[], options: Pick<LoadOpti
     asnClass,
     operators,
     tor: role('tor', of('tor'), same),
-    vpn: role('vpn', broad('vpn', false).filter(fresh), (v) => ({ brand: v.brand })),
-    vpnBroad: role('vpnBroad', broad('vpn', true).filter(fresh), (v) => ({ brand: v.brand })),
+    vpn: role('vpn', broad('vpn', false).filter(used), (v) => ({ brand: v.brand })),
+    vpnBroad: role('vpnBroad', broad('vpn', true).filter(used), (v) => ({ brand: v.brand })),
     vpnAsnWide: new Set(asnsOf('vpnAsnWide', of('vpn-asn'), () => true).keys()),
     proxy: role('proxy', of('proxy'), same),
     relay: role('relay', of('relay'), (v) => ({ provider: v.provider })),
@@ -244,7 +247,7 @@ export function toCombineInput(loaded: readonly Loaded[], options: Pick<LoadOpti
     dropAsns: new Set(asnsOf('dropAsns', of('drop-asn'), () => true).keys()),
     abuse: role('abuse', of('abuse'), (v, feed) => (isRecentAbuse(feed, v) ? v : null)),
     sources,
-    unavailable: unavailableSignals(loaded),
+    unavailable: unavailableSignals(loaded.filter(used)),
     buildDate,
     attributionUrl: options.attributionUrl,
   };
