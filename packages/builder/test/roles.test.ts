@@ -72,6 +72,16 @@ describe('roles to combiner inputs', () => {
     expect(said.some((m) => m.includes(stale.feed.id) && m.includes('153 days old'))).toBe(true);
   });
 
+  it('the VPN age limit counts whole days: a list dated 90 days before the build day is used whatever the build\'s time of day, one dated 91 days before is not', () => {
+    const said: string[] = [];
+    const at90 = loaded({ role: 'vpn', copyDate: '2025-10-03' }, { prefixes: [p(1, 32, { brand: 'A' })] });
+    const at90stamped = loaded({ role: 'vpn', copyDate: '2025-10-03T23:59:00Z' }, { prefixes: [p(2, 32, { brand: 'B' })] });
+    const at91 = loaded({ role: 'vpn', copyDate: '2025-10-02T23:59:00Z' }, { prefixes: [p(3, 32, { brand: 'C' })] });
+    const i = toCombineInput([at90, at90stamped, at91], { buildDate: '2026-01-01T18:00:00.000Z', attributionUrl: 'u' }, (m) => said.push(m));
+    expect(i.vpn.map((x) => x.start).sort()).toEqual([1n, 2n]);
+    expect(said).toEqual([`leaving out ${at91.feed.id}: its data is 91 days old (VPN lists older than ${MAX_VPN_AGE_DAYS} days are not used)`]);
+  });
+
   it('a VPN list whose stated date names no real time is left out (unreadable is not fresh), and the build says so', () => {
     const said: string[] = [];
     const unreadable = loaded({ role: 'vpn' }, { prefixes: [p(4, 32, { brand: 'X' })], dateUnreadable: '2025-13-31T13:25:28Z' });

@@ -68,11 +68,19 @@ export function sourceRows(loaded: readonly Loaded[]): SourceInfo[] {
 /** VPN lists older than this at the build date are not used (docs/data.md). */
 export const MAX_VPN_AGE_DAYS = 90;
 
-/** Days from a data date to the build date; null when the date is unknown. */
+const DAY_MS = 86_400_000;
+
+/**
+ * Whole days from a data date's UTC day to the build date's (as
+ * allocation_age_days counts); null when the date is unknown. A date-only
+ * stamp names a day, not its first moment: counted in exact time, a list
+ * dated 90 days before the build would be "90.4 days old" and left out.
+ */
 function ageDays(dataDate: string | null, buildDate: string): number | null {
   if (dataDate === null) return null;
   const t = timeOfDataDate(dataDate);
-  return Number.isNaN(t) ? null : (Date.parse(buildDate) - t) / 86_400_000;
+  if (Number.isNaN(t)) return null;
+  return Math.floor(Date.parse(buildDate) / DAY_MS) - Math.floor(t / DAY_MS);
 }
 
 /**
@@ -171,7 +179,7 @@ export function toCombineInput(loaded: readonly Loaded[], options: Pick<LoadOpti
     }
     const age = ageDays(l.result.source.data_date, buildDate);
     if (age === null || age <= MAX_VPN_AGE_DAYS) return true;
-    say(`leaving out ${l.feed.id}: its data is ${Math.round(age)} days old (VPN lists older than ${MAX_VPN_AGE_DAYS} days are not used)`);
+    say(`leaving out ${l.feed.id}: its data is ${age} days old (VPN lists older than ${MAX_VPN_AGE_DAYS} days are not used)`);
     return false;
   };
   // The lists left out are no source of this snapshot: with none left, vpn is unavailable (docs/scoring.md).
