@@ -113,6 +113,8 @@ function combineFamily(version: 4 | 6, input: CombineInput, t: Tables): { ranges
   const I = Object.fromEntries(names.map((n, i) => [n, i])) as Record<keyof typeof layers, number>;
   const at = <V>(layer: Layer<V>, v: number): V | null => (v === 0 ? null : layer.table[v - 1]!);
   const hasRoas = input.validate !== null;
+  // Without a BGP table of this family, "not announced" rests on the asmap alone (routing evidence inferred).
+  const bgpTable = input.routes.some((r) => r.version === version);
   const geoLayer = I.geo;
 
   // 2. Combination ids, built layer by layer: combo[j] = id of (combo[j-1], value of layer j).
@@ -168,6 +170,7 @@ function combineFamily(version: 4 | 6, input: CombineInput, t: Tables): { ranges
           resolver: v[I.resolver] !== 0,
           drop: v[I.drop] !== 0,
           abuse: v[I.abuse] !== 0,
+          bgpTable,
         };
         const r = classify(facts, input, hasRoas);
         const net = intern(t.networks, t.netIds, r.network);

@@ -185,6 +185,20 @@ describe('combine', () => {
     expect(s.check('8.10.0.1').evidence.routing).toBe('authoritative'); // not announced: the BGP table says so
   });
 
+  it('rule: without a BGP table of its IP version, "not announced" is the asmap\'s word alone: routing evidence inferred', () => {
+    // The default snapshot's case: no BGP table, only the asmap.
+    const asmapOnly = build({ routes: [], routesMapped: [p4(8, 8, 8, 0, 24, { origins: [15169] })] });
+    expect(asmapOnly.check('8.8.8.8').evidence.routing).toBe('inferred');
+    expect(asmapOnly.check('8.10.0.1').network.is_announced).toBe(false);
+    expect(asmapOnly.check('8.10.0.1').evidence.routing).toBe('inferred');
+    // An IPv4 table says nothing of IPv6.
+    const v4only = build({ routesMapped: [p4(8, 8, 9, 0, 24, { origins: [15169] })] });
+    expect(v4only.check('8.10.0.1').evidence.routing).toBe('authoritative');
+    expect(v4only.check('2001:db9::1').network.is_announced).toBe(false);
+    expect(v4only.check('2001:db9::1').evidence.routing).toBe('inferred');
+    expect(v4only.check('10.0.0.1').evidence.routing).toBe('authoritative'); // a bogon: the special-purpose registry decides
+  });
+
   it('rule: DROP-listed space is in use (never a bogon), so it keeps is_drop_listed', () => {
     const r = build({ drop: [p4(8, 9, 4, 0, 24, {})] }).check('8.9.4.1');
     expect(r.network.is_bogon).toBe(false);

@@ -149,6 +149,7 @@ describe('combine: the model agrees with a per-address reading of the rules', ()
               resolver: lpm(fam.resolvers, version, x) !== null,
               drop: lpm(fam.drop, version, x) !== null,
               abuse: lpm(fam.abuse, version, x) !== null,
+              bgpTable: fam.routes.length > 0,
             };
             // The validator above reads the route's start: give it the route's own.
             if (route !== null && validate !== null) {

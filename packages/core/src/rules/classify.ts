@@ -14,7 +14,9 @@
  *   listing), because those lists age.
  * - Routing: `is_announced` when a BGP table routes the address or, where
  *   none does, the asmap (newer, but built from RPKI and IRR as well as BGP)
- *   maps it; routing evidence is `inferred` in that second case. RPKI is
+ *   maps it; routing evidence is `inferred` in that second case, and where
+ *   not announced is the asmap's word alone (no BGP table of the address's IP
+ *   version in the snapshot: `bgpTable` false). RPKI is
  *   the status of the BGP route for the origin the result shows; `unknown`
  *   when no BGP route has that origin (the sources disagree, or only the
  *   asmap maps the address).
@@ -94,6 +96,12 @@ export interface AddressFacts {
   readonly resolver: boolean;
   readonly drop: boolean;
   readonly abuse: boolean;
+  /**
+   * Whether the snapshot holds a BGP table of the address's IP version
+   * (default true). Without one, "not announced" is the asmap's word alone,
+   * and its routing evidence is inferred, as an asmap mapping's is.
+   */
+  readonly bgpTable?: boolean;
 }
 
 /** The ASN-keyed sets the rules read besides the address's facts. */
@@ -253,7 +261,7 @@ function networkOf(f: AddressFacts, hasRoas: boolean, trace: Trace | undefined):
     rpki: rpkiFor(f.route, asn, hasRoas),
     allocation_date: f.rir?.date ?? null,
     registration_country: f.rir?.country ?? null,
-    routing_inferred: f.route === null && f.mapped !== null,
+    routing_inferred: f.route === null && (f.mapped !== null || f.bgpTable === false),
   };
   if (trace !== undefined) {
     trace('network.asn', 'asn-table', ['asn']);
