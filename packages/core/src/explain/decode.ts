@@ -122,6 +122,43 @@ function table(r: ByteReader): unknown[] {
   }
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isText = (v: unknown): boolean => typeof v === 'string';
+const isTextOrNull = (v: unknown): boolean => v === null || typeof v === 'string';
+const isAsn = (v: unknown): boolean => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 0xffffffff;
+const RPKI_STATUSES: readonly unknown[] = ['valid', 'invalid', 'not-found', 'unknown'];
+const isPlain = (v: unknown): boolean => v === null;
+
+/**
+ * The shape of each role's values, as the builder writes them (build/sidecar.ts) and the
+ * explainer reads them: a sidecar holding another is corrupt, not a TypeError in an explanation.
+ */
+const VALUE_SHAPES: Readonly<Record<SidecarPrefixRole | SidecarAsnRole | 'asn', (v: unknown) => boolean>> = {
+  routes: (v) => isObject(v) && Array.isArray(v['origins']) && v['origins'].every(isAsn) && Array.isArray(v['rpki']) && v['rpki'].length === v['origins'].length && v['rpki'].every((s) => RPKI_STATUSES.includes(s)),
+  routesMapped: (v) => Array.isArray(v) && v.every(isAsn),
+  rir: (v) => isObject(v) && isTextOrNull(v['date']) && isTextOrNull(v['country']),
+  bogons: isPlain,
+  unallocated: isPlain,
+  datacenterPublished: (v) => isObject(v) && isText(v['provider']) && typeof v['cdn'] === 'boolean' && typeof v['anycast'] === 'boolean',
+  datacenterInferred: isText,
+  tor: isPlain,
+  vpn: isText,
+  vpnBroad: isText,
+  proxy: isPlain,
+  relay: isText,
+  crawlers: isText,
+  resolvers: isPlain,
+  drop: isPlain,
+  abuse: isPlain,
+  asn: isAsn,
+  hostingAsns: isText,
+  asnTags: isText,
+  asnClass: isText,
+  operators: (v) => isObject(v) && (v['kind'] === 'mobile' || v['kind'] === 'cdn') && isText(v['name']) && typeof v['anycast'] === 'boolean',
+  dropAsns: isPlain,
+  vpnAsnWide: isPlain,
+};
+
 function ids(r: ByteReader, n: number, below: number, what: string): Uint32Array {
   const out = new Uint32Array(n);
   // `below` is at most 2^32 here, so nothing stored wraps.
@@ -351,7 +388,11 @@ export function decodeSidecar(bytes: Uint8Array, inflate: Inflate): Sidecar {
     // A role's sections share one value table: each adds its values to the earlier sections' (encode.ts).
     const values = tables.get(role) ?? [];
     tables.set(role, values);
-    for (const v of table(r)) values.push(v);
+    const shape = Object.hasOwn(VALUE_SHAPES, role) ? VALUE_SHAPES[role as keyof typeof VALUE_SHAPES] : undefined;
+    for (const v of table(r)) {
+      if (shape !== undefined && !shape(v)) throw sidecarCorrupt(`a value of ${role} is not of its role's shape`);
+      values.push(v);
+    }
     const limit = values.length;
     /** An IPv4 section is read now; an IPv6 one is stepped over, and read from here on its first use. */
     const place = <K, T>(into: LazyTables<K, T>, key: K, read: (at: ByteReader) => T, kind6: 'prefix' | 'interval' | 'span'): void => {
@@ -365,7 +406,7 @@ export function decodeSidecar(bytes: Uint8Array, inflate: Inflate): Sidecar {
     };
     if (kind === 'prefix' && (PREFIX_ROLES as readonly string[]).includes(role) && (version === 4 || version === 6)) {
       place(prefixes, `${role as SidecarPrefixRole}${version}`, (at) => readPrefixes(at, version, n, values, limit), kind);
-    } else if ((kind === 'interval' || kind === 'span') && (version === 4 || version === 6)) {
+    } else if (((kind === 'interval' && role === 'asn') || (kind === 'span' && role === 'geo')) && (version === 4 || version === 6)) {
       place(intervals, `${role}${version}`, (at) => readIntervals(at, version, n, kind === 'interval', values, limit), kind);
     } else if (kind === 'asn' && (ASN_ROLES as readonly string[]).includes(role)) {
       asns.set(role as SidecarAsnRole, readAsns(r, n, values));

@@ -1,0 +1,69 @@
+/**
+ * Explain sidecars whose checksums are right but whose contents are not what
+ * a builder writes (made by hand, or damaged before they were sealed): every
+ * explanation asked of one answers or throws a typed `explain_*` error,
+ * never a TypeError, and a header cannot make the reader allocate what no
+ * body of its size inflates to.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { modelFromPrefixes } from '@ipintel/testkit';
+import { IpIntelError, loadSnapshot } from '../src/index.js';
+import { encodeSidecar, encodeSnapshot, readSnapshotMeta, snapshotIdentity, type IntervalSectionInput, type PrefixSectionInput, type AsnSectionInput } from '../src/writer.js';
+
+fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 300) });
+
+const v4 = (a: number, b: number, c: number, d: number): bigint => BigInt(((a << 24) | (b << 16) | (c << 8) | d) >>> 0);
+const snapshot = encodeSnapshot(modelFromPrefixes([{ start: v4(8, 8, 8, 0), length: 24, value: 1 }], [{ start: 0x20010db8n << 96n, length: 32, value: 2 }], 3));
+const identity = (() => {
+  const meta = readSnapshotMeta(snapshot);
+  return { build_date: meta.build_date, identity: snapshotIdentity(meta) };
+})();
+
+type Entry = { version: 4 | 6; start: bigint; length: number; value: unknown };
+const p4 = (a: number, b: number, c: number, d: number, length: number, value: unknown = null): Entry => ({ version: 4, start: v4(a, b, c, d), length, value });
+const p6 = (high: bigint, length: number, value: unknown = null): Entry => ({ version: 6, start: high << 96n, length, value });
+const prefixes = (role: PrefixSectionInput<never>['role'], list: Entry[]): PrefixSectionInput<never> =>
+  ({ role, prefixes: list, runs: [{ source: 0, count: list.length }], value: (v: unknown) => v }) as unknown as PrefixSectionInput<never>;
+const asnTable = (version: 4 | 6, first: bigint, last: bigint, asn: unknown, kind: 'interval' | 'span' = 'interval'): IntervalSectionInput<never> =>
+  ({ role: 'asn', version, kind, intervals: [{ first, last, value: asn }], runs: [{ source: 0, count: 1 }], value: (v: unknown) => v }) as unknown as IntervalSectionInput<never>;
+
+/** A sidecar of this snapshot (its identity) holding what the arguments say, whatever its values are. */
+function sidecar(parts: { prefixes?: PrefixSectionInput<never>[]; intervals?: IntervalSectionInput<never>[]; asns?: AsnSectionInput[]; roas?: number | null }): Uint8Array {
+  return encodeSidecar({ snapshot: identity, roas_source: parts.roas === undefined ? 0 : parts.roas, prefixes: parts.prefixes ?? [], intervals: parts.intervals ?? [], asns: parts.asns ?? [] });
+}
+
+/** What an explained check of `ip` throws (an IpIntelError, else the test fails), or 'ok'. */
+function outcome(sc: Uint8Array, ip: string): string {
+  const intel = loadSnapshot(snapshot, { explain: sc });
+  try {
+    intel.check(ip, { explain: true });
+    return 'ok';
+  } catch (e) {
+    if (e instanceof IpIntelError) return e.code;
+    throw e;
+  }
+}
+
+const asn4 = asnTable(4, v4(8, 8, 8, 0), v4(8, 8, 8, 255), 64500);
+
+describe('a crafted sidecar is refused as explain_corrupt, never a TypeError', () => {
+  it('a value of the wrong shape for its role', () => {
+    const cases: [string, Parameters<typeof sidecar>[0]][] = [
+      ['route null', { prefixes: [prefixes('routes', [p4(8, 8, 8, 0, 24, null)])], intervals: [asn4] }],
+      ['route a number', { prefixes: [prefixes('routes', [p4(8, 8, 8, 0, 24, 5)])], intervals: [asn4] }],
+      ['route without rpki', { prefixes: [prefixes('routes', [p4(8, 8, 8, 0, 24, { origins: [64500] })])], intervals: [asn4], roas: null }],
+      ['asmap null', { prefixes: [prefixes('routesMapped', [p4(8, 8, 8, 0, 24, null)])], intervals: [asn4] }],
+      ['operator null', { intervals: [asn4], asns: [{ role: 'operators', entries: [[64500, null, 0]] }] }],
+      ['an ASN table without ASNs (a span)', { intervals: [asnTable(4, v4(8, 8, 8, 0), v4(8, 8, 8, 255), null, 'span')] }],
+      ['an IPv6 route null', { prefixes: [prefixes('routes', [p6(0x20010db8n, 32, null)])], intervals: [asnTable(6, 0x20010db8n << 96n, (0x20010db9n << 96n) - 1n, 64500)] }],
+    ];
+    for (const [name, parts] of cases) {
+      const ip = name.includes('IPv6') ? '2001:db8::1' : '8.8.8.8';
+      expect([name, outcome(sidecar(parts), ip)]).toEqual([name, 'explain_corrupt']);
+    }
+    // The same sidecars with values of the right shape explain (or differ from the snapshot: explain_mismatch).
+    const good = sidecar({ prefixes: [prefixes('routes', [p4(8, 8, 8, 0, 24, { origins: [64500], rpki: ['unknown'] })])], intervals: [asn4], asns: [{ role: 'operators', entries: [[64500, { kind: 'cdn', name: 'T', anycast: false }, 0]] }] });
+    expect(['ok', 'explain_mismatch']).toContain(outcome(good, '8.8.8.8'));
+  });
+});
