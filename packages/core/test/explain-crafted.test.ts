@@ -5,11 +5,12 @@
  * never a TypeError, and a header cannot make the reader allocate what no
  * body of its size inflates to.
  */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { modelFromPrefixes } from '@ipintel/testkit';
 import { IpIntelError, loadSnapshot } from '../src/index.js';
-import { encodeSidecar, encodeSnapshot, readSnapshotMeta, snapshotIdentity, type IntervalSectionInput, type PrefixSectionInput, type AsnSectionInput } from '../src/writer.js';
+import { crc32, encodeSidecar, encodeSnapshot, readSnapshotMeta, snapshotIdentity, type IntervalSectionInput, type PrefixSectionInput, type AsnSectionInput } from '../src/writer.js';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 300) });
 
@@ -65,5 +66,79 @@ describe('a crafted sidecar is refused as explain_corrupt, never a TypeError', (
     // The same sidecars with values of the right shape explain (or differ from the snapshot: explain_mismatch).
     const good = sidecar({ prefixes: [prefixes('routes', [p4(8, 8, 8, 0, 24, { origins: [64500], rpki: ['unknown'] })])], intervals: [asn4], asns: [{ role: 'operators', entries: [[64500, { kind: 'cdn', name: 'T', anycast: false }, 0]] }] });
     expect(['ok', 'explain_mismatch']).toContain(outcome(good, '8.8.8.8'));
+  });
+});
+
+/** The sidecar with its body (inflated) edited, deflated again and every size and checksum sealed. */
+function resealed(sc: Uint8Array, edit: (raw: number[]) => void): Uint8Array {
+  const view = new DataView(sc.buffer, sc.byteOffset, sc.byteLength);
+  const headLength = view.getUint32(12, true);
+  const header = JSON.parse(new TextDecoder().decode(sc.subarray(20, 20 + headLength))) as { body: object };
+  const raw = Array.from(inflateRawSync(sc.subarray(20 + headLength)));
+  edit(raw);
+  const body = deflateRawSync(Uint8Array.from(raw));
+  const head = new TextEncoder().encode(JSON.stringify({ ...header, body: { raw: raw.length, stored: body.length, checksum: crc32(body) } }));
+  const out = new Uint8Array(20 + head.length + body.length);
+  out.set(sc.subarray(0, 20));
+  new DataView(out.buffer).setUint32(12, head.length, true);
+  new DataView(out.buffer).setUint32(16, crc32(head), true);
+  out.set(head, 20);
+  out.set(body, 20 + head.length);
+  return out;
+}
+
+/** A sidecar with sections of every kind, both families. */
+const full = sidecar({
+  prefixes: [
+    prefixes('routes', [p4(8, 8, 8, 0, 24, { origins: [64500], rpki: ['valid'] }), p6(0x20010db8n, 32, { origins: [64500], rpki: ['unknown'] })]),
+    prefixes('routesMapped', [p4(8, 8, 0, 0, 16, [64500]), p6(0x20010db8n, 32, [64500])]),
+    prefixes('rir', [p4(8, 0, 0, 0, 8, { date: '2020-01-01', country: 'TL' })]),
+    prefixes('tor', [p4(8, 8, 8, 9, 32), p6(0x20010db8n, 48)]),
+    prefixes('vpn', [p4(8, 8, 4, 0, 24, 'V')]),
+    prefixes('datacenterPublished', [p4(8, 8, 8, 0, 24, { provider: 'P', cdn: true, anycast: true })]),
+    prefixes('bogons', [p4(10, 0, 0, 0, 8), p6(0xfe800000n, 10)]),
+  ],
+  intervals: [
+    asn4,
+    asnTable(6, 0x20010db8n << 96n, (0x20010db9n << 96n) - 1n, 64500),
+    { role: 'geo', version: 4, kind: 'span', intervals: [{ first: v4(8, 0, 0, 0), last: v4(8, 255, 255, 255), value: null }], runs: [{ source: 0, count: 1 }], value: () => null } as unknown as IntervalSectionInput<never>,
+  ],
+  asns: [
+    { role: 'operators', entries: [[64500, { kind: 'cdn', name: 'T', anycast: true }, 0]] },
+    { role: 'asnTags', entries: [[64500, 'cdn', 0]] },
+    { role: 'dropAsns', entries: [[64500, null, 0]] },
+  ],
+});
+const IPS = ['8.8.8.8', '8.8.8.9', '8.8.4.4', '10.1.1.1', '2001:db8::1', '2001:db8:0:1::1', 'fe80::1', '::ffff:8.8.8.9', '0.0.0.0', 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'];
+
+describe('a damaged body (checksums right)', () => {
+  it('a section named in bytes that are not UTF-8 is explain_corrupt', () => {
+    // The first section's name ("routes") with its first byte made 0xff.
+    const bad = resealed(full, (raw) => (raw[1] = 0xff));
+    expect(outcome(bad, '8.8.8.8')).toBe('explain_corrupt');
+  });
+
+  it('property: bytes of the body changed, added or removed: every explanation is a typed error or an answer', () => {
+    const edit = fc.tuple(fc.nat(), fc.constantFrom('set', 'insert', 'delete'), fc.oneof(fc.nat(255), fc.constantFrom(0, 0x7f, 0x80, 0xff, 3, 4, 6)));
+    fc.assert(
+      fc.property(fc.array(edit, { minLength: 1, maxLength: 3 }), (edits) => {
+        const bad = resealed(full, (raw) => {
+          for (const [at, op, b] of edits) {
+            const i = at % raw.length;
+            if (op === 'set') raw[i] = b;
+            else if (op === 'insert') raw.splice(i, 0, b);
+            else raw.splice(i, 1);
+          }
+        });
+        const intel = loadSnapshot(snapshot, { explain: bad });
+        for (const ip of IPS) {
+          try {
+            intel.check(ip, { explain: true });
+          } catch (e) {
+            if (!(e instanceof IpIntelError) || !e.code.startsWith('explain_')) throw e;
+          }
+        }
+      }),
+    );
   });
 });

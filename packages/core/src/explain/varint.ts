@@ -163,6 +163,11 @@ export class ByteReader {
   }
 
   text(): string {
-    return new TextDecoder('utf-8', { fatal: true }).decode(this.bytes(this.uint()));
+    const b = this.bytes(this.uint());
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(b);
+    } catch {
+      throw new IpIntelError('explain_corrupt', 'explain sidecar is corrupt: a text is not UTF-8');
+    }
   }
 }
