@@ -8,8 +8,8 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { modelFromPrefixes } from '@ipintel/testkit';
-import { IpIntelError, loadSnapshot } from '../src/index.js';
+import { ipIntelErrorOf, modelFromPrefixes } from '@ipintel/testkit';
+import { IpIntelError, loadSnapshot, nodeInflate } from '../src/index.js';
 import { crc32, encodeSidecar, encodeSnapshot, readSnapshotMeta, snapshotIdentity, type IntervalSectionInput, type PrefixSectionInput, type AsnSectionInput } from '../src/writer.js';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 42), numRuns: Number(process.env.FC_RUNS ?? 300) });
@@ -140,5 +140,34 @@ describe('a damaged body (checksums right)', () => {
         }
       }),
     );
+  });
+});
+
+describe('a header that claims a body larger than its stored bytes inflate to', () => {
+  /** The sidecar with its header's raw body size replaced (the header's checksum sealed again). */
+  function claiming(sc: Uint8Array, raw: number): Uint8Array {
+    const headLength = new DataView(sc.buffer, sc.byteOffset, sc.byteLength).getUint32(12, true);
+    const header = JSON.parse(new TextDecoder().decode(sc.subarray(20, 20 + headLength))) as { body: { raw: number } };
+    const head = new TextEncoder().encode(JSON.stringify({ ...header, body: { ...header.body, raw } }));
+    const out = new Uint8Array(20 + head.length + sc.length - 20 - headLength);
+    out.set(sc.subarray(0, 20));
+    new DataView(out.buffer).setUint32(12, head.length, true);
+    new DataView(out.buffer).setUint32(16, crc32(head), true);
+    out.set(head, 20);
+    out.set(sc.subarray(20 + headLength), 20 + head.length);
+    return out;
+  }
+
+  it('is explain_corrupt before the inflater is asked for a buffer of that size (2 GB for a few hundred bytes: every inflater allocates it first)', () => {
+    for (const raw of [2 ** 31, 2 ** 40, -1, 1.5]) {
+      const asked: number[] = [];
+      const inflate = (stored: Uint8Array, rawSize: number): Uint8Array => {
+        asked.push(rawSize);
+        return nodeInflate(stored, Math.min(rawSize, 1 << 20));
+      };
+      const intel = loadSnapshot(snapshot, { explain: claiming(full, raw), inflate });
+      expect(ipIntelErrorOf(() => intel.check('8.8.8.8', { explain: true })).code).toBe('explain_corrupt');
+      expect(asked).not.toContain(raw);
+    }
   });
 });

@@ -14,7 +14,7 @@
 import { IpIntelError } from '../errors.js';
 import { crc32 } from '../snapshot/checksum.js';
 import type { Inflate } from '../snapshot/decode.js';
-import { stoppedAtSize } from '../snapshot/layout.js';
+import { MAX_DEFLATE_RATIO, stoppedAtSize } from '../snapshot/layout.js';
 import { ASN_ROLES, PREFIX_ROLES, SECTION_KINDS, SIDECAR_MAGIC, SIDECAR_PRELUDE, SIDECAR_VERSION, type SidecarAsnRole, type SidecarHeader, type SidecarPrefixRole } from './format.js';
 import { bigIntToWords, wordsToBigInt } from '../ip/address.js';
 import { ByteReader } from './varint.js';
@@ -93,6 +93,10 @@ function parseHead(bytes: Uint8Array): { header: SidecarHeader; body: Uint8Array
   const body = bytes.subarray(SIDECAR_PRELUDE + headLength);
   const b = header.body as SidecarHeader['body'] | undefined;
   if (typeof header.snapshot?.identity !== 'string' || typeof b?.raw !== 'number' || b.stored !== body.length) throw sidecarCorrupt('body size does not match the header');
+  // As a snapshot column's (layout.ts): no body of its size inflates to more, and the inflater is given a buffer of the size claimed.
+  if (!Number.isSafeInteger(b.raw) || b.raw < 0 || b.raw > body.length * MAX_DEFLATE_RATIO + MAX_DEFLATE_RATIO) {
+    throw sidecarCorrupt(`the header claims a body of ${b.raw} bytes, more than its ${body.length} stored bytes can inflate to`);
+  }
   if (header.roas_source !== null && !Number.isInteger(header.roas_source)) throw sidecarCorrupt('roas_source is not a source row');
   if (crc32(body) !== b.checksum) throw sidecarCorrupt('body checksum mismatch');
   return { header, body };

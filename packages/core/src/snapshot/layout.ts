@@ -100,7 +100,7 @@ export interface Prelude {
 }
 
 /** The most a deflate stream expands (258-byte matches at about two bits each, plus block overhead: ~1,032). */
-const MAX_DEFLATE_RATIO = 1032;
+export const MAX_DEFLATE_RATIO = 1032;
 
 /** Column `name` as the meta's column table describes it (`base`: where the blobs start in the file), its reference checked. */
 export function planColumn(meta: SnapshotMeta, name: ColumnName, base: number): PlannedColumn {
