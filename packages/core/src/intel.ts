@@ -241,11 +241,7 @@ export class IpIntel {
       }
       const bytes: unknown = typeof this.explainSource === 'function' ? this.explainSource() : this.explainSource;
       if (!(bytes instanceof Uint8Array)) throw new IpIntelError('invalid_input', `the explain load option's reader returned ${quoteInput(bytes)}, not a Uint8Array`);
-      const sidecar = decodeSidecar(bytes, this.inflate);
-      const identity = snapshotIdentity(this.decoded.meta);
-      if (sidecar.header.snapshot.identity !== identity) {
-        throw new IpIntelError('explain_mismatch', `the explain sidecar belongs to another build (snapshot ${sidecar.header.snapshot.identity}, this one is ${identity})`);
-      }
+      const sidecar = decodeSidecar(bytes, this.inflate, snapshotIdentity(this.decoded.meta));
       this.explainer = new Explainer(sidecar, this.info.sources, this.info.has_rpki);
     }
     return this.explainer;

@@ -171,3 +171,23 @@ describe('a header that claims a body larger than its stored bytes inflate to', 
     }
   });
 });
+
+describe('a sidecar of another build', () => {
+  it('is explain_mismatch from its header: its body is not inflated (nor decoded) at each explanation refused', () => {
+    const other = encodeSidecar({ snapshot: { ...identity, identity: `${identity.build_date}#00000000` }, roas_source: null, prefixes: [prefixes('tor', [p4(8, 8, 8, 9, 32)])], intervals: [asn4], asns: [] });
+    let inflated = 0;
+    const intel = loadSnapshot(snapshot, {
+      explain: other,
+      inflate: (stored, rawSize) => {
+        inflated++;
+        return nodeInflate(stored, rawSize);
+      },
+    });
+    inflated = 0;
+    for (let k = 0; k < 3; k++) {
+      expect(intel.canExplain()).toBe(false);
+      expect(ipIntelErrorOf(() => intel.check('8.8.8.8', { explain: true })).code).toBe('explain_mismatch');
+    }
+    expect(inflated).toBe(0);
+  });
+});
