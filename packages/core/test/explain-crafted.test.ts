@@ -191,3 +191,14 @@ describe('a sidecar of another build', () => {
     expect(inflated).toBe(0);
   });
 });
+
+describe("the header's build date", () => {
+  // An explanation shows the header's build_date; the identity, compared with the snapshot's, starts with the snapshot's.
+  it('is explain_corrupt unless it is an ISO UTC time and the one its identity starts with', () => {
+    const made = (build_date: string): Uint8Array => encodeSidecar({ snapshot: { build_date, identity: identity.identity }, roas_source: 0, prefixes: [], intervals: [asn4], asns: [] });
+    expect(outcome(made('x'), '8.8.8.8')).toBe('explain_corrupt');
+    expect(outcome(made('1999-01-01T00:00:00.000Z'), '8.8.8.8')).toBe('explain_corrupt');
+    // With the snapshot's date the header is read; this hand-made body then disagrees with the snapshot's answer.
+    expect(outcome(made(identity.build_date), '8.8.8.8')).toBe('explain_mismatch');
+  });
+});

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { isIsoUtcTime } from '../clock.js';
 import { IpIntelError } from '../errors.js';
 import { crc32 } from '../snapshot/checksum.js';
 import type { Inflate } from '../snapshot/decode.js';
@@ -98,6 +99,9 @@ function parseHead(bytes: Uint8Array): { header: SidecarHeader; body: Uint8Array
     throw sidecarCorrupt(`the header claims a body of ${b.raw} bytes, more than its ${body.length} stored bytes can inflate to`);
   }
   if (header.roas_source !== null && !Number.isInteger(header.roas_source)) throw sidecarCorrupt('roas_source is not a source row');
+  // An explanation shows this date: it must be the one the identity (compared with the snapshot's) starts with.
+  const date: unknown = header.snapshot.build_date;
+  if (!isIsoUtcTime(date) || !header.snapshot.identity.startsWith(`${date}#`)) throw sidecarCorrupt("the header's build date is not its identity's");
   if (crc32(body) !== b.checksum) throw sidecarCorrupt('body checksum mismatch');
   return { header, body };
 }
