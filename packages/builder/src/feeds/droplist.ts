@@ -15,10 +15,12 @@
  * - `drop_v6` as an ipset conversion (the JSON original was not available):
  *   `add spamhaus_v6 2a06:e480::/29` per line; SBL ids are lost.
  *
- * Precedence: DROP is authoritative for "drop-listed". Where a broad list
- * (FireHOL level1, other aggregate blocklists) holds the same ranges, DROP
- * decides those addresses: they are drop-listed, and the aggregate's
- * "recent abuse" does not add a second, vaguer verdict on them.
+ * Precedence: DROP is authoritative for "drop-listed". A broad list that
+ * embeds DROP (FireHOL level1, other aggregate blocklists) adds nothing on
+ * those ranges: aggregates never feed "recent abuse" (docs/data.md rule 9).
+ * A list of observed abuse still sets `recent_abuse` inside a DROP range:
+ * being listed and being seen abusing are two verdicts, and a test keeps
+ * both.
  *
  * @module
  */

@@ -17,8 +17,9 @@
  *
  * Precedence: a proxy list is `beta` evidence and never overrides a
  * specific authoritative class; the combiner only sets `is_proxy`. An exit_ip
- * inside the iCloud relay ranges or a crawler range is still a proxy exit,
- * but the relay/crawler class decides the address's provider.
+ * inside a verified crawler's range is not reported as a proxy (docs/data.md
+ * rule 5); inside the iCloud relay ranges it is still a proxy exit, and the
+ * relay class decides the address's provider.
  *
  * @module
  */
