@@ -200,9 +200,11 @@ export class IpIntel {
   check(ip: string, options?: CheckOptions): CheckResult | ThirdPartyResult;
   check(ip: string, options?: CheckOptions): CheckResult | ThirdPartyResult {
     const format = options === undefined ? 'native' : formatOf(options);
+    // Read before the format decides: the thirdparty layout ignores explain (docs/api.md), not a wrong type of it.
+    const explain = options !== undefined && explainOf(options);
     const result = this.checkNative(ip);
     if (format !== 'native') return toThirdParty(result);
-    return options !== undefined && explainOf(options) ? this.explained(result) : result;
+    return explain ? this.explained(result) : result;
   }
 
   /**
@@ -262,7 +264,8 @@ export class IpIntel {
   checkBatch(ips: Iterable<unknown>, options?: CheckOptions): (CheckResult | ThirdPartyResult | BatchError)[];
   checkBatch(ips: Iterable<unknown>, options?: CheckOptions): (CheckResult | ThirdPartyResult | BatchError)[] {
     const format = formatOf(options);
-    const explain = format === 'native' && explainOf(options);
+    // explainOf first, as check() does: a wrong type of explain is invalid_input in either layout.
+    const explain = explainOf(options) && format === 'native';
     const iterable = batchIterable(ips);
     // A missing or foreign sidecar fails the whole call, not each element.
     if (explain) this.loadExplainer();

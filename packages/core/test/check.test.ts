@@ -266,6 +266,19 @@ describe('options', () => {
     const throwing = { get format(): string { throw new Error('x'); } };
     expect(() => intel.check('8.8.8.8', throwing as never)).toThrow('x'); // the caller's own getter
   });
+
+  it('property: explain of any type but a boolean is invalid_input in either layout (the thirdparty layout ignores explain, not a wrong type of it)', () => {
+    fc.assert(
+      fc.property(fc.anything().filter((v) => v !== undefined && typeof v !== 'boolean'), fc.constantFrom('native', 'thirdparty'), (explain, format) => {
+        for (const call of [() => intel.check('8.8.8.8', { format, explain } as never), () => intel.checkBatch(['8.8.8.8'], { format, explain } as never)]) {
+          expect(call).toThrow(expect.objectContaining({ code: 'invalid_input', message: expect.stringMatching(/^explain must be a boolean/) }) as Error);
+        }
+      }),
+    );
+    // A boolean explain in the thirdparty layout is ignored, as docs/api.md says.
+    expect(intel.check('8.8.8.8', { format: 'thirdparty', explain: true })).toEqual(intel.check('8.8.8.8', { format: 'thirdparty' }));
+    expect(intel.checkBatch(['8.8.8.8'], { format: 'thirdparty', explain: true })).toEqual(intel.checkBatch(['8.8.8.8'], { format: 'thirdparty' }));
+  });
 });
 
 describe('flattenPrefixes', () => {
