@@ -7,7 +7,8 @@
  * IPv6 prefix and interval sections are stepped over and read on their
  * first use (LazyTables), so an IPv4 explanation never pays for them; a
  * corrupt one is refused there. Their addresses are held as 32-bit words
- * (Words6), not bigints.
+ * (words6.ts), not bigints. Finding an address in the tables is
+ * table-lookup.ts.
  *
  * @module
  */
@@ -17,15 +18,8 @@ import { crc32 } from '../snapshot/checksum.js';
 import type { Inflate } from '../snapshot/decode.js';
 import { MAX_DEFLATE_RATIO, stoppedAtSize } from '../snapshot/layout.js';
 import { ASN_ROLES, PREFIX_ROLES, SECTION_KINDS, SIDECAR_MAGIC, SIDECAR_PRELUDE, SIDECAR_VERSION, type SidecarAsnRole, type SidecarHeader, type SidecarPrefixRole } from './format.js';
-import { bigIntToWords, wordsToBigInt } from '../ip/address.js';
 import { ByteReader } from './varint.js';
-
-/**
- * IPv6 addresses of a table as four 32-bit words each, most significant
- * first (entry i at 4i): numbers, where bigints cost most of a sidecar's
- * decode and its garbage.
- */
-export type Words6 = Uint32Array;
+import { addWords, compareWords, hostBitsClear, type Words6 } from './words6.js';
 
 /** One role's prefixes of one family. */
 export interface PrefixTable {
@@ -238,42 +232,6 @@ function readPrefixes6(r: ByteReader, n: number): { starts: Words6; lengths: Uin
   return { starts, lengths };
 }
 
-/**
- * out[o..o+3] = a[ai..ai+3] + d (a null: 0 + d), four words most significant
- * first; true when the sum does not fit in 128 bits.
- */
-function addWords(out: Uint32Array, o: number, a: Uint32Array | null, ai: number, d: Uint32Array): boolean {
-  let carry = 0;
-  for (let k = 3; k >= 0; k--) {
-    const sum = (a === null ? 0 : a[ai + k]!) + d[k]! + carry;
-    out[o + k] = sum >>> 0;
-    carry = sum > 0xffffffff ? 1 : 0;
-  }
-  return carry !== 0;
-}
-
-/** Sign of a[ai..] - b[bi..] as 128-bit numbers. */
-function compareWords(a: Uint32Array, ai: number, b: Uint32Array, bi: number): number {
-  for (let k = 0; k < 4; k++) {
-    const x = a[ai + k]!;
-    const y = b[bi + k]!;
-    if (x !== y) return x < y ? -1 : 1;
-  }
-  return 0;
-}
-
-/** The mask of the bits of word k (0 most significant) that a /len prefix keeps. */
-function netMask(len: number, k: number): number {
-  const keep = Math.min(32, Math.max(0, len - 32 * k));
-  return keep === 0 ? 0 : keep === 32 ? 0xffffffff : (0xffffffff << (32 - keep)) >>> 0;
-}
-
-/** Whether the bits of w[o..o+3] after the first `len` are all zero. */
-function hostBitsClear(w: Uint32Array, o: number, len: number): boolean {
-  for (let k = 0; k < 4; k++) if ((w[o + k]! & ~netMask(len, k)) !== 0) return false;
-  return true;
-}
-
 function readIntervals(r: ByteReader, version: 4 | 6, n: number, withValues: boolean, values: unknown[], limit: number): IntervalTable {
   let firsts: Float64Array | Words6;
   let lasts: Float64Array | Words6;
@@ -430,90 +388,4 @@ export function decodeSidecar(bytes: Uint8Array, inflate: Inflate, identity?: st
     }
   }
   return { header, prefixes, intervals, asns };
-}
-
-/** Index of the longest prefix of `t` holding `addr`, or -1. */
-export function longestMatch(t: PrefixTable, version: 4 | 6, addr: bigint): number {
-  if (version === 6) return t.lengths6 === null ? -1 : longestMatch6(t.keys as Words6, t.lengths6, t.lengths, addr);
-  if (!(t.keys instanceof Float64Array)) return -1;
-  for (const len of t.lengths) {
-    const shift = BigInt(32 - len);
-    const key = ((addr >> shift) << shift) * 256n + BigInt(len);
-    const i = search(t.keys, Number(key));
-    if (i >= 0) return i;
-  }
-  return -1;
-}
-
-/** longestMatch over IPv6 words: for each length present, longest first, the prefix of that length holding `addr`. */
-function longestMatch6(starts: Words6, lengths6: Uint8Array, lengths: readonly number[], addr: bigint): number {
-  const want = new Uint32Array(4);
-  const a = bigIntToWords(addr);
-  for (const len of lengths) {
-    for (let k = 0; k < 4; k++) want[k] = (a[k]! & netMask(len, k)) >>> 0;
-    let lo = 0;
-    let hi = lengths6.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const c = compareWords(starts, 4 * mid, want, 0) || lengths6[mid]! - len;
-      if (c === 0) return mid;
-      if (c < 0) lo = mid + 1;
-      else hi = mid - 1;
-    }
-  }
-  return -1;
-}
-
-function search(keys: Float64Array, key: number): number {
-  let lo = 0;
-  let hi = keys.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const k = keys[mid]!;
-    if (k === key) return mid;
-    if (k < key) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
-}
-
-/** Index of the interval holding `addr`, or -1. */
-export function intervalAt(t: IntervalTable, addr: bigint): number {
-  if (!(t.firsts instanceof Float64Array)) return intervalAt6(t.firsts, t.lasts as Words6, bigIntToWords(addr));
-  const x = Number(addr);
-  const lasts = t.lasts as Float64Array;
-  let lo = 0;
-  let hi = t.firsts.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    if (t.firsts[mid]! > x) hi = mid - 1;
-    else if (lasts[mid]! < x) lo = mid + 1;
-    else return mid;
-  }
-  return -1;
-}
-
-function intervalAt6(firsts: Words6, lasts: Words6, a: Uint32Array): number {
-  let lo = 0;
-  let hi = firsts.length / 4 - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareWords(firsts, 4 * mid, a, 0) > 0) hi = mid - 1;
-    else if (compareWords(lasts, 4 * mid, a, 0) < 0) lo = mid + 1;
-    else return mid;
-  }
-  return -1;
-}
-
-/** Interval j's first and last address. */
-export function intervalBounds(t: IntervalTable, j: number): [bigint, bigint] {
-  if (t.firsts instanceof Float64Array) return [BigInt(t.firsts[j]!), BigInt((t.lasts as Float64Array)[j]!)];
-  return [wordsToBigInt(t.firsts, 4 * j), wordsToBigInt(t.lasts, 4 * j)];
-}
-
-/** Prefix i of `t`: its start and length. */
-export function prefixAt(t: PrefixTable, i: number): { start: bigint; length: number } {
-  if (t.lengths6 !== null) return { start: wordsToBigInt(t.keys, 4 * i), length: t.lengths6[i]! };
-  const key = (t.keys as Float64Array)[i]!;
-  return { start: BigInt(Math.floor(key / 256)), length: key % 256 };
 }

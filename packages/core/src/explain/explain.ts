@@ -14,7 +14,8 @@ import { classify, EXPLAINED_FIELDS, NULL_GEO, type AddressFacts, type Explained
 import { RULES, type RuleId } from '../rules/ids.js';
 import type { NetworkRow, SignalRow } from '../snapshot/model.js';
 import type { CheckResult, Explanation, ExplanationField, ExplanationSource, SourceInfo } from '../types.js';
-import { intervalAt, intervalBounds, longestMatch, prefixAt, type AsnEntry, type Sidecar } from './decode.js';
+import type { AsnEntry, Sidecar } from './decode.js';
+import { intervalAt, intervalBounds, longestMatch, prefixAt } from './table-lookup.js';
 import type { SidecarAsnRole, SidecarPrefixRole } from './format.js';
 
 /** The sidecar role that answers each per-address fact. */
