@@ -28,6 +28,19 @@ const PROBES = [
     .map((x) => bigIntToText(6, x)),
 ];
 
+/**
+ * What `f` throws, as text: `code: message` for an ExportError, else `Name: message` (which no
+ * test's code pattern matches, so a TypeError fails it), or 'no error'.
+ */
+function code(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    return e instanceof ExportError ? `${e.code}: ${e.message}` : `${(e as Error).name}: ${(e as Error).message}`;
+  }
+  return 'no error';
+}
+
 describe('export options', () => {
   it('any fields and signals: the MMDB answers what check() says for them', () => {
     fc.assert(
@@ -68,15 +81,6 @@ describe('export options', () => {
   });
 
   it('bad options are typed errors naming what is valid', () => {
-    const code = (f: () => unknown): string => {
-      try {
-        f();
-      } catch (e) {
-        expect(e).toBeInstanceOf(ExportError);
-        return `${(e as ExportError).code}: ${(e as Error).message}`;
-      }
-      return 'no error';
-    };
     expect(code(() => exportMmdb(intel, { fields: ['geo.planet'] }))).toMatch(/^unknown_field: .*geo\.country_code/);
     expect(code(() => exportMmdb(intel, { fields: [] }))).toMatch(/^unknown_field/);
     expect(code(() => exportMmdb(intel, { signals: ['is_evil'] }))).toMatch(/^unknown_signal: .*is_tor/);
@@ -85,14 +89,6 @@ describe('export options', () => {
   });
 
   it('options of the wrong type are invalid_option naming the option, not a TypeError or a field named after one letter', () => {
-    const code = (f: () => unknown): string => {
-      try {
-        f();
-      } catch (e) {
-        return e instanceof ExportError ? `${e.code}: ${e.message}` : `${(e as Error).name}: ${(e as Error).message}`;
-      }
-      return 'no error';
-    };
     // A string is not a list: "geo.country_code" was read as the fields "g", "e", "o", ...
     expect(code(() => exportMmdb(intel, { fields: 'geo.country_code' as never }))).toMatch(/^invalid_option: .*fields/);
     expect(code(() => exportMmdb(intel, { signals: 'is_tor' as never }))).toMatch(/^invalid_option: .*signals/);
@@ -106,14 +102,6 @@ describe('export options', () => {
   });
 
   it('an intel that is not an IpIntel, a sample that is not a result, or a CSV write that is not a function, is invalid_option, not a TypeError', () => {
-    const code = (f: () => unknown): string => {
-      try {
-        f();
-      } catch (e) {
-        return e instanceof ExportError ? `${e.code}: ${e.message}` : `${(e as Error).name}: ${(e as Error).message}`;
-      }
-      return 'no error';
-    };
     for (const bad of [null, undefined, {}, 42]) {
       expect(code(() => exportMmdb(bad as never))).toMatch(/^invalid_option: intel/);
       expect(code(() => exportCsv(bad as never, {}, () => undefined))).toMatch(/^invalid_option: intel/);
